@@ -1,0 +1,1 @@
+"""Environment backends, game generators and the registration of every TextMem id."""
