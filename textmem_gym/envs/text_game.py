@@ -1,0 +1,168 @@
+"""The base class of every TextMem environment: the environment contract in one place.
+
+A backend subclasses :class:`TextGameEnv` and implements three small methods that talk to its
+engine and return a :class:`GameState`; the base class turns those into Gymnasium's 5-tuple
+(per-step reward from the cumulative score, cleaned text, the always-present ``info`` keys and
+the opt-in privileged ones), sanitizes commands, and guards against use after ``close()``.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import gymnasium as gym
+from gymnasium import spaces
+
+from textmem_gym.envs.privileged import PRIVILEGED_KEYS, Triple, resolve_privileged
+from textmem_gym.envs.text_utils import PRINTABLE_CHARSET, clean_observation, sanitize_command
+
+#: Longest observation/action the spaces admit.
+MAX_TEXT_LENGTH: int = 100_000
+
+
+def text_space(max_length: int = MAX_TEXT_LENGTH) -> spaces.Text:
+    """A ``Text`` space over printable ASCII (Gymnasium's default charset rejects spaces)."""
+    return spaces.Text(max_length=max_length, min_length=0, charset=PRINTABLE_CHARSET)
+
+
+@dataclass
+class GameState:
+    """What a backend reports after a reset or a step (scores are cumulative).
+
+    Attributes:
+        feedback: Raw text printed by the game (cleaned by the base class).
+        score: Cumulative game score.
+        max_score: Highest reachable score (``0`` or less means unknown).
+        won: The game was won.
+        lost: The game was lost.
+        moves: The game's own move counter.
+        admissible_commands: Valid commands now, or a callable computing them on demand.
+        facts: Ground-truth triples now, or a callable computing them (privileged).
+        extra: Backend-specific non-privileged ``info`` entries.
+    """
+
+    feedback: str
+    score: float
+    max_score: float
+    won: bool = False
+    lost: bool = False
+    moves: int = 0
+    admissible_commands: list[str] | Callable[[], list[str]] = field(default_factory=list)
+    facts: list[Triple] | Callable[[], list[Triple]] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class TextGameEnv(gym.Env[str, str]):
+    """Gymnasium env over a text game engine, implementing the TextMem environment contract.
+
+    Subclasses implement :meth:`_game_reset`, :meth:`_game_step`, :meth:`_game_close` and set
+    :attr:`objective`; they may override :meth:`_walkthrough` and :attr:`supported_privileged`.
+
+    Args:
+        privileged: ``True``, a key name or key names among :attr:`supported_privileged`
+            (``facts``, ``walkthrough``) to add ground truth to ``info``; off by default.
+        render_mode: ``"human"`` prints the observation, ``"ansi"`` returns it from ``render``.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"]}
+    supported_privileged: ClassVar[frozenset[str]] = PRIVILEGED_KEYS
+
+    def __init__(self, *, privileged: bool | str | Iterable[str] = False, render_mode: str | None = None):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.privileged = resolve_privileged(privileged, self.supported_privileged)
+        self.render_mode = render_mode
+        self.observation_space = text_space()
+        self.action_space = text_space()
+        self.objective = ""
+        self._closed = False
+        self._state: GameState | None = None
+        self._last_observation = ""
+
+    # -- backend hooks -------------------------------------------------------------------
+    @abstractmethod
+    def _game_reset(self) -> GameState:
+        """Starts the game from its initial state."""
+
+    @abstractmethod
+    def _game_step(self, command: str) -> GameState:
+        """Sends one sanitized command to the engine."""
+
+    @abstractmethod
+    def _game_close(self) -> None:
+        """Releases the engine (processes, files)."""
+
+    def _walkthrough(self) -> list[str]:
+        """The commands that win from the initial state (privileged); empty if unknown."""
+        return []
+
+    # -- Gymnasium API -------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """Starts a new episode; the game itself is fixed by the constructor arguments."""
+        self._check_open()
+        super().reset(seed=seed)
+        self._state = self._game_reset()
+        observation = self._observation(self._state)
+        info = self._info(self._state)
+        if "walkthrough" in self.privileged:
+            info["walkthrough"] = list(self._walkthrough())
+        return observation, info
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Sends ``action`` to the game; any string is accepted (the game answers nonsense)."""
+        self._check_open()
+        if not isinstance(action, str):
+            raise TypeError(f"action must be a str command, got {type(action).__name__}: {action!r}")
+        if self._state is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        previous = self._state
+        self._state = self._game_step(sanitize_command(action))
+        reward = float(self._state.score - previous.score)
+        terminated = bool(self._state.won or self._state.lost)
+        observation = self._observation(self._state)
+        return observation, reward, terminated, False, self._info(self._state)
+
+    def render(self) -> str | None:
+        """Returns (``ansi``) or prints (``human``) the last observation."""
+        if self.render_mode == "ansi":
+            return self._last_observation
+        if self.render_mode == "human":
+            print(self._last_observation)
+        return None
+
+    def close(self) -> None:
+        """Releases the engine; further ``reset``/``step`` calls raise ``gymnasium.error.Error``."""
+        if not self._closed:
+            self._closed = True
+            self._game_close()
+        super().close()
+
+    # -- helpers -------------------------------------------------------------------------
+    def _check_open(self) -> None:
+        if self._closed:
+            raise gym.error.Error(f"{type(self).__name__} is closed; make a new env with gym.make()")
+
+    def _observation(self, state: GameState) -> str:
+        self._last_observation = clean_observation(state.feedback)
+        return self._last_observation
+
+    def _info(self, state: GameState) -> dict[str, Any]:
+        admissible = state.admissible_commands
+        info: dict[str, Any] = {
+            "score": state.score,
+            "max_score": state.max_score,
+            "normalized_score": state.score / state.max_score if state.max_score > 0 else 0.0,
+            "won": bool(state.won),
+            "lost": bool(state.lost),
+            "moves": int(state.moves),
+            "objective": self.objective,
+            "admissible_commands": list(admissible() if callable(admissible) else admissible),
+        }
+        info.update(state.extra)
+        if "facts" in self.privileged:
+            facts = state.facts() if callable(state.facts) else state.facts
+            info["facts"] = list(facts or [])
+        return info

@@ -1,0 +1,113 @@
+"""Errors raised by the LLM client, and the redaction that keeps secrets out of them.
+
+Every message built here goes through :class:`Redactor`, so an API key can never reach an
+exception text, a log line or a traceback printed from one of these errors.
+
+Example:
+    >>> err = LLMError("boom with sk-secret-123456789", endpoint="http://h/v1", model="m",
+    ...                attempts=3, last_fault="rate_limit", secrets=["sk-secret-123456789"])
+    >>> "sk-secret" in str(err)
+    False
+    >>> err.attempts, err.last_fault
+    (3, 'rate_limit')
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from urllib.parse import urlsplit, urlunsplit
+
+REDACTED = "***"
+
+# Shapes of credentials that may show up in server error bodies even when we do not know them.
+_CREDENTIAL_PATTERNS = (
+    re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9_\-\.=]{8,}"),
+)
+
+
+class Redactor:
+    """Removes known secrets and credential-shaped strings from text.
+
+    Args:
+        secrets: Exact strings to hide (e.g. the API key). Empty strings are ignored.
+
+    Example:
+        >>> Redactor(["hunter2hunter2"]).redact("key=hunter2hunter2")
+        'key=***'
+    """
+
+    def __init__(self, secrets: Iterable[str | None] = ()) -> None:
+        self._secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
+
+    def redact(self, text: str) -> str:
+        """Returns ``text`` with every secret and credential-like token replaced by ``***``."""
+        for secret in self._secrets:
+            text = text.replace(secret, REDACTED)
+        text = _CREDENTIAL_PATTERNS[0].sub(REDACTED, text)
+        return _CREDENTIAL_PATTERNS[1].sub(lambda m: m.group(1) + REDACTED, text)
+
+
+def safe_url(url: str) -> str:
+    """Returns ``url`` without user info (``user:password@``) and without its query string.
+
+    Example:
+        >>> safe_url("http://bob:pw@localhost:8000/v1?key=abc")
+        'http://localhost:8000/v1'
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparseable url>"
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+class LLMError(RuntimeError):
+    """A chat or embedding call failed for good (after the last retry, or not retryable).
+
+    Attributes:
+        endpoint: The base URL that was called (credentials removed).
+        model: The model that was requested.
+        attempts: How many HTTP attempts were made.
+        last_fault: The kind of the last failure (e.g. ``"timeout"``, ``"rate_limit"``).
+        status: The last HTTP status code, when there was one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        endpoint: str = "",
+        model: str = "",
+        attempts: int = 0,
+        last_fault: str = "",
+        status: int | None = None,
+        secrets: Iterable[str | None] = (),
+    ) -> None:
+        self.endpoint = safe_url(endpoint) if endpoint else ""
+        self.model = model
+        self.attempts = attempts
+        self.last_fault = last_fault
+        self.status = status
+        super().__init__(Redactor(secrets).redact(message))
+
+
+class CacheMissError(LLMError):
+    """Replay mode found no recorded response for a request.
+
+    Attributes:
+        key: The cache key (SHA-256 hex) that was looked up.
+        prompt: A short excerpt of the prompt that has no recording.
+    """
+
+    def __init__(self, *, key: str, model: str, prompt: str, cache_path: str) -> None:
+        self.key = key
+        self.prompt = prompt
+        message = (
+            f"replay cache miss for model {model!r} in {cache_path} (key {key[:16]}): no recorded "
+            f"response for prompt {prompt!r}. Record it first with cache='record' or 'readwrite'."
+        )
+        super().__init__(message, model=model, last_fault="cache_miss")
