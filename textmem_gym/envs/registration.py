@@ -78,6 +78,11 @@ ENV_IDS.update({
 })
 
 
+# Other backends add their tables here, one line each (tables live in their own modules and
+# must not import their engine at module level):
+# ENV_IDS.update(<module>.ENV_TABLE)
+
+
 def register_all() -> None:
     """Registers every id of :data:`ENV_IDS` with Gymnasium (idempotent)."""
     for env_id, entry in ENV_IDS.items():

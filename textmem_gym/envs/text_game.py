@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 from gymnasium import spaces
 
+from textmem_gym.envs.lazy import LazyCommands
 from textmem_gym.envs.privileged import PRIVILEGED_KEYS, Triple, resolve_privileged
 from textmem_gym.envs.text_utils import PRINTABLE_CHARSET, clean_observation, sanitize_command
 
@@ -39,7 +40,8 @@ class GameState:
         won: The game was won.
         lost: The game was lost.
         moves: The game's own move counter.
-        admissible_commands: Valid commands now, or a callable computing them on demand.
+        admissible_commands: Valid commands now, or a callable computing them on demand (then
+            ``info`` holds a :class:`~textmem_gym.envs.lazy.LazyCommands` that calls it on first read).
         facts: Ground-truth triples now, or a callable computing them (privileged).
         extra: Backend-specific non-privileged ``info`` entries.
     """
@@ -159,7 +161,7 @@ class TextGameEnv(gym.Env[str, str]):
             "lost": bool(state.lost),
             "moves": int(state.moves),
             "objective": self.objective,
-            "admissible_commands": list(admissible() if callable(admissible) else admissible),
+            "admissible_commands": LazyCommands(admissible) if callable(admissible) else list(admissible),
         }
         info.update(state.extra)
         if "facts" in self.privileged:
