@@ -1,0 +1,69 @@
+"""Policies that need no model: ``random`` and the privileged ``walkthrough`` oracle."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+from policies.base import BasePolicy, Info
+
+#: Sent when a policy has nothing better to do.
+SAFE_COMMAND = "look"
+
+
+class RandomPolicy(BasePolicy):
+    """Chooses uniformly among ``info["admissible_commands"]``; seeded per episode.
+
+    Args:
+        seed: Seed used until the runner re-seeds it per episode.
+
+    Example:
+        >>> policy = RandomPolicy(seed=0)
+        >>> policy.act("", {"admissible_commands": ["look", "go north"]}) in {"look", "go north"}
+        True
+    """
+
+    name: ClassVar[str] = "random"
+
+    def __init__(self, seed: int | None = 0):
+        self._rng = random.Random(seed)
+
+    def seed(self, seed: int | None) -> None:
+        self._rng = random.Random(seed)
+
+    def act(self, observation: Any, info: Info) -> str:
+        commands = list(info.get("admissible_commands") or [])
+        return self._rng.choice(commands) if commands else SAFE_COMMAND
+
+
+class WalkthroughPolicy(BasePolicy):
+    """PRIVILEGED ORACLE: replays ``info["walkthrough"]``; an upper bound, not an agent.
+
+    The runner makes the env with ``privileged={"walkthrough"}`` for it. After the walkthrough
+    is exhausted it sends ``look``.
+
+    Example:
+        >>> policy = WalkthroughPolicy()
+        >>> policy.reset("", {"walkthrough": ["go north", "take key"]})
+        >>> [policy.act("", {}) for _ in range(3)]
+        ['go north', 'take key', 'look']
+    """
+
+    name: ClassVar[str] = "walkthrough"
+    privileged: ClassVar[frozenset[str]] = frozenset({"walkthrough"})
+
+    def __init__(self) -> None:
+        self._commands: list[str] = []
+        self._next = 0
+
+    def reset(self, observation: Any, info: Info) -> None:
+        if "walkthrough" not in info:
+            raise ValueError("the walkthrough policy needs an env made with privileged=True")
+        self._commands = list(info["walkthrough"])
+        self._next = 0
+
+    def act(self, observation: Any, info: Info) -> str:
+        if self._next >= len(self._commands):
+            return SAFE_COMMAND
+        self._next += 1
+        return self._commands[self._next - 1]

@@ -1,0 +1,140 @@
+"""Running policies on envs: one episode, or a resumable evaluation over ids x seeds.
+
+Example:
+    >>> import gymnasium as gym, textmem_gym
+    >>> from policies import make_policy
+    >>> env = gym.make("TextMem/CookingRL-L1-v0", max_episode_steps=5)
+    >>> result = run_episode(env, make_policy("random"), seed=0)
+    >>> result["steps"]
+    5
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+from textmem_gym.results import ResultsFile, episode_key
+
+StepCallback = Callable[[int, str, Any, float, dict[str, Any]], None]
+
+
+def run_episode(env: gym.Env, policy: Any, *, seed: int | None = None,
+                on_step: StepCallback | None = None) -> dict[str, Any]:
+    """Plays one episode of ``policy`` in ``env`` until it terminates or is truncated.
+
+    Args:
+        env: A TextMem env (possibly wrapped); its step limit ends the episode.
+        policy: An object implementing :class:`policies.Policy`.
+        seed: Seed for ``env.reset`` and the policy (``policy.seed`` if it has one).
+        on_step: Called as ``on_step(step, action, observation, reward, info)`` after each step.
+
+    Returns:
+        The episode's result: score, max_score, normalized_score, won, lost, terminated,
+        truncated, steps (agent decisions), moves (game moves), reward, wall_time_s and
+        policy_stats.
+    """
+    start = time.perf_counter()
+    if hasattr(policy, "seed"):
+        policy.seed(seed)
+    observation, info = env.reset(seed=seed)
+    policy.reset(observation, info)
+    steps, total_reward, terminated, truncated = 0, 0.0, False, False
+    while not (terminated or truncated):
+        action = policy.act(observation, info)
+        observation, reward, terminated, truncated, info = env.step(action)
+        steps += 1
+        total_reward += float(reward)
+        policy.observe(action, observation, reward, terminated, truncated, info)
+        if on_step is not None:
+            on_step(steps, action, observation, float(reward), info)
+    policy.end_episode(info)
+    stats = policy.episode_stats() if hasattr(policy, "episode_stats") else {}
+    return {
+        "score": info.get("score", 0), "max_score": info.get("max_score", 0),
+        "normalized_score": float(info.get("normalized_score", 0.0)),
+        "won": bool(info.get("won", False)), "lost": bool(info.get("lost", False)),
+        "terminated": bool(terminated), "truncated": bool(truncated),
+        "steps": steps, "moves": int(info.get("primitive_steps_total", info.get("moves", steps))),
+        "reward": total_reward, "wall_time_s": round(time.perf_counter() - start, 4),
+        "policy_stats": dict(stats),
+    }
+
+
+def _resolve_policy(policy: Any, policy_kwargs: dict[str, Any]) -> tuple[Any, str]:
+    if isinstance(policy, str):
+        from policies import make_policy
+
+        return make_policy(policy, **policy_kwargs), policy
+    return policy, str(getattr(policy, "name", type(policy).__name__))
+
+
+def evaluate(env_ids: str | Sequence[str], policy: Any, *, episodes: int = 1, seed: int = 0,
+             max_steps: int | None = None, out: str | Path | None = None,
+             game_seeds: Iterable[int | None] = (None,), env_kwargs: dict[str, Any] | None = None,
+             policy_kwargs: dict[str, Any] | None = None, wrap: Callable[[gym.Env], gym.Env] | None = None,
+             progress: bool = False) -> list[dict[str, Any]]:
+    """Evaluates one policy over env ids x game seeds x episodes, resumably.
+
+    Episode ``i`` uses reset seed ``seed + i``. With ``out``, each finished episode is appended
+    to that JSONL file and episodes already in it are skipped, so an interrupted evaluation
+    continues where it stopped.
+
+    Args:
+        env_ids: One id or several.
+        policy: A registry name (see ``policies.POLICIES``) or a Policy object.
+        episodes: Episodes per (id, game seed).
+        seed: First reset seed.
+        max_steps: Overrides each id's step limit.
+        out: JSONL results file (resumable).
+        game_seeds: Game instances to evaluate (``None`` = each id's default game).
+        env_kwargs: Extra ``gym.make`` arguments.
+        policy_kwargs: Constructor arguments when ``policy`` is a name.
+        wrap: Applied to each env after ``gym.make`` (e.g. a MemoryGraphWrapper).
+        progress: Show a progress bar.
+
+    Returns:
+        The results of every episode of this evaluation (recorded earlier or run now).
+    """
+    env_ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
+    agent, policy_name = _resolve_policy(policy, dict(policy_kwargs or {}))
+    store = ResultsFile(out) if out is not None else None
+    previous = {episode_key(r): r for r in store.read()} if store else {}
+    plan = [(e, g, seed + i) for e in env_ids for g in game_seeds for i in range(episodes)]
+    results = []
+    from tqdm import tqdm
+
+    for env_id, game_seed, episode_seed in tqdm(plan, disable=not progress, desc=policy_name):
+        key = (env_id, policy_name, episode_seed, episode_seed - seed, game_seed)
+        if key in previous:
+            results.append(previous[key])
+            continue
+        env = _make_env(env_id, agent, max_steps, game_seed, env_kwargs, wrap)
+        try:
+            result = run_episode(env, agent, seed=episode_seed)
+        finally:
+            env.close()
+        result.update(env_id=env_id, policy=policy_name, seed=episode_seed,
+                      episode=episode_seed - seed, game_seed=game_seed)
+        if store is not None:
+            store.append(result)
+        results.append(result)
+    return results
+
+
+def _make_env(env_id: str, agent: Any, max_steps: int | None, game_seed: int | None,
+              env_kwargs: dict[str, Any] | None, wrap: Callable[[gym.Env], gym.Env] | None) -> gym.Env:
+    kwargs = dict(env_kwargs or {})
+    privileged = frozenset(getattr(agent, "privileged", frozenset()))
+    if privileged:
+        kwargs["privileged"] = sorted(privileged | set(kwargs.get("privileged") or ()))
+    if game_seed is not None:
+        kwargs["game_seed"] = game_seed
+    if max_steps is not None:
+        kwargs["max_episode_steps"] = max_steps
+    env = gym.make(env_id, **kwargs)
+    return wrap(env) if wrap is not None else env
