@@ -1,0 +1,119 @@
+"""The two API endpoints the client calls, and how their answers are normalised.
+
+A normalised response is a small JSON-serialisable dict (what the cache stores and a replay
+returns): for chat ``text``, ``prompt_tokens``, ``completion_tokens``, ``tokens_estimated``,
+``model`` and ``finish_reason``; for embeddings ``vectors`` instead of ``text``.
+
+Example:
+    >>> ENDPOINTS["chat"].prompt_excerpt({"messages": [{"role": "user", "content": "hi"}]})
+    'hi'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from textmem_gym.llm.accounting import estimate_prompt_tokens, estimate_tokens
+from textmem_gym.llm.retry import BadResponseError, EmptyContentError
+
+EXCERPT_CHARS = 200
+
+
+def _excerpt(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 3] + "..."
+
+
+def _usage_counts(raw: Any) -> tuple[int, int] | None:
+    usage = getattr(raw, "usage", None)
+    prompt = getattr(usage, "prompt_tokens", None)
+    if not isinstance(prompt, int):
+        return None
+    completion = getattr(usage, "completion_tokens", None)
+    return prompt, completion if isinstance(completion, int) else 0
+
+
+def normalize_chat(raw: Any, body: Mapping[str, Any], retry_empty: bool) -> dict[str, Any]:
+    """Turns an SDK chat completion into a normalised response.
+
+    Raises:
+        BadResponseError: The completion has no choice or no message (retried).
+        EmptyContentError: The content is empty and ``retry_empty`` is set (retried).
+    """
+    choices = getattr(raw, "choices", None)
+    message = getattr(choices[0], "message", None) if choices else None
+    if message is None:
+        raise BadResponseError("completion has no choices[0].message")
+    text = getattr(message, "content", None) or ""
+    if not text and retry_empty:
+        raise EmptyContentError("completion has empty content")
+    counts = _usage_counts(raw)
+    if counts is None:
+        counts = (estimate_prompt_tokens(body["messages"]), estimate_tokens(text))
+    return {
+        "text": text,
+        "prompt_tokens": counts[0],
+        "completion_tokens": counts[1],
+        "tokens_estimated": _usage_counts(raw) is None,
+        "model": getattr(raw, "model", None) or body["model"],
+        "finish_reason": getattr(choices[0], "finish_reason", None),
+    }
+
+
+def normalize_embeddings(raw: Any, body: Mapping[str, Any], retry_empty: bool) -> dict[str, Any]:
+    """Turns an SDK embedding response into a normalised response (vectors in input order).
+
+    Raises:
+        BadResponseError: The number of vectors does not match the inputs (retried).
+    """
+    inputs = body["input"]
+    data = sorted(getattr(raw, "data", None) or [], key=lambda item: getattr(item, "index", 0))
+    vectors = [[float(v) for v in getattr(item, "embedding", None) or []] for item in data]
+    if len(vectors) != len(inputs) or any(not vector for vector in vectors):
+        raise BadResponseError(f"expected {len(inputs)} embedding vectors, got {len(vectors)}")
+    counts = _usage_counts(raw)
+    prompt_tokens = counts[0] if counts else sum(estimate_tokens(text) for text in inputs)
+    return {
+        "vectors": vectors,
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": 0,
+        "tokens_estimated": counts is None,
+        "model": getattr(raw, "model", None) or body["model"],
+        "finish_reason": None,
+    }
+
+
+def _chat_excerpt(body: Mapping[str, Any]) -> str:
+    messages = body.get("messages") or []
+    users = [m for m in messages if m.get("role") == "user"] or list(messages)
+    return _excerpt(str(users[-1].get("content", ""))) if users else ""
+
+
+def _embeddings_excerpt(body: Mapping[str, Any]) -> str:
+    inputs = body.get("input") or []
+    return _excerpt(str(inputs[0])) + (f" (+{len(inputs) - 1} more)" if len(inputs) > 1 else "")
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """An API endpoint: how to reach its ``create`` method on an SDK client and read answers.
+
+    Attributes:
+        operation: Human name for messages.
+        create: ``sdk -> sdk.<resource>.create`` (works for the sync and the async SDK).
+        normalize: ``(raw, body, retry_empty) -> normalised response``.
+        prompt_excerpt: ``body -> short text`` naming the request in errors.
+    """
+
+    operation: str
+    create: Callable[[Any], Callable[..., Any]]
+    normalize: Callable[[Any, Mapping[str, Any], bool], dict[str, Any]]
+    prompt_excerpt: Callable[[Mapping[str, Any]], str]
+
+
+ENDPOINTS: dict[str, Endpoint] = {
+    "chat": Endpoint("chat completion", lambda sdk: sdk.chat.completions.create, normalize_chat, _chat_excerpt),
+    "embeddings": Endpoint("embedding", lambda sdk: sdk.embeddings.create, normalize_embeddings, _embeddings_excerpt),
+}
