@@ -44,6 +44,8 @@ class GameState:
             ``info`` holds a :class:`~textmem_gym.envs.lazy.LazyCommands` that calls it on first read).
         facts: Ground-truth triples now, or a callable computing them (privileged).
         extra: Backend-specific non-privileged ``info`` entries.
+        truncated: The backend ended the episode early (e.g. the interpreter hung); ``step``
+            then returns ``truncated=True``.
     """
 
     feedback: str
@@ -55,6 +57,7 @@ class GameState:
     admissible_commands: list[str] | Callable[[], list[str]] = field(default_factory=list)
     facts: list[Triple] | Callable[[], list[Triple]] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    truncated: bool = False
 
 
 class TextGameEnv(gym.Env[str, str]):
@@ -125,7 +128,7 @@ class TextGameEnv(gym.Env[str, str]):
         reward = float(self._state.score - previous.score)
         terminated = bool(self._state.won or self._state.lost)
         observation = self._observation(self._state)
-        return observation, reward, terminated, False, self._info(self._state)
+        return observation, reward, terminated, bool(self._state.truncated), self._info(self._state)
 
     def render(self) -> str | None:
         """Returns (``ansi``) or prints (``human``) the last observation."""
