@@ -81,6 +81,9 @@ ENV_IDS.update({
 # Other backends add their tables here, one line each (tables live in their own modules and
 # must not import their engine at module level):
 # ENV_IDS.update(<module>.ENV_TABLE)
+from textmem_gym.envs import cleaning, treasure_hunt  # noqa: E402
+ENV_IDS.update(treasure_hunt.ENV_TABLE)
+ENV_IDS.update(cleaning.ENV_TABLE)
 
 
 def register_all() -> None:
