@@ -104,10 +104,16 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
         try:
             return max(0.0, float(value) / scale)
         except ValueError:
-            parsed = email.utils.parsedate_to_datetime(value) if scale == 1.0 else None
-            if parsed is not None:
-                return max(0.0, parsed.timestamp() - time.time())
+            return _seconds_until(value) if scale == 1.0 else None
     return None
+
+
+def _seconds_until(http_date: str) -> float | None:
+    try:
+        moment = email.utils.parsedate_to_datetime(http_date)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, moment.timestamp() - time.time())
 
 
 @dataclass(frozen=True)

@@ -126,10 +126,12 @@ class LocalOpenAIServer:
         self._stopping = threading.Event()
         self._connections: set[socket.socket] = set()
         self._requests: list[dict[str, Any]] = []
+        self._received = 0
         self._in_flight = 0
         self.max_in_flight = 0
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._port: int | None = None
         self._routes: dict[tuple[str, str], _Route] = {
             ("POST", "/v1/chat/completions"): self._chat,
             ("POST", "/v1/embeddings"): self._embeddings,
@@ -143,6 +145,7 @@ class LocalOpenAIServer:
         self._stopping.clear()
         self._httpd = _HTTPServer(self._address, _Handler)
         self._httpd.app = self
+        self._port = int(self._httpd.server_address[1])
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="LocalOpenAIServer", daemon=True
         )
@@ -176,10 +179,10 @@ class LocalOpenAIServer:
     # -- what tests look at -----------------------------------------------------------------
     @property
     def port(self) -> int:
-        """The bound port (only while running)."""
-        if self._httpd is None:
-            raise RuntimeError("server is not running")
-        return int(self._httpd.server_address[1])
+        """The bound port (kept after :meth:`stop`, so tests can aim at a dead endpoint)."""
+        if self._port is None:
+            raise RuntimeError("server was never started")
+        return self._port
 
     @property
     def base_url(self) -> str:
@@ -188,15 +191,15 @@ class LocalOpenAIServer:
 
     @property
     def requests(self) -> list[dict[str, Any]]:
-        """Bodies of the chat/embedding requests received so far (a copy), in arrival order."""
+        """Bodies of the accepted chat/embedding requests so far (a copy), in arrival order."""
         with self._lock:
             return list(self._requests)
 
     @property
     def calls(self) -> int:
-        """Number of chat/embedding requests received (failed ones included)."""
+        """Chat/embedding requests received, rejected ones (bad body, wrong key) included."""
         with self._lock:
-            return len(self._requests)
+            return self._received
 
     def add_faults(self, faults: Iterable[FaultLike]) -> None:
         """Appends faults to the schedule (for a sequence schedule)."""
@@ -214,6 +217,9 @@ class LocalOpenAIServer:
             return
         route = self._routes.get((method, path))
         body = self._read_json(handler)
+        if route is not None:
+            with self._lock:
+                self._received += 1
         problem = self._request_problem(handler, route, body)
         if problem is not None:
             Exchange(handler, self._stopping).send_error(*problem)

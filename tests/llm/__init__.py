@@ -1,0 +1,1 @@
+"""Tests of textmem_gym.llm: client, cache, accounting, JSON parsing and the local server."""
