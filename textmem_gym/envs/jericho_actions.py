@@ -1,0 +1,222 @@
+"""Admissible commands of a Jericho game, without spaCy, cached by world state.
+
+Jericho's own ``get_valid_actions`` extracts object names with spaCy (whose model is not
+available offline). This module builds the same kind of list from the game's own data:
+
+1. **Names in scope**: the objects below the player's location in the Z-machine object
+   tree (the inventory included) and the dictionary nouns of the room description (a
+   simulated ``look``). Each name is tried with a simulated ``examine``; names the parser
+   does not recognize are dropped, and names with the same description are kept once.
+2. **Candidates**: Jericho's action templates for the game (``FrotzEnv.act_gen``, from its
+   bindings) filled with those names.
+3. **Filter**: each candidate is simulated from the current state (Jericho's C loop over
+   ``get_state``/``set_state``) and kept if it changes the world (object tree, tracked RAM,
+   score or game end); candidates with the same effect are kept once.
+4. ``look`` and ``inventory`` are always admissible.
+
+:class:`AdmissibleCommands` caches lists by world-state hash, so a state seen before (after
+``look``, a failed command, or a loop) costs a dictionary lookup.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+#: Commands listed in every state (they never change the world, so the filter cannot find them).
+ALWAYS_ADMISSIBLE: tuple[str, ...] = ("look", "inventory")
+
+#: Templates for games Jericho has no bindings for (any ``rom_path``).
+FALLBACK_TEMPLATES: tuple[str, ...] = (
+    "north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest", "up", "down",
+    "enter", "exit", "take all", "take OBJ", "drop OBJ", "open OBJ", "close OBJ", "push OBJ", "pull OBJ",
+    "turn on OBJ", "turn off OBJ", "eat OBJ", "wear OBJ", "read OBJ", "unlock OBJ with OBJ",
+    "put OBJ in OBJ", "put OBJ on OBJ", "give OBJ to OBJ",
+)
+
+_WORD = re.compile(r"[a-z][a-z'-]*")
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The words a game's parser knows (as stored: cut to ``max_word_length``)."""
+
+    words: frozenset[str]
+    nouns: frozenset[str]
+    max_word_length: int
+
+    @classmethod
+    def from_frotz(cls, frotz: Any) -> Vocabulary:
+        """Reads the dictionary of a ``jericho.FrotzEnv``'s game."""
+        entries = frotz.get_dictionary()
+        words = frozenset(entry.word for entry in entries)
+        nouns = frozenset(entry.word for entry in entries if entry.is_noun)
+        return cls(words, nouns, max((len(word) for word in words), default=6))
+
+    def knows(self, word: str) -> bool:
+        """Whether the parser recognizes ``word``."""
+        return word[: self.max_word_length] in self.words
+
+    def is_noun(self, word: str) -> bool:
+        """Whether ``word`` is a noun of the game's dictionary."""
+        return word[: self.max_word_length] in self.nouns
+
+
+def tree_names(frotz: Any, vocabulary: Vocabulary) -> list[str]:
+    """One parser word per object below the player's location (inventory included)."""
+    objects = frotz.get_world_objects()
+    location = objects[frotz.get_player_object().parent] if frotz.get_player_object() else None
+    names: list[str] = []
+    stack = [location.child] if location is not None else []
+    seen: set[int] = set()
+    while stack:
+        number = stack.pop()
+        if number <= 0 or number >= len(objects) or number in seen:
+            continue
+        seen.add(number)
+        obj = objects[number]
+        stack.extend((obj.sibling, obj.child))
+        if number == frotz.player_obj_num:
+            continue
+        words = [w for w in _WORD.findall(obj.name.lower()) if vocabulary.knows(w)]
+        nouns = [w for w in words if vocabulary.is_noun(w)]
+        if nouns or words:
+            names.append((nouns or words)[-1])
+    return names
+
+
+def text_names(text: str, vocabulary: Vocabulary) -> list[str]:
+    """The dictionary nouns of ``text``, in order of appearance, once each."""
+    return list(dict.fromkeys(w for w in _WORD.findall(text.lower()) if vocabulary.is_noun(w)))
+
+
+def _simulate(frotz: Any, state: Any, command: str) -> str:
+    frotz.set_state(state)
+    return frotz.step(command)[0]
+
+
+def scope_names(frotz: Any, vocabulary: Vocabulary) -> list[str]:
+    """Names of the things in scope, one per distinct ``examine`` answer (see module doc)."""
+    from jericho import util
+
+    state = frotz.get_state()
+    from_tree = tree_names(frotz, vocabulary)
+    names = list(dict.fromkeys(from_tree + text_names(_simulate(frotz, state, "look"), vocabulary)))
+    by_answer: dict[str, str] = {}
+    for name in names:
+        answer = util.clean(_simulate(frotz, state, f"examine {name}"))
+        if util.recognized(answer) and answer not in by_answer:
+            by_answer[answer] = name
+    frotz.set_state(state)
+    return list(by_answer.values())
+
+
+def templates_of(frotz: Any) -> list[str]:
+    """Jericho's action templates for the game, or :data:`FALLBACK_TEMPLATES`."""
+    return list(frotz.act_gen.templates) if frotz.act_gen is not None else list(FALLBACK_TEMPLATES)
+
+
+def fill_templates(templates: Sequence[str], names: Sequence[str]) -> list[str]:
+    """Every template with its ``OBJ`` holes filled by distinct names.
+
+    Example:
+        >>> fill_templates(["look", "take OBJ", "put OBJ in OBJ"], ["egg", "nest"])
+        ['look', 'take egg', 'take nest', 'put egg in nest', 'put nest in egg']
+    """
+    commands: list[str] = []
+    for template in templates:
+        holes = template.count("OBJ")
+        if holes == 0:
+            commands.append(template)
+        elif holes == 1:
+            commands.extend(template.replace("OBJ", name) for name in names)
+        elif holes == 2:
+            commands.extend(template.replace("OBJ", a, 1).replace("OBJ", b, 1)
+                            for a in names for b in names if a != b)
+    return commands
+
+
+def world_changing(frotz: Any, candidates: Sequence[str]) -> list[str]:
+    """The candidates that change the world when simulated, one per distinct change."""
+    from jericho import util
+
+    groups = frotz._filter_candidate_actions(list(candidates), use_ctypes=True, use_parallel=False)
+    max_len = frotz.bindings.get("max_word_length") if frotz.bindings else None
+    return [max(group, key=lambda command: util.verb_usage_count(command, max_len))
+            for group in groups.values()]
+
+
+def compute_admissible(frotz: Any, vocabulary: Vocabulary) -> list[str]:
+    """The admissible commands of the frotz env's current state, sorted (no cache)."""
+    if frotz.game_over() or frotz.victory():
+        return list(ALWAYS_ADMISSIBLE)
+    names = scope_names(frotz, vocabulary)
+    changing = world_changing(frotz, fill_templates(templates_of(frotz), names))
+    return sorted(set(changing) | set(ALWAYS_ADMISSIBLE))
+
+
+class AdmissibleCommands:
+    """Admissible commands of one ``jericho.FrotzEnv``, cached by world-state hash.
+
+    Args:
+        frotz: The ``jericho.FrotzEnv`` to simulate commands in (its state is restored).
+        capacity: Most states kept (least recently used ones are dropped).
+
+    Example:
+        >>> import os, jericho
+        >>> frotz = jericho.FrotzEnv(os.path.join(os.environ["TEXTMEM_ROMS_DIR"], "zork1.z5"))
+        >>> _ = frotz.reset()
+        >>> actions = AdmissibleCommands(frotz)
+        >>> "open mailbox" in actions.commands(frotz.get_world_state_hash())
+        True
+        >>> actions.misses, actions.hits
+        (1, 0)
+    """
+
+    def __init__(self, frotz: Any, capacity: int = 4096):
+        self.frotz = frotz
+        self.vocabulary = Vocabulary.from_frotz(frotz)
+        self.capacity = capacity
+        self._cache: OrderedDict[str, list[str]] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def cached(self, state_hash: str) -> list[str] | None:
+        """The cached list for ``state_hash`` (a copy), or ``None``."""
+        commands = self._cache.get(state_hash)
+        if commands is None:
+            return None
+        self.hits += 1
+        self._cache.move_to_end(state_hash)
+        return list(commands)
+
+    def compute(self, snapshot: Any = None) -> list[str]:
+        """Computes the list for ``snapshot`` (a ``get_state()``; default: now), uncached."""
+        self.misses += 1
+        if snapshot is None:
+            return compute_admissible(self.frotz, self.vocabulary)
+        current = self.frotz.get_state()
+        try:
+            self.frotz.set_state(snapshot)
+            return compute_admissible(self.frotz, self.vocabulary)
+        finally:
+            self.frotz.set_state(current)
+
+    def commands(self, state_hash: str, snapshot: Any = None) -> list[str]:
+        """The list for the state ``state_hash`` (whose ``get_state()`` is ``snapshot``)."""
+        commands = self.cached(state_hash)
+        if commands is not None:
+            return commands
+        commands = self.compute(snapshot)
+        self.store(state_hash, commands)
+        return list(commands)
+
+    def store(self, state_hash: str, commands: list[str]) -> None:
+        """Caches ``commands`` for ``state_hash``."""
+        self._cache[state_hash] = list(commands)
+        self._cache.move_to_end(state_hash)
+        while len(self._cache) > self.capacity:
+            self._cache.popitem(last=False)
