@@ -1,0 +1,112 @@
+"""Belief accuracy: precision / recall / F1 of believed triples against observed ground truth.
+
+Per step, the memory's believed triples of the scored relation classes (spatial,
+containment, state; see :mod:`textmem_gym.memory.ground_truth`) are compared with the
+privileged ground truth restricted to what the agent has observed. Totals are micro-averaged
+over steps (sum of true positives over sums of believed / true triples), overall and per class.
+
+Example:
+    >>> truth = {("knife", "is on", "table"), ("table", "is at", "kitchen"), ("fridge", "is", "open")}
+    >>> believed = {("knife", "is on", "table"), ("table", "is at", "hall")}
+    >>> score = score_beliefs(believed, truth)
+    >>> score["overall"].precision, score["overall"].recall
+    (0.5, 0.3333333333333333)
+    >>> score["state"].recall
+    0.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from textmem_gym.memory.ground_truth import RELATION_CLASSES, ObservedTruth, relation_class
+from textmem_gym.memory.triples import TripleKey, normalize
+
+
+@dataclass
+class Counts:
+    """True positives, false positives and false negatives."""
+
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    def __iadd__(self, other: Counts) -> Counts:
+        self.tp, self.fp, self.fn = self.tp + other.tp, self.fp + other.fp, self.fn + other.fn
+        return self
+
+    @property
+    def precision(self) -> float:
+        """TP / believed (1.0 when nothing is believed)."""
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
+
+    @property
+    def recall(self) -> float:
+        """TP / true (1.0 when nothing is true)."""
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+
+    @property
+    def f1(self) -> float:
+        """Harmonic mean of precision and recall."""
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    def as_dict(self) -> dict[str, float]:
+        """Counts and ratios."""
+        return {"tp": self.tp, "fp": self.fp, "fn": self.fn, "precision": self.precision,
+                "recall": self.recall, "f1": self.f1}
+
+
+def score_beliefs(believed: Iterable[TripleKey], truth: Iterable[TripleKey]) -> dict[str, Counts]:
+    """Counts per relation class and ``overall`` (unscored relations are ignored)."""
+    norm = lambda ts: {c: t for t in ts if (c := tuple(normalize(x) for x in t)) and relation_class(c)}  # noqa: E731
+    believed_set, truth_set = set(norm(believed)), set(norm(truth))
+    result = {name: Counts() for name in (*RELATION_CLASSES, "overall")}
+    for triple in believed_set | truth_set:
+        cls = relation_class(triple)
+        hit = Counts(tp=1) if triple in believed_set and triple in truth_set else (
+            Counts(fp=1) if triple in believed_set else Counts(fn=1))
+        result[cls] += hit  # type: ignore[index]
+        result["overall"] += hit
+    return result
+
+
+class BeliefAccuracy:
+    """Accumulates belief accuracy along episodes.
+
+    Example:
+        >>> metric = BeliefAccuracy()
+        >>> facts = [("P", "at", "hall"), ("chest", "at", "hall")]
+        >>> metric.step(facts, "", [("chest", "is at", "hall")])["overall"].f1
+        1.0
+        >>> metric.summary()["overall"]["precision"]
+        1.0
+    """
+
+    def __init__(self) -> None:
+        self.totals = {name: Counts() for name in (*RELATION_CLASSES, "overall")}
+        self.steps = 0
+        self.truth = ObservedTruth()
+        self.last_errors: dict[str, set[TripleKey]] = {"false_positives": set(), "false_negatives": set()}
+
+    def reset(self) -> None:
+        """New episode (totals are kept)."""
+        self.truth.reset()
+
+    def step(self, facts: Iterable[tuple[str, str, str]], action: str,
+             believed: Iterable[TripleKey]) -> dict[str, Counts]:
+        """Scores one step: ``facts`` are the privileged facts after ``action``."""
+        truth = self.truth.step(facts, action)
+        believed = {tuple(normalize(x) for x in t) for t in believed}
+        scored = {t for t in believed if relation_class(t)}  # type: ignore[arg-type]
+        self.last_errors = {"false_positives": scored - truth, "false_negatives": truth - scored}  # type: ignore[operator]
+        score = score_beliefs(believed, truth)  # type: ignore[arg-type]
+        for name, counts in score.items():
+            self.totals[name] += counts
+        self.steps += 1
+        return score
+
+    def summary(self) -> dict[str, dict[str, float]]:
+        """Micro-averaged counts and ratios per class and overall."""
+        return {name: counts.as_dict() for name, counts in self.totals.items()}

@@ -1,0 +1,91 @@
+"""What every extractor returns, and the structural rule that finds outdated triples.
+
+An extractor turns one step (observation, action, info) into new triples, plus, when it
+knows it, triples that are no longer true (e.g. a room re-described without the knife).
+The memory asks it which believed triples the new ones replace (:meth:`Extractor.outdated`).
+
+Example:
+    >>> from textmem_gym.memory.triples import TripleStore
+    >>> store = TripleStore()
+    >>> _ = store.add("knife", "is on", "table", 0)
+    >>> [t.as_tuple() for t in exclusive_conflicts(store.active(), [("knife", "is in", "inventory")])]
+    [('knife', 'is on', 'table')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from textmem_gym.memory.relations import (
+    IS, LOCATION_RELATIONS, door_direction, relation_direction, state_group)
+from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
+
+
+@dataclass
+class Extraction:
+    """The knowledge read from one step.
+
+    Attributes:
+        triples: Triples asserted by this step.
+        outdated: Believed triples this step shows to be false (invalidated even without a
+            replacement).
+        location: The room the agent is in, when the step tells it.
+    """
+
+    triples: list[TripleKey] = field(default_factory=list)
+    outdated: list[TripleKey] = field(default_factory=list)
+    location: str | None = None
+
+
+class Extractor(Protocol):
+    """The extractor interface (``rules``, ``llm``, ``oracle`` and user-defined ones)."""
+
+    def reset(self) -> None:
+        """Forgets per-episode state."""
+
+    def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
+        """Reads one step; ``store`` is the current belief (read-only)."""
+
+    def outdated(self, existing: Sequence[Triple], new: Sequence[TripleKey]) -> list[Triple]:
+        """Which of ``existing`` (triples incident to the new ones) the new triples replace."""
+
+
+def _slot(triple: TripleKey) -> tuple[str, ...] | None:
+    """The 'functional slot' a triple fills: two triples with the same slot and different
+    values cannot both be true."""
+    subject, relation, obj = triple
+    if relation in LOCATION_RELATIONS:
+        return ("location", subject)
+    if relation == IS and state_group(obj) is not None:
+        return ("state", subject, min(state_group(obj) or ()))
+    direction = relation_direction(relation)
+    if direction is not None:
+        return ("neighbor", obj, direction)
+    direction = door_direction(relation)
+    if direction is not None:
+        return ("door", subject, direction)
+    return None
+
+
+def exclusive_conflicts(existing: Iterable[Triple], new: Iterable[TripleKey]) -> list[Triple]:
+    """Existing triples filling the same functional slot as a new triple with another value
+    (a thing has one location and one open/closed/locked state; a room one neighbour and one
+    door per direction)."""
+    slots: dict[tuple[str, ...], set[TripleKey]] = {}
+    for triple in new:
+        key = tuple(normalize(x) for x in triple)
+        slot = _slot(key)  # type: ignore[arg-type]
+        if slot is not None:
+            slots.setdefault(slot, set()).add(key)  # type: ignore[arg-type]
+    return [t for t in existing
+            if (slot := _slot(t.as_tuple())) in slots and t.as_tuple() not in slots[slot]]
+
+
+class StructuralOutdated:
+    """Mixin: replacement by :func:`exclusive_conflicts` (deterministic extractors)."""
+
+    def outdated(self, existing: Sequence[Triple], new: Sequence[TripleKey]) -> list[Triple]:
+        """See :func:`exclusive_conflicts`."""
+        return exclusive_conflicts(existing, new)

@@ -1,0 +1,44 @@
+"""The ``oracle`` extractor: privileged ground truth, FOR ABLATIONS ONLY.
+
+It reads ``info["facts"]`` (the env must be made with ``privileged=True``) and believes
+exactly the true triples the agent has observed (see
+:class:`~textmem_gym.memory.ground_truth.ObservedTruth`), so it bounds what a perfect
+extractor could give. Nothing it produces may be shown to an agent in a fair comparison.
+
+Example:
+    >>> from textmem_gym.memory.triples import TripleStore
+    >>> facts = [("P", "at", "hall"), ("chest", "at", "hall")]
+    >>> OracleExtractor().extract("", "", {"facts": facts}, TripleStore()).triples
+    [('chest', 'is at', 'hall')]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textmem_gym.memory.extractors.base import Extraction, StructuralOutdated
+from textmem_gym.memory.ground_truth import ObservedTruth, map_facts
+from textmem_gym.memory.triples import TripleStore
+
+
+class OracleExtractor(StructuralOutdated):
+    """Believes the observed ground truth; invalidates whatever stopped being true."""
+
+    privileged = True
+
+    def __init__(self) -> None:
+        self.truth = ObservedTruth()
+
+    def reset(self) -> None:
+        """New episode."""
+        self.truth.reset()
+
+    def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
+        """The observed truth after this step (needs ``info["facts"]``)."""
+        if "facts" not in info:
+            raise ValueError("the oracle extractor needs privileged facts: make the env with "
+                             "gym.make(env_id, privileged=True)")
+        truth = self.truth.step(info["facts"], action)
+        _, room = map_facts(info["facts"])
+        outdated = [t for t in store.active_keys() if t not in truth]
+        return Extraction(sorted(truth), sorted(outdated), room)

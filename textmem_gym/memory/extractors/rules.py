@@ -1,0 +1,202 @@
+"""The ``rules`` extractor: deterministic triples from the text the agent sees (no LLM).
+
+It reads TextWorld's templated text (cooking, treasure-hunt and cleaning games) and the usual
+text-adventure phrasing: the room from its header, exits and doors with their state, things
+on/in furniture, the inventory, feedback of take/drop/put/open/close/unlock/eat/cook/cut, and
+the content of things read (recipes, notes). A full room description is a snapshot: things
+believed in the room but no longer listed are invalidated.
+
+Example:
+    >>> from textmem_gym.memory.triples import TripleStore
+    >>> rules = RulesExtractor()
+    >>> out = rules.extract("-= Kitchen =-\\nYou see a table. You see a knife on the table.", "", {}, TripleStore())
+    >>> out.location, sorted(out.triples)
+    ('kitchen', [('knife', 'is on', 'table'), ('table', 'is at', 'kitchen')])
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from textmem_gym.memory.extractors.base import Extraction, StructuralOutdated
+from textmem_gym.memory.extractors.reading import read_text
+from textmem_gym.memory.extractors.room_text import RoomView, clean_name, parse_room, split_list
+from textmem_gym.memory.relations import (
+    AT, HAS_EXIT, IN, INVENTORY, IS, LOCATION_RELATIONS, ON, OPPOSITE, direction_relation, door_relation)
+from textmem_gym.memory.triples import TripleStore, normalize
+
+_SHORT_DIRECTIONS = {"n": "north", "s": "south", "e": "east", "w": "west", "ne": "northeast",
+                     "nw": "northwest", "se": "southeast", "sw": "southwest", "u": "up", "d": "down"}
+_NAME = r"(?:the )?(.+?)"
+_TAKE = frozenset({"take", "get", "pick", "grab"})
+_DROP = frozenset({"drop", "discard", "throw"})
+_PUT = frozenset({"put", "place", "insert"})
+_OPEN, _CLOSE = frozenset({"open"}), frozenset({"close", "shut"})
+_UNLOCK, _LOCK = frozenset({"unlock"}), frozenset({"lock"})
+_EAT = frozenset({"eat", "drink"})
+_ANY: frozenset[str] = frozenset()
+_COOK_STATES = {"fried": "fried", "roasted": "roasted", "grilled": "grilled", "dice": "diced",
+                "slice": "sliced", "chop": "chopped"}
+
+
+def move_direction(action: str) -> str | None:
+    """The direction of a movement command (``go north``, ``north``, ``n``), else ``None``."""
+    words = action.lower().split()
+    if words and words[0] in ("go", "walk", "run", "move"):
+        words = words[1:]
+    if len(words) != 1:
+        return None
+    word = _SHORT_DIRECTIONS.get(words[0], words[0])
+    return word if word in OPPOSITE else None
+
+
+class RulesExtractor(StructuralOutdated):
+    """Deterministic extractor for templated text-game output.
+
+    Example:
+        >>> from textmem_gym.memory.triples import TripleStore
+        >>> RulesExtractor().extract("You pick up the apple from the ground.", "take apple",
+        ...                          {}, TripleStore()).triples
+        [('apple', 'is in', 'inventory')]
+    """
+
+    def __init__(self) -> None:
+        self.location: str | None = None
+        self._feedback: list[tuple[frozenset[str], re.Pattern[str], Callable[..., None]]] = [
+            (_TAKE, re.compile(rf"You (?:pick up|take) {_NAME}(?: from (?:the )?(?:ground|floor|.+?))?[.!]"), self._taken),
+            (_DROP, re.compile(rf"You drop {_NAME}(?: on the (?:ground|floor))?[.!]"), self._dropped),
+            (_PUT, re.compile(rf"You (?:put|place) {_NAME} on {_NAME}[.!]"), self._put_on),
+            (_PUT, re.compile(rf"You (?:put|place|insert) {_NAME} (?:into|in) {_NAME}[.!]"), self._put_in),
+            (_OPEN, re.compile(rf"You open {_NAME}(?:, revealing (.+?))?[.!]"), self._opened),
+            (_CLOSE, re.compile(rf"You close {_NAME}[.!]"), lambda out, m: self._state(out, m.group(1), "closed")),
+            (_UNLOCK, re.compile(rf"You unlock {_NAME}(?: with .+?)?[.!]"), lambda out, m: self._state(out, m.group(1), "closed")),
+            (_LOCK, re.compile(rf"You lock {_NAME}(?: with .+?)?[.!]"), lambda out, m: self._state(out, m.group(1), "locked")),
+            (_EAT, re.compile(r"You eat (?:the )?(.+?)[.!]"), self._gone),
+            (_ANY, re.compile(r"Adding the meal to your inventory"), self._meal),
+            (_ANY, re.compile(r"You are carrying(?::\s*(.+?)|\s+nothing)\s*(?:\.\s*)?$", re.S), self._inventory),
+            (_ANY, re.compile(r"You (fried|roasted|grilled) the (.+?)[.!]"), self._cooked),
+            (_ANY, re.compile(r"You (dice|slice|chop) the (.+?)[.!]"), self._cooked),
+        ]
+
+    def reset(self) -> None:
+        """Forgets the current room."""
+        self.location = None
+
+    def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
+        """Triples of one step (see the module docstring)."""
+        out = Extraction()
+        self._store, self._action = store, action
+        view = parse_room(observation)
+        if view is not None:
+            self._room(out, view, action)
+        else:
+            self._already(out, observation, action)
+            verb = action.strip().lower().split(maxsplit=1)[0] if action.strip() else ""
+            for verbs, pattern, handler in self._feedback:
+                match = pattern.search(observation) if (not verbs or verb in verbs) else None
+                if match:
+                    handler(out, match)
+        out.triples.extend(read_text(observation))
+        out.location = self.location
+        return out
+
+    # -- rooms ---------------------------------------------------------------------------
+    def _room(self, out: Extraction, view: RoomView, action: str) -> None:
+        previous, room = self.location, view.room
+        direction = move_direction(action)
+        if previous and direction and previous != room:
+            out.triples.append((room, direction_relation(direction), previous))
+        self.location = room
+        add = out.triples.append
+        for thing in view.present:
+            add((thing, AT, room))
+        for holder, things in view.on.items():
+            out.triples.extend((t, ON, holder) for t in things)
+        for holder, things in view.inside.items():
+            out.triples.extend((t, IN, holder) for t in things)
+        for thing, state in view.states.items():
+            add((thing, IS, state))
+        for exit_direction in view.exits:
+            add((room, HAS_EXIT, exit_direction))
+        for door_direction_, door in view.doors.items():
+            add((room, door_relation(door_direction_), door))
+        self._snapshot(out, view)
+
+    def _snapshot(self, out: Extraction, view: RoomView) -> None:
+        """Invalidates what a full description of the room no longer shows."""
+        room = normalize(view.room)
+        listed = {normalize(t) for t in view.present}
+        shown_on = {normalize(s): {normalize(t) for t in ts} for s, ts in view.on.items()}
+        shown_in = {normalize(c): {normalize(t) for t in ts} for c, ts in view.inside.items()}
+        open_now = {normalize(c) for c, s in view.states.items() if s == "open"}
+        for t in self._store.incident(room):
+            if t.relation == AT and t.object == room and t.subject not in listed:
+                out.outdated.append(t.as_tuple())
+            elif t.relation == HAS_EXIT and t.subject == room and t.object not in view.exits:
+                out.outdated.append(t.as_tuple())
+        for holder in listed:
+            for t in self._store.incident(holder):
+                if t.object != holder or t.subject in shown_on.get(holder, ()) or t.subject in shown_in.get(holder, ()):
+                    continue
+                if t.relation == ON or (t.relation == IN and holder in open_now):
+                    out.outdated.append(t.as_tuple())
+
+    # -- feedback ------------------------------------------------------------------------
+    def _already(self, out: Extraction, observation: str, action: str) -> None:
+        match = re.search(r"(?:That's|It's|It is) already (open|closed|locked)", observation)
+        locked = re.search(r"(?:It's|It is|seems to be) locked", observation)
+        words = action.split(maxsplit=1)
+        if len(words) == 2 and (match or locked):
+            self._state(out, words[1], match.group(1) if match else "locked")
+
+    def _state(self, out: Extraction, name: str, state: str) -> None:
+        out.triples.append((clean_name(name)[0], IS, state))
+
+    def _taken(self, out: Extraction, match: re.Match[str]) -> None:
+        out.triples.append((clean_name(match.group(1))[0], IN, INVENTORY))
+
+    def _dropped(self, out: Extraction, match: re.Match[str]) -> None:
+        if self.location:
+            out.triples.append((clean_name(match.group(1))[0], AT, self.location))
+
+    def _put_on(self, out: Extraction, match: re.Match[str]) -> None:
+        out.triples.append((clean_name(match.group(1))[0], ON, clean_name(match.group(2))[0]))
+
+    def _put_in(self, out: Extraction, match: re.Match[str]) -> None:
+        out.triples.append((clean_name(match.group(1))[0], IN, clean_name(match.group(2))[0]))
+
+    def _opened(self, out: Extraction, match: re.Match[str]) -> None:
+        holder = clean_name(match.group(1))[0]
+        self._state(out, holder, "open")
+        things = split_list(match.group(2)) if match.group(2) else []
+        out.triples.extend((t, IN, holder) for t in things)
+        shown = {normalize(t) for t in things}
+        out.outdated.extend(t.as_tuple() for t in self._store.incident(holder)
+                            if t.relation == IN and t.object == normalize(holder) and t.subject not in shown)
+
+    def _gone(self, out: Extraction, match: re.Match[str]) -> None:
+        self._forget_location(out, clean_name(match.group(1))[0])
+
+    def _forget_location(self, out: Extraction, name: str) -> None:
+        out.outdated.extend(t.as_tuple() for t in self._store.incident(name)
+                            if t.subject == normalize(name) and t.relation in LOCATION_RELATIONS)
+
+    def _meal(self, out: Extraction, match: re.Match[str]) -> None:
+        out.triples.append(("meal", IN, INVENTORY))
+        for t in self._store.incident("recipe"):
+            if t.subject == "recipe" and t.relation == "requires":
+                self._forget_location(out, t.object)
+
+    def _inventory(self, out: Extraction, match: re.Match[str]) -> None:
+        listed = " ".join(match.group(1).split()) if match.group(1) else ""
+        things = split_list(listed) if listed else []
+        out.triples.extend((t, IN, INVENTORY) for t in things)
+        shown = {normalize(t) for t in things}
+        out.outdated.extend(t.as_tuple() for t in self._store.incident(INVENTORY)
+                            if t.relation == IN and t.subject not in shown)
+
+    def _cooked(self, out: Extraction, match: re.Match[str]) -> None:
+        out.triples.append((clean_name(match.group(2))[0], IS, _COOK_STATES[match.group(1)]))
+

@@ -1,0 +1,144 @@
+"""Ground truth in the memory's vocabulary, restricted to what the agent has observed.
+
+:data:`PREDICATE_TABLE` is the one documented mapping from TextWorld predicates (as the
+privileged ``info["facts"]`` triples) to memory relations and relation classes:
+
+============================  ===========================================  ===========
+TextWorld fact                memory triple                                class
+============================  ===========================================  ===========
+``(o, at, room)``             ``(o, "is at", room)`` (``P``, the player:    containment
+                              skipped)
+``(o, in, c)``                ``(o, "is in", c)``                          containment
+``(o, in, I)``                ``(o, "is in", "inventory")``                containment
+``(o, on, s)``                ``(o, "is on", s)``                          containment
+``(a, north_of, b)`` (etc.)   ``(a, "is north of", b)`` and derived         spatial
+                              ``(b, "has exit", "north")``
+``(r, link, "d r2")``         ``(r, "has door to the <dir>", d)`` with     spatial
+                              ``<dir>`` from ``(r2, <dir>_of, r)``
+``(x, is, open|closed|locked)``  ``(x, "is", open|closed|locked)``         state
+============================  ===========================================  ===========
+
+Other predicates (``free``, cooking properties, recipe bookkeeping) are not scored.
+
+What the agent has observed (:class:`ObservedTruth`) follows what TextWorld shows: on
+entering or acting in a room, the things in it, on its supporters and in its open containers
+(recursively), their and its doors' states, its exits and doors; a connection between two
+rooms once the agent has walked it (both directions); an inventory item when it entered the
+inventory or when the agent asked for the inventory. A triple counts once observed and for
+as long as it stays true.
+
+Example:
+    >>> facts = [("P", "at", "hall"), ("chest", "at", "hall"), ("key", "in", "chest"),
+    ...          ("chest", "is", "closed"), ("kitchen", "north_of", "hall")]
+    >>> sorted(ObservedTruth().step(facts, ""))
+    [('chest', 'is', 'closed'), ('chest', 'is at', 'hall'), ('hall', 'has exit', 'north')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textmem_gym.memory.relations import (
+    AT, DOOR_STATES, HAS_EXIT, IN, INVENTORY, IS, LOCATION_RELATIONS, ON, OPPOSITE, direction_relation,
+    door_direction, door_relation, relation_direction)
+from textmem_gym.memory.triples import TripleKey, normalize
+
+#: TextWorld predicate -> (memory relation, relation class). See the module docstring.
+PREDICATE_TABLE: dict[str, tuple[str, str]] = {
+    "at": (AT, "containment"), "in": (IN, "containment"), "on": (ON, "containment"),
+    **{f"{d}_of": (direction_relation(d), "spatial") for d in ("north", "south", "east", "west")},
+    "link": ("has door to the <dir>", "spatial"),
+    "open": (IS, "state"), "closed": (IS, "state"), "locked": (IS, "state"),
+}
+RELATION_CLASSES: tuple[str, ...] = ("spatial", "containment", "state")
+PLAYER, INVENTORY_ID = "P", "I"
+_INVENTORY_COMMANDS = frozenset({"inventory", "i", "inv", "check inventory"})
+
+
+def relation_class(triple: TripleKey) -> str | None:
+    """``spatial``, ``containment`` or ``state`` for scored triples, else ``None``."""
+    _, relation, obj = triple
+    if relation_direction(relation) or relation == HAS_EXIT or door_direction(relation):
+        return "spatial"
+    if relation in LOCATION_RELATIONS:
+        return "containment"
+    if relation == IS and obj in DOOR_STATES:
+        return "state"
+    return None
+
+
+def map_facts(facts: Iterable[tuple[str, str, str]]) -> tuple[set[TripleKey], str | None]:
+    """Maps TextWorld facts through :data:`PREDICATE_TABLE`.
+
+    Returns:
+        ``(triples, player_room)``.
+    """
+    facts = [(str(s), str(r), str(o)) for s, r, o in facts]
+    directions = {(s, r[:-3], o) for s, r, o in facts if r.endswith("_of") and r[:-3] in OPPOSITE}
+    rooms = {x for s, _, o in directions for x in (s, o)}
+    triples: set[TripleKey] = set()
+    player_room = None
+    for s, r, o in facts:
+        if s == PLAYER and r == "at":
+            player_room = normalize(o)
+        elif r in ("at", "in", "on") and s != PLAYER:
+            triples.add((s, PREDICATE_TABLE[r][0], INVENTORY if o == INVENTORY_ID else o))
+        elif r == "is" and o in DOOR_STATES:
+            triples.add((s, IS, o))
+        elif r == "link":
+            triples.update(_door_triple(s, o, rooms, directions))
+    for a, d, b in directions:
+        triples.add((a, direction_relation(d), b))
+        triples.add((b, HAS_EXIT, d))
+    return {tuple(normalize(x) for x in t) for t in triples}, player_room  # type: ignore[misc]
+
+
+def _door_triple(room: str, rest: str, rooms: set[str], directions: set[tuple[str, str, str]]) -> list[TripleKey]:
+    for other in rooms:
+        if rest.endswith(" " + other):
+            door = rest[: -len(other) - 1]
+            return [(room, door_relation(d), door) for a, d, b in directions if a == other and b == room]
+    return []
+
+
+class ObservedTruth:
+    """Tracks, along an episode, the true triples the agent has observed (see module doc)."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """New episode."""
+        self.seen: set[TripleKey] = set()
+        self._room: str | None = None
+        self._inventory: set[str] = set()
+
+    def step(self, facts: Iterable[tuple[str, str, str]], action: str) -> set[TripleKey]:
+        """Feeds the facts after ``action`` (``""`` at reset); returns the observed truth now."""
+        truth, room = map_facts(facts)
+        visible = self._visible(truth, room)
+        if self._room and room and room != self._room:
+            visible |= {t for t in truth if relation_direction(t[1]) and {t[0], t[2]} == {room, self._room}}
+        inventory = {s for s, r, o in truth if r == IN and o == INVENTORY}
+        shown = inventory if action.strip().lower() in _INVENTORY_COMMANDS else inventory - self._inventory
+        visible |= {(s, IN, INVENTORY) for s in shown}
+        self.seen |= visible
+        self._room, self._inventory = room, inventory
+        return truth & self.seen
+
+    @staticmethod
+    def _visible(truth: set[TripleKey], room: str | None) -> set[TripleKey]:
+        if room is None:
+            return set()
+        things = {s for s, r, o in truth if r == AT and o == room}
+        open_things = {s for s, r, o in truth if r == IS and o == "open"}
+        frontier = set(things)
+        while frontier:
+            holders = frontier
+            frontier = {s for s, r, o in truth if o in holders and (r == ON or (r == IN and o in open_things))} - things
+            things |= frontier
+        doors = {o for s, r, o in truth if s == room and door_direction(r)}
+        visible = {t for t in truth if t[1] in LOCATION_RELATIONS and t[0] in things and t[2] != INVENTORY}
+        visible |= {t for t in truth if t[1] == IS and t[0] in things | doors}
+        visible |= {t for t in truth if t[0] == room and (t[1] == HAS_EXIT or door_direction(t[1]))}
+        return visible

@@ -1,0 +1,77 @@
+"""The relation vocabulary shared by the extractors, the memories and the belief metric.
+
+Relations are short phrases an LLM reads naturally (``("knife", "is on", "table")``). The
+spatial ones carry directions so that routes and unexplored exits can be computed.
+
+Example:
+    >>> direction_relation("north")
+    'is north of'
+    >>> relation_direction("is north of"), opposite("north")
+    ('north', 'south')
+"""
+
+from __future__ import annotations
+
+#: Compass directions of text games and their opposites.
+OPPOSITE: dict[str, str] = {
+    "north": "south", "south": "north", "east": "west", "west": "east",
+    "northeast": "southwest", "southwest": "northeast", "northwest": "southeast",
+    "southeast": "northwest", "up": "down", "down": "up",
+}
+DIRECTIONS: tuple[str, ...] = tuple(OPPOSITE)
+
+#: Location of a thing: in a room, in a container (or ``inventory``), on a supporter.
+AT, IN, ON = "is at", "is in", "is on"
+LOCATION_RELATIONS: frozenset[str] = frozenset({AT, IN, ON})
+#: A room's exit in a direction: ``("kitchen", "has exit", "south")``.
+HAS_EXIT = "has exit"
+#: Unary states: ``("fridge", "is", "open")``.
+IS = "is"
+INVENTORY = "inventory"
+#: Mutually exclusive values of the ``is`` relation (a new one replaces an old one).
+STATE_GROUPS: tuple[frozenset[str], ...] = (
+    frozenset({"open", "closed", "locked"}),
+)
+#: Door states the belief metric scores.
+DOOR_STATES: frozenset[str] = STATE_GROUPS[0]
+
+
+def opposite(direction: str) -> str:
+    """The opposite compass direction (``north`` -> ``south``)."""
+    return OPPOSITE[direction]
+
+
+def direction_relation(direction: str) -> str:
+    """``north`` -> ``is north of``: ``(A, "is north of", B)`` means A lies north of B."""
+    if direction in ("up", "down"):
+        return "is above" if direction == "up" else "is below"
+    return f"is {direction} of"
+
+
+def door_relation(direction: str) -> str:
+    """``south`` -> ``has door to the south``: ``(room, "has door to the south", door)``."""
+    return f"has door to the {direction}"
+
+
+_DIRECTION_OF = {direction_relation(d): d for d in DIRECTIONS}
+_DOOR_OF = {door_relation(d): d for d in DIRECTIONS}
+SPATIAL_RELATIONS: frozenset[str] = frozenset(_DIRECTION_OF)
+DOOR_RELATIONS: frozenset[str] = frozenset(_DOOR_OF)
+
+
+def relation_direction(relation: str) -> str | None:
+    """The direction of a spatial relation (``is north of`` -> ``north``), else ``None``."""
+    return _DIRECTION_OF.get(relation)
+
+
+def door_direction(relation: str) -> str | None:
+    """The direction of a door relation (``has door to the south`` -> ``south``), else ``None``."""
+    return _DOOR_OF.get(relation)
+
+
+def state_group(value: str) -> frozenset[str] | None:
+    """The exclusive group a state value belongs to, if any."""
+    for group in STATE_GROUPS:
+        if value in group:
+            return group
+    return None

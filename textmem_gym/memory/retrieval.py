@@ -1,0 +1,218 @@
+"""Similarity search over triples: an incremental BM25 index (default) and dense embeddings.
+
+Both keep an index updated as triples come and go, so a query never re-embeds or rescans
+every triple (the AriGraph reference code re-embeds all edges on each query). BM25 only scores
+the triples sharing a query token (posting lists); very common tokens (relation words like
+``is``) are skipped once they are in more than ``max_df`` of the triples.
+
+Example:
+    >>> index = BM25Index()
+    >>> index.add(0, "knife, is on, table")
+    >>> index.add(1, "apple, is in, fridge")
+    >>> [tid for tid, _ in index.search("where is the knife", 2)]
+    [0]
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
+
+import numpy as np
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+#: Words carrying no content in queries and triples.
+STOPWORDS: frozenset[str] = frozenset(
+    "a an the of to in on at is are was be it its you your i and or with from for by this that "
+    "there here what where which who how".split())
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case alphanumeric tokens without stopwords."""
+    return [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
+
+
+class SimilarityIndex(Protocol):
+    """What the memory needs from a similarity backend."""
+
+    def add(self, item: int, text: str) -> None:
+        """Indexes ``text`` under id ``item``."""
+
+    def remove(self, item: int) -> None:
+        """Drops ``item`` from the index."""
+
+    def search(self, query: str, k: int, candidates: Iterable[int] = ()) -> list[tuple[int, float]]:
+        """The ``k`` best items for ``query`` (``candidates`` are always scored too)."""
+
+
+class BM25Index:
+    """Okapi BM25 over short texts, updated incrementally.
+
+    Args:
+        k1: Term-frequency saturation.
+        b: Length normalization.
+        max_df: Query tokens found in more than this fraction of documents are ignored (their
+            IDF is near zero and their posting lists are the whole index).
+    """
+
+    def __init__(self, k1: float = 1.2, b: float = 0.75, max_df: float = 0.2):
+        self.k1, self.b, self.max_df = k1, b, max_df
+        self._postings: dict[str, dict[int, int]] = defaultdict(dict)
+        self._lengths: dict[int, int] = {}
+        self._total_length = 0
+        self._tokens_of: dict[int, tuple[str, ...]] = {}
+
+    def __len__(self) -> int:
+        return len(self._lengths)
+
+    def add(self, item: int, text: str) -> None:
+        """Indexes ``text`` under ``item`` (re-adding replaces)."""
+        if item in self._lengths:
+            self.remove(item)
+        counts = Counter(tokenize(text))
+        for token, count in counts.items():
+            self._postings[token][item] = count
+        length = sum(counts.values())
+        self._lengths[item] = length
+        self._total_length += length
+        self._tokens_of[item] = tuple(counts)
+
+    def remove(self, item: int) -> None:
+        """Drops ``item`` (no-op if absent)."""
+        if item not in self._lengths:
+            return
+        for token in self._tokens_of.pop(item):
+            postings = self._postings[token]
+            postings.pop(item, None)
+            if not postings:
+                del self._postings[token]
+        self._total_length -= self._lengths.pop(item)
+
+    def idf(self, token: str) -> float:
+        """BM25 inverse document frequency (non-negative variant)."""
+        n, df = len(self._lengths), len(self._postings.get(token, ()))
+        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+    def scores(self, query: str, candidates: Iterable[int] = ()) -> dict[int, float]:
+        """BM25 score of every item sharing a (not too common) token with ``query``."""
+        n = len(self._lengths)
+        if n == 0:
+            return {}
+        average = self._total_length / n
+        scores: dict[int, float] = {c: 0.0 for c in candidates if c in self._lengths}
+        for token in set(tokenize(query)):
+            postings = self._postings.get(token)
+            if not postings or (n > 50 and len(postings) > self.max_df * n):
+                continue
+            idf = self.idf(token)
+            for item, tf in postings.items():
+                norm = self.k1 * (1 - self.b + self.b * self._lengths[item] / average)
+                scores[item] = scores.get(item, 0.0) + idf * tf * (self.k1 + 1) / (tf + norm)
+        return scores
+
+    def search(self, query: str, k: int, candidates: Iterable[int] = ()) -> list[tuple[int, float]]:
+        """The ``k`` best ``(item, score)`` pairs, best first (ties: lower id first)."""
+        scores = self.scores(query, candidates)
+        return heapq.nlargest(k, scores.items(), key=lambda kv: (kv[1], -kv[0]))
+
+
+Embedder = Callable[[Sequence[str]], np.ndarray]
+
+
+class DenseIndex:
+    """Cosine similarity over embeddings computed once per triple text (cached by text).
+
+    Args:
+        embed: Maps a list of texts to a ``(n, dim)`` array, e.g.
+            :func:`sentence_transformer_embedder` or :func:`openai_embedder`.
+    """
+
+    def __init__(self, embed: Embedder):
+        self.embed = embed
+        self._cache: dict[str, np.ndarray] = {}
+        self._rows: dict[int, int] = {}
+        self._ids: list[int] = []
+        self._matrix = np.zeros((0, 0), dtype=np.float32)
+
+    def _vector(self, text: str) -> np.ndarray:
+        if text not in self._cache:
+            vector = np.asarray(self.embed([text])[0], dtype=np.float32)
+            self._cache[text] = vector / (np.linalg.norm(vector) or 1.0)
+        return self._cache[text]
+
+    def add(self, item: int, text: str) -> None:
+        """Embeds ``text`` (once per distinct text) and stores it under ``item``."""
+        vector = self._vector(text)
+        if self._matrix.size == 0:
+            self._matrix = np.zeros((0, vector.shape[0]), dtype=np.float32)
+        self.remove(item)
+        self._rows[item] = len(self._ids)
+        self._ids.append(item)
+        self._matrix = np.vstack([self._matrix, vector[None, :]])
+
+    def remove(self, item: int) -> None:
+        """Drops ``item`` (swap with the last row)."""
+        row = self._rows.pop(item, None)
+        if row is None:
+            return
+        last = len(self._ids) - 1
+        if row != last:
+            moved = self._ids[last]
+            self._matrix[row] = self._matrix[last]
+            self._ids[row] = moved
+            self._rows[moved] = row
+        self._ids.pop()
+        self._matrix = self._matrix[:last]
+
+    def search(self, query: str, k: int, candidates: Iterable[int] = ()) -> list[tuple[int, float]]:
+        """The ``k`` most similar items (one matrix-vector product, no re-embedding)."""
+        if not self._ids:
+            return []
+        sims = self._matrix @ self._vector(query)
+        top = np.argsort(-sims, kind="stable")[:k]
+        return [(self._ids[i], float(sims[i])) for i in top]
+
+
+def sentence_transformer_embedder(model_path: str) -> Embedder:
+    """Embeddings from a local sentence-transformers model (``pip install sentence-transformers``)."""
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as error:  # pragma: no cover - optional dependency
+        raise ImportError("dense retrieval with a model path needs `pip install sentence-transformers`") from error
+    model = SentenceTransformer(model_path)
+    return lambda texts: np.asarray(model.encode(list(texts)))
+
+
+def openai_embedder(model: str, *, base_url: str | None = None, api_key: str | None = None) -> Embedder:
+    """Embeddings from an OpenAI-compatible ``/v1/embeddings`` endpoint (OpenAI, vLLM, Ollama)."""
+    import os
+
+    from openai import OpenAI
+
+    client = OpenAI(base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
+                    api_key=api_key or os.environ.get("OPENAI_API_KEY") or "none")
+
+    def embed(texts: Sequence[str]) -> np.ndarray:
+        response = client.embeddings.create(model=model, input=list(texts))
+        return np.asarray([row.embedding for row in response.data], dtype=np.float32)
+
+    return embed
+
+
+def make_index(similarity: str | SimilarityIndex = "bm25", **options: object) -> SimilarityIndex:
+    """Builds a similarity index by name: ``bm25`` (default), ``sentence-transformers``
+    (``model_path=...``) or ``openai`` (``model=...``, ``base_url``, ``api_key``)."""
+    if not isinstance(similarity, str):
+        return similarity
+    builders: dict[str, Callable[..., SimilarityIndex]] = {
+        "bm25": lambda **o: BM25Index(**o),
+        "sentence-transformers": lambda model_path, **o: DenseIndex(sentence_transformer_embedder(model_path)),
+        "openai": lambda model, **o: DenseIndex(openai_embedder(model, **o)),
+    }
+    if similarity not in builders:
+        raise ValueError(f"unknown similarity {similarity!r}; choose from {sorted(builders)}")
+    return builders[similarity](**options)
