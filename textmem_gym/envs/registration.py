@@ -28,6 +28,8 @@ class EnvEntry:
         description: One line for ``textmem-gym list`` and the README.
         expected_max_score: The maximum score the paper reports, when it does.
         needs: Constructor arguments the user must supply (e.g. ``game_file``).
+        walkthrough_known_failure: Why the privileged walkthrough of this id does not win
+            (an engine quirk), or ``None`` when it wins; the generic tests expect exactly this.
     """
 
     entry_point: str
@@ -36,6 +38,7 @@ class EnvEntry:
     description: str
     expected_max_score: float | None = None
     needs: tuple[str, ...] = field(default_factory=tuple)
+    walkthrough_known_failure: str | None = None
 
 
 ENV_IDS: dict[str, EnvEntry] = {}
@@ -84,6 +87,8 @@ ENV_IDS.update({
 from textmem_gym.envs import cleaning, treasure_hunt  # noqa: E402
 ENV_IDS.update(treasure_hunt.ENV_TABLE)
 ENV_IDS.update(cleaning.ENV_TABLE)
+from textmem_gym.envs import jericho_ids  # noqa: E402
+ENV_IDS.update(jericho_ids.ENV_TABLE)
 
 
 def register_all() -> None:

@@ -17,14 +17,17 @@ import unicodedata
 PRINTABLE_CHARSET: str = string.printable
 _PRINTABLE = frozenset(PRINTABLE_CHARSET)
 
-#: Commands longer than this are cut: interpreters' line buffers are small (Z-machine: 200).
-MAX_COMMAND_CHARS: int = 200
+#: Commands longer than this are cut: interpreters' line buffers are small (Jericho: under 198 bytes).
+MAX_COMMAND_CHARS: int = 190
 
 _BANNER_LINE = re.compile(r"^[\s$_|\\/<>()=-]*[$|\\_][\s$_|\\/<>()=-]*$")
 _PROMPT_TAIL = re.compile(r"\n\s*>[^\n]*\s*$")
 _MANY_NEWLINES = re.compile(r"\n{3,}")
 _TRAILING_SPACES = re.compile(r"[ \t]+\n")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+#: Dumb-frotz (under Jericho and TextWorld's .z8 games) reads ``\x`` as an interpreter escape,
+#: some of which crash it; no game command needs a backslash.
+_INTERPRETER_ESCAPES = re.compile(r"\\+")
 _SPACES = re.compile(r"\s+")
 
 
@@ -57,8 +60,8 @@ def clean_observation(text: str) -> str:
 def sanitize_command(command: str, max_chars: int = MAX_COMMAND_CHARS) -> str:
     """Makes any string safe to send to an interpreter as exactly one command.
 
-    Control characters (newlines included, which would otherwise send several commands) become
-    spaces, accents are folded to ASCII, other non-ASCII characters are dropped, runs of white
+    Control characters (newlines included, which would otherwise send several commands) and
+    backslashes (interpreter escapes) become spaces, accents are folded to ASCII, other non-ASCII characters are dropped, runs of white
     space collapse, and the result is cut to ``max_chars``.
 
     Args:
@@ -68,6 +71,6 @@ def sanitize_command(command: str, max_chars: int = MAX_COMMAND_CHARS) -> str:
     Returns:
         A single-line ASCII command, possibly empty (games answer an empty command themselves).
     """
-    command = _CONTROL.sub(" ", command)
+    command = _INTERPRETER_ESCAPES.sub(" ", _CONTROL.sub(" ", command))
     command = unicodedata.normalize("NFKD", command).encode("ascii", "ignore").decode("ascii")
     return _SPACES.sub(" ", command).strip()[:max_chars].strip()
