@@ -34,12 +34,14 @@ import openai
 from textmem_gym.llm.accounting import PriceTable, UsageTotals
 from textmem_gym.llm.cache import CACHE_FILENAME, ResponseCache, cache_mode, request_key
 from textmem_gym.llm.call import Call, Request
+from textmem_gym.llm.endpoints import ENDPOINTS
 from textmem_gym.llm.errors import LLMError, safe_url
 from textmem_gym.llm.results import ChatResult
 from textmem_gym.llm.retry import RetryPolicy
 from textmem_gym.paths import cache_dir
 
 logger = logging.getLogger("textmem_gym.llm")
+logger.addHandler(logging.NullHandler())  # a library: the application decides where retries are logged
 
 ENV_MODEL = "OPENAI_MODEL"
 ENV_BASE_URL = "OPENAI_BASE_URL"
@@ -156,14 +158,14 @@ class LLMClient:
             LLMError: After the last retry, or at once for non-retryable errors.
             CacheMissError: In replay mode, when the request was never recorded.
         """
-        call = self._call(self._chat_request(messages, temperature, max_tokens, params), timeout)
-        return call.chat_result(self._run_sync(call))
+        call, response = self._run_sync(self._chat_request(messages, temperature, max_tokens, params), timeout)
+        return call.chat_result(response)
 
     async def achat(self, messages: Messages, *, temperature: float | None = 0.0, max_tokens: int | None = None,
                     timeout: float | None = None, **params: Any) -> ChatResult:
         """Async :meth:`chat` (same arguments, results and errors)."""
-        call = self._call(self._chat_request(messages, temperature, max_tokens, params), timeout)
-        return call.chat_result(await self._run_async(call))
+        call, response = await self._run_async(self._chat_request(messages, temperature, max_tokens, params), timeout)
+        return call.chat_result(response)
 
     def chat_many(self, conversations: Sequence[Messages], **kwargs: Any) -> list[ChatResult]:
         """Runs several chats on ``concurrency`` threads; results keep the input order."""
@@ -172,14 +174,14 @@ class LLMClient:
 
     def embed(self, texts: Sequence[str], *, model: str | None = None, timeout: float | None = None) -> list[list[float]]:
         """Embeds ``texts``; returns one vector per text, in order."""
-        call = self._call(self._embed_request(texts, model), timeout)
-        return call.vectors(self._run_sync(call))
+        call, response = self._run_sync(self._embed_request(texts, model), timeout)
+        return call.vectors(response)
 
     async def aembed(self, texts: Sequence[str], *, model: str | None = None,
                      timeout: float | None = None) -> list[list[float]]:
         """Async :meth:`embed`."""
-        call = self._call(self._embed_request(texts, model), timeout)
-        return call.vectors(await self._run_async(call))
+        call, response = await self._run_async(self._embed_request(texts, model), timeout)
+        return call.vectors(response)
 
     def close(self) -> None:
         """Closes the sync HTTP client and the cache (async clients close with their loops)."""
@@ -225,9 +227,6 @@ class LLMClient:
             self._sample_counts[key] = repeat + 1
         return request_key({"body": keyed, "repeat": repeat})
 
-    def _call(self, request: Request, timeout: float | None) -> Call:
-        return Call(self, request, self.timeout if timeout is None else timeout)
-
     # -- transport ----------------------------------------------------------------------------
     def _sdk_options(self) -> dict[str, Any]:
         return {"api_key": self._api_key or PLACEHOLDER_API_KEY, "base_url": self.base_url,
@@ -236,42 +235,57 @@ class LLMClient:
     def _sync_client(self) -> openai.OpenAI:
         with self._lock:
             if self._sync_sdk is None:
-                self._sync_sdk = openai.OpenAI(**self._sdk_options())
+                self._sync_sdk = _warmed_up(openai.OpenAI(**self._sdk_options()))
             return self._sync_sdk
 
     def _async_client(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
         loop = asyncio.get_running_loop()
         with self._lock:
             if loop not in self._async_sdks:
-                self._async_sdks[loop] = (openai.AsyncOpenAI(**self._sdk_options()), asyncio.Semaphore(self.concurrency))
+                sdk = _warmed_up(openai.AsyncOpenAI(**self._sdk_options()))
+                self._async_sdks[loop] = (sdk, asyncio.Semaphore(self.concurrency))
             return self._async_sdks[loop]
 
-    def _run_sync(self, call: Call) -> dict[str, Any]:
-        hit = call.lookup()
-        if hit is not None:
-            return hit
+    def _new_call(self, request: Request, timeout: float | None) -> Call:
+        return Call(self, request, self.timeout if timeout is None else timeout)
+
+    def _run_sync(self, request: Request, timeout: float | None) -> tuple[Call, dict[str, Any]]:
+        sdk = None if self._mode.replay_only else self._sync_client()  # one-time setup: not in latencies
+        call = self._new_call(request, timeout)
+        hit = call.lookup()  # in replay mode a miss raises here
+        if hit is not None or sdk is None:
+            return call, hit or {}
         while True:
             try:
                 with self._sync_slots:
-                    raw = call.endpoint.create(self._sync_client())(**call.sdk_kwargs())
-                return call.succeeded(raw)
+                    raw = call.endpoint.create(sdk)(**call.sdk_kwargs())
+                return call, call.succeeded(raw)
             except Exception as exc:  # classified by the retry policy; bugs are re-raised
                 step = call.failed(exc)
             time.sleep(call.wait_or_raise(step))
 
-    async def _run_async(self, call: Call) -> dict[str, Any]:
-        hit = call.lookup()
-        if hit is not None:
-            return hit
-        sdk, slots = self._async_client()
+    async def _run_async(self, request: Request, timeout: float | None) -> tuple[Call, dict[str, Any]]:
+        transport = None if self._mode.replay_only else self._async_client()
+        call = self._new_call(request, timeout)
+        hit = call.lookup()  # in replay mode a miss raises here
+        if hit is not None or transport is None:
+            return call, hit or {}
+        sdk, slots = transport
         while True:
             try:
                 async with slots:
                     raw = await call.endpoint.create(sdk)(**call.sdk_kwargs())
-                return call.succeeded(raw)
+                return call, call.succeeded(raw)
             except Exception as exc:  # classified by the retry policy; bugs are re-raised
                 step = call.failed(exc)
             await asyncio.sleep(call.wait_or_raise(step))
+
+
+def _warmed_up(sdk: Any) -> Any:
+    """Touches the SDK resources once, so their lazy imports do not land in a call's latency."""
+    for endpoint in ENDPOINTS.values():
+        endpoint.create(sdk)
+    return sdk
 
 
 def _resolve_cache_path(cache_path: str | Path | None) -> Path:

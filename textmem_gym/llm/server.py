@@ -53,6 +53,7 @@ class _HTTPServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     timeout = 60
+    disable_nagle_algorithm = True  # headers and body go out as separate writes
     server: _HTTPServer
 
     def setup(self) -> None:
