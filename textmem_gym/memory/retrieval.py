@@ -203,15 +203,22 @@ def openai_embedder(model: str, *, base_url: str | None = None, api_key: str | N
     return embed
 
 
+def client_embedder(client: object) -> Embedder:
+    """Embeddings through a :class:`~textmem_gym.llm.LLMClient` (cached and accounted)."""
+    return lambda texts: np.asarray(client.embed(list(texts)), dtype=np.float32)  # type: ignore[attr-defined]
+
+
 def make_index(similarity: str | SimilarityIndex = "bm25", **options: object) -> SimilarityIndex:
     """Builds a similarity index by name: ``bm25`` (default), ``sentence-transformers``
-    (``model_path=...``) or ``openai`` (``model=...``, ``base_url``, ``api_key``)."""
+    (``model_path=...``) or ``openai`` (``client=LLMClient(...)``, or ``model=...``,
+    ``base_url``, ``api_key`` for a bare OpenAI-compatible endpoint)."""
     if not isinstance(similarity, str):
         return similarity
     builders: dict[str, Callable[..., SimilarityIndex]] = {
         "bm25": lambda **o: BM25Index(**o),
         "sentence-transformers": lambda model_path, **o: DenseIndex(sentence_transformer_embedder(model_path)),
-        "openai": lambda model, **o: DenseIndex(openai_embedder(model, **o)),
+        "openai": lambda model=None, client=None, **o: DenseIndex(
+            client_embedder(client) if client is not None else openai_embedder(model or "text-embedding-3-small", **o)),
     }
     if similarity not in builders:
         raise ValueError(f"unknown similarity {similarity!r}; choose from {sorted(builders)}")

@@ -1,0 +1,190 @@
+"""``MemoryGraphWrapper``: a memory-augmented view of any TextMem env.
+
+The observation becomes ``{"observation": raw text, "belief": memory rendered for a prompt}``
+(or one string with ``flatten=True``); ``info`` gains the believed location, known locations,
+unexplored exits, memory statistics and step counts; ``go to <known location>`` macro actions
+walk the shortest known path. Rewards and termination are the env's.
+
+Step limit: ``gym.make`` puts a ``TimeLimit`` inside this wrapper. By default primitive moves
+count (a ``go to`` of 4 moves uses 4 steps; the inner ``TimeLimit`` truncates mid-macro).
+With ``macro_counts_as_one_step=True`` (the papers' accounting) the wrapper switches the
+inner ``TimeLimit`` off and truncates itself after ``max_episode_steps`` agent decisions.
+Either way ``info["steps"]`` reports both ``decisions`` and ``primitive`` moves.
+
+Example:
+    >>> import gymnasium as gym, textmem_gym
+    >>> env = MemoryGraphWrapper(gym.make("TextMem/Cooking-v0"))
+    >>> obs, info = env.reset(seed=0)
+    >>> info["location"], sorted(obs)
+    ('livingroom', ['belief', 'observation'])
+    >>> obs, reward, terminated, truncated, info = env.step("go south")
+    >>> "go to livingroom" in info["admissible_commands"]
+    True
+    >>> env.close()
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import gymnasium as gym
+from gymnasium import spaces
+from gymnasium.wrappers import TimeLimit
+
+from textmem_gym.envs.lazy import LazyCommands
+from textmem_gym.envs.text_game import MAX_TEXT_LENGTH, text_space
+from textmem_gym.envs.text_utils import to_printable
+from textmem_gym.memory.base import Memory, make_memory
+from textmem_gym.memory.belief_metrics import BeliefAccuracy
+from textmem_gym.memory.extractors import Extractor
+from textmem_gym.wrappers.macro import goto_commands, parse_goto, run_goto
+
+BELIEF_MODES = ("retrieve", "full")
+
+
+def find_time_limit(env: gym.Env) -> TimeLimit | None:
+    """The first ``TimeLimit`` in a wrapper chain, if any."""
+    while isinstance(env, gym.Wrapper):
+        if isinstance(env, TimeLimit):
+            return env
+        env = env.env
+    return None
+
+
+class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """Adds a memory (belief) and ``go to`` macro actions to a TextMem env.
+
+    Args:
+        env: Any TextMem env (``gym.make("TextMem/...")``).
+        memory: ``"arigraph"`` (or another name in ``textmem_gym.memory.MEMORIES``) or a memory.
+        extractor: ``"rules"``, ``"llm"``, ``"oracle"`` or an extractor (named memories only).
+        goto: Enable ``go to <known location>`` and add them to the admissible commands.
+        flatten: One string observation (raw text, then the belief) instead of a ``Dict``.
+        belief: ``"retrieve"``: location, unexplored exits, then what the memory retrieves for
+            the current observation; ``"full"``: every believed triple.
+        macro_counts_as_one_step: Count a macro as one step against the limit (see module doc).
+        memory_options: Further arguments of a named memory (``depth``, ``width``, ...).
+        extractor_options: Arguments of a named extractor (``client`` for ``llm``).
+        belief_metrics: Score the belief against privileged facts each step
+            (``info["belief_accuracy"]``); ``None`` = whenever ``info`` has ``facts``.
+    """
+
+    def __init__(self, env: gym.Env, *, memory: str | Memory = "arigraph", extractor: str | Extractor = "rules",
+                 goto: bool = True, flatten: bool = False, belief: str = "retrieve",
+                 macro_counts_as_one_step: bool = False, memory_options: dict[str, Any] | None = None,
+                 extractor_options: dict[str, Any] | None = None, belief_metrics: bool | None = None):
+        gym.utils.RecordConstructorArgs.__init__(
+            self, memory=memory, extractor=extractor, goto=goto, flatten=flatten, belief=belief,
+            macro_counts_as_one_step=macro_counts_as_one_step, memory_options=memory_options,
+            extractor_options=extractor_options, belief_metrics=belief_metrics)
+        gym.Wrapper.__init__(self, env)
+        if belief not in BELIEF_MODES:
+            raise ValueError(f"belief must be one of {BELIEF_MODES}, got {belief!r}")
+        if isinstance(memory, str):
+            options = {"extractor": extractor, "extractor_options": extractor_options, **(memory_options or {})}
+            self.memory: Memory = make_memory(memory, **options)
+        else:
+            if memory_options or extractor_options:
+                raise ValueError("memory_options/extractor_options only apply to a memory given by name")
+            self.memory = memory
+        self.goto, self.flatten, self.belief_mode = bool(goto), bool(flatten), belief
+        self.macro_counts_as_one_step = bool(macro_counts_as_one_step)
+        self.belief_metrics = belief_metrics
+        self.belief_accuracy = BeliefAccuracy()
+        self.max_steps = self._take_step_limit(env)
+        self.observation_space = text_space() if self.flatten else spaces.Dict(
+            {"observation": text_space(), "belief": text_space()})
+        self.decisions = self.primitive_steps = 0
+        self._last_info: dict[str, Any] = {}
+
+    def _take_step_limit(self, env: gym.Env) -> int | None:
+        limit = find_time_limit(env)
+        if limit is None:
+            return env.spec.max_episode_steps if env.spec is not None else None
+        steps = limit._max_episode_steps
+        if self.macro_counts_as_one_step:
+            limit._max_episode_steps = sys.maxsize  # the wrapper counts decisions itself
+        return steps
+
+    # -- Gymnasium API -------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """Resets the env and empties the memory, which then reads the first observation."""
+        observation, info = self.env.reset(seed=seed, options=options)
+        self.memory.reset()
+        self.belief_accuracy.reset()
+        self.decisions = self.primitive_steps = 0
+        self.memory.update(observation, "", info)
+        self._score_belief(info, "")
+        return self._observation(observation), self._augment(info)
+
+    def step(self, action: str) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """A primitive command, or ``go to X`` (macro) when ``goto`` is on."""
+        target = parse_goto(action) if self.goto else None
+        self.decisions += 1
+        if target is None:
+            observation, reward, terminated, truncated, info = self._primitive(action)
+            macro = None
+        else:
+            budget = None if self.max_steps is None or self.macro_counts_as_one_step else \
+                max(self.max_steps - self.primitive_steps, 0)
+            result = run_goto(self.memory, target, self._primitive, budget)
+            observation, reward = result.observation, result.reward
+            terminated, truncated = result.terminated, result.truncated
+            info = result.info if result.info is not None else dict(self._last_info)
+            macro = result.summary()
+        truncated = truncated or (not terminated and self._limit_reached())
+        info = self._augment(info)
+        if macro is not None:
+            info["macro"] = macro
+        return self._observation(observation), float(reward), bool(terminated), bool(truncated), info
+
+    def _primitive(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        self.primitive_steps += 1
+        self.memory.update(observation, action, info)
+        self._score_belief(info, action)
+        return observation, reward, terminated, truncated, info
+
+    def _limit_reached(self) -> bool:
+        if self.max_steps is None:
+            return False
+        used = self.decisions if self.macro_counts_as_one_step else max(self.primitive_steps, self.decisions)
+        return used >= self.max_steps
+
+    # -- outputs -------------------------------------------------------------------------
+    def render_belief(self, observation: str) -> str:
+        """The belief text for ``observation`` (what the ``belief`` key holds)."""
+        text = self.memory.render(observation if self.belief_mode == "retrieve" else None)
+        return to_printable(text)[:MAX_TEXT_LENGTH]
+
+    def _observation(self, observation: str) -> Any:
+        belief = self.render_belief(observation)
+        if self.flatten:
+            return f"{observation}\n\n[Memory]\n{belief}"[:MAX_TEXT_LENGTH]
+        return {"observation": observation, "belief": belief}
+
+    def _augment(self, info: dict[str, Any]) -> dict[str, Any]:
+        self._last_info = dict(info)
+        info = dict(info)
+        info["location"] = self.memory.location
+        info["known_locations"] = self.memory.known_locations()
+        info["unexplored_exits"] = self.memory.unexplored_exits()
+        info["memory"] = self.memory.stats.as_dict()
+        info["steps"] = {"decisions": self.decisions, "primitive": self.primitive_steps}
+        if self.goto and "admissible_commands" in info:
+            info["admissible_commands"] = self._with_gotos(info["admissible_commands"])
+        return info
+
+    def _with_gotos(self, commands: Any) -> Any:
+        extra = goto_commands(self.memory)
+        if isinstance(commands, LazyCommands) and not commands.computed:
+            return LazyCommands(lambda: list(commands) + extra)
+        return list(commands) + extra
+
+    def _score_belief(self, info: dict[str, Any], action: str) -> None:
+        enabled = self.belief_metrics if self.belief_metrics is not None else "facts" in info
+        if enabled and "facts" in info:
+            score = self.belief_accuracy.step(info["facts"], action, self.memory.believed_triples())
+            info["belief_accuracy"] = {name: {"precision": c.precision, "recall": c.recall, "f1": c.f1}
+                                       for name, c in score.items()}
