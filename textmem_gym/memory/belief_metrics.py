@@ -94,10 +94,11 @@ class BeliefAccuracy:
         """New episode (totals are kept)."""
         self.truth.reset()
 
-    def step(self, facts: Iterable[tuple[str, str, str]], action: str,
-             believed: Iterable[TripleKey]) -> dict[str, Counts]:
-        """Scores one step: ``facts`` are the privileged facts after ``action``."""
-        truth = self.truth.step(facts, action)
+    def step(self, facts: Iterable[tuple[str, str, str]], action: str, believed: Iterable[TripleKey],
+             observation: str | None = None) -> dict[str, Counts]:
+        """Scores one step: ``facts`` are the privileged facts after ``action``, ``observation``
+        the text the agent saw (it scopes which states count as observed)."""
+        truth = self.truth.step(facts, action, observation)
         believed = {tuple(normalize(x) for x in t) for t in believed}
         scored = {t for t in believed if relation_class(t)}  # type: ignore[arg-type]
         self.last_errors = {"false_positives": scored - truth, "false_negatives": truth - scored}  # type: ignore[operator]

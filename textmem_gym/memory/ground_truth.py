@@ -22,10 +22,12 @@ Other predicates (``free``, cooking properties, recipe bookkeeping) are not scor
 
 What the agent has observed (:class:`ObservedTruth`) follows what TextWorld shows: on
 entering or acting in a room, the things in it, on its supporters and in its open containers
-(recursively), their and its doors' states, its exits and doors; a connection between two
-rooms once the agent has walked it (both directions); an inventory item when it entered the
-inventory or when the agent asked for the inventory. A triple counts once observed and for
-as long as it stays true.
+(recursively), its exits and doors; a connection between two rooms once the agent has walked
+it (both directions); an inventory item when it entered the inventory or when the agent asked
+for the inventory. An open/closed/locked state counts when the agent acted on the thing, or
+when the step's text mentions the thing in a sentence that reveals a state (the house grammars
+often introduce a locker as just "a mauve locker"); without the text, every visible state
+counts. A triple counts once observed and for as long as it stays true.
 
 Example:
     >>> facts = [("P", "at", "hall"), ("chest", "at", "hall"), ("key", "in", "chest"),
@@ -36,6 +38,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from textmem_gym.memory.relations import (
@@ -101,6 +104,19 @@ def _door_triple(room: str, rest: str, rooms: set[str], directions: set[tuple[st
     return []
 
 
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+_REVEALS = re.compile(r"\b(?:open|opened|closed|locked|unlocked|empty|contains|revealing|reveals|holds|has|"
+                      r"is filled with|shelters|offers|inside|in it)\b", re.I)
+
+
+def state_revealed(thing: str, observation: str, action: str) -> bool:
+    """Whether ``observation``/``action`` tell the open/closed/locked state of ``thing``."""
+    name = re.compile(rf"\b{re.escape(thing)}\b", re.I)
+    if name.search(action):
+        return True
+    return any(name.search(s) and _REVEALS.search(s) for s in _SENTENCES.split(observation))
+
+
 class ObservedTruth:
     """Tracks, along an episode, the true triples the agent has observed (see module doc)."""
 
@@ -113,10 +129,14 @@ class ObservedTruth:
         self._room: str | None = None
         self._inventory: set[str] = set()
 
-    def step(self, facts: Iterable[tuple[str, str, str]], action: str) -> set[TripleKey]:
-        """Feeds the facts after ``action`` (``""`` at reset); returns the observed truth now."""
+    def step(self, facts: Iterable[tuple[str, str, str]], action: str,
+             observation: str | None = None) -> set[TripleKey]:
+        """Feeds the facts after ``action`` (``""`` at reset) and, when given, the text the
+        agent saw; returns the observed truth now."""
         truth, room = map_facts(facts)
         visible = self._visible(truth, room)
+        if observation is not None:
+            visible = {t for t in visible if t[1] != IS or state_revealed(t[0], observation, action)}
         if self._room and room and room != self._room:
             visible |= {t for t in truth if relation_direction(t[1]) and {t[0], t[2]} == {room, self._room}}
         inventory = {s for s, r, o in truth if r == IN and o == INVENTORY}

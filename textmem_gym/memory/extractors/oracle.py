@@ -38,7 +38,7 @@ class OracleExtractor(StructuralOutdated):
         if "facts" not in info:
             raise ValueError("the oracle extractor needs privileged facts: make the env with "
                              "gym.make(env_id, privileged=True)")
-        truth = self.truth.step(info["facts"], action)
+        truth = self.truth.step(info["facts"], action, observation)
         _, room = map_facts(info["facts"])
         outdated = [t for t in store.active_keys() if t not in truth]
         return Extraction(sorted(truth), sorted(outdated), room)

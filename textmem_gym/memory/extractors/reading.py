@@ -1,6 +1,9 @@
-"""Triples from things read: the cooking games' recipe, and notes that name places or keys.
+"""Triples from things read: the cooking games' recipe, notes naming which key opens which
+locker and where (stored as hearsay, ``is said to be in``: not seen yet), and what was read.
 
 Example:
+    >>> read_text("The steel key opens the yellow locker in Room J.", "read second note")
+    [('steel key', 'opens', 'yellow locker'), ('yellow locker', 'is said to be in', 'Room J'), ('second note', 'says', 'The steel key opens the yellow locker in Room J.')]
     >>> text = "Recipe #1\\n\\nIngredients:\\n  red apple\\n\\nDirections:\\n  slice the red apple\\n  prepare meal"
     >>> read_text(text)
     [('recipe', 'requires', 'red apple'), ('red apple', 'needs to be', 'sliced')]
@@ -16,7 +19,8 @@ _SECTION = re.compile(r"Ingredients:\s*\n(?P<ingredients>.*?)\n\s*\nDirections:\
 _STEP = re.compile(r"^\s*(\w+) the (.+?)\s*$")
 _PARTICIPLE = {"slice": "sliced", "dice": "diced", "chop": "chopped", "fry": "fried", "roast": "roasted",
                "grill": "grilled", "cook": "cooked"}
-_NOTE = re.compile(r"(?:The note|It|The paper|The letter) (?:says|reads)[:,]?\s*[\"']?(.+?)[\"']?\s*$", re.S | re.M)
+_OPENS = re.compile(r"\b(?:the )?([\w -]+? key) (?:opens|unlocks|fits) (?:the )?([\w -]+?)(?: (?:in|at) (?:the )?([\w -]+?))?[.!]", re.I)
+_READ_VERBS = frozenset({"read", "examine", "x", "look"})
 
 
 def read_recipe(text: str) -> list[TripleKey]:
@@ -35,10 +39,16 @@ def read_recipe(text: str) -> list[TripleKey]:
     return triples
 
 
-def read_text(text: str) -> list[TripleKey]:
-    """Triples of everything readable in ``text`` (currently recipes and notes)."""
+def read_text(text: str, action: str = "") -> list[TripleKey]:
+    """Triples of everything readable in ``text`` (recipes, key notes; with a ``read``/
+    ``examine`` action, also ``(thing, says, first sentence)``)."""
     triples = read_recipe(text)
-    note = _NOTE.search(text)
-    if note:
-        triples.append(("note", "says", " ".join(note.group(1).split())[:200]))
+    for key, locker, place in _OPENS.findall(text):
+        triples.append((key.strip(), "opens", locker.strip()))
+        if place:
+            triples.append((locker.strip(), "is said to be in", place.strip()))
+    words = action.strip().split(maxsplit=1)
+    if len(words) == 2 and words[0].lower() in _READ_VERBS and text.strip() and "-=" not in text:
+        first = re.split(r"(?<=[.!?])\s", " ".join(text.split()), maxsplit=1)[0]
+        triples.append((words[1].strip(), "says", first[:200]))
     return triples

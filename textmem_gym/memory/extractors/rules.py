@@ -98,7 +98,7 @@ class RulesExtractor(StructuralOutdated):
                 match = pattern.search(observation) if (not verbs or verb in verbs) else None
                 if match:
                     handler(out, match)
-        out.triples.extend(read_text(observation))
+        out.triples.extend(read_text(observation, action))
         out.location = self.location
         return out
 
