@@ -89,6 +89,8 @@ ENV_IDS.update(treasure_hunt.ENV_TABLE)
 ENV_IDS.update(cleaning.ENV_TABLE)
 from textmem_gym.envs import jericho_ids  # noqa: E402
 ENV_IDS.update(jericho_ids.ENV_TABLE)
+from textmem_gym.envs import scienceworld_ids  # noqa: E402
+ENV_IDS.update(scienceworld_ids.ENV_TABLE)
 
 
 def register_all() -> None:

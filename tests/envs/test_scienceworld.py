@@ -1,0 +1,191 @@
+"""ScienceWorld backend: ids, JVM lifetime, arguments, scores, facts, admissible commands."""
+
+from __future__ import annotations
+
+import gc
+import os
+import re
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+import textmem_gym  # noqa: F401
+from textmem_gym.envs.scienceworld_ids import ENV_TABLE, TASKS, camel_case, env_id
+
+pytestmark = pytest.mark.java
+LIVING = "TextMem/ScienceWorld-FindLivingThing-v0"
+
+
+def java_children() -> set[int]:
+    """Pids of live (not zombie) java processes whose parent is this test process."""
+    pids = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")[0]
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == os.getpid() and fields[0] != "Z" and cmdline.endswith(b"java"):
+            pids.add(int(entry.name))
+    return pids
+
+
+@pytest.fixture(scope="module")
+def living():
+    env = gym.make(LIVING, privileged=True)
+    yield env
+    env.close()
+
+
+def test_ids_cover_every_scienceworld_task():
+    from scienceworld.constants import TASKS as ENGINE_TASKS
+
+    assert set(TASKS) == {task["task_name"] for task in ENGINE_TASKS}
+    assert {TASKS[t["task_name"]][0] for t in ENGINE_TASKS} == {t["task_id"] for t in ENGINE_TASKS}
+    assert len(ENV_TABLE) == 30 and all(i in gym.registry for i in ENV_TABLE)
+    assert env_id("find-living-thing") == LIVING
+    assert camel_case("identify-life-stages-1") == "IdentifyLifeStages1"
+    assert gym.spec(LIVING).max_episode_steps == 100
+
+
+def test_close_and_garbage_collection_stop_the_jvm():
+    before = java_children()
+    env = gym.make(LIVING)
+    started = java_children() - before
+    assert len(started) == 1, "one JVM per env"
+    env.reset(seed=0)
+    env.close()
+    assert java_children() == before
+    env = gym.make(LIVING)
+    assert len(java_children() - before) == 1
+    del env
+    gc.collect()
+    assert java_children() == before
+
+
+def test_two_envs_have_their_own_jvm():
+    before = java_children()
+    first, second = gym.make(LIVING), gym.make(LIVING)
+    try:
+        assert len(java_children() - before) == 2
+        assert first.unwrapped._sim.java_process.pid != second.unwrapped._sim.java_process.pid
+    finally:
+        first.close()
+        second.close()
+    assert java_children() == before
+
+
+def test_missing_java_names_the_package(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    before = java_children()
+    with pytest.raises(gym.error.DependencyNotInstalled, match="default-jre-headless"):
+        gym.make(LIVING)
+    assert java_children() == before
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"split": "validation"}, "split must be one of"),
+    ({"variation": -1}, "variation must be a non-negative int"),
+    ({"variation": 1, "game_seed": 1}, "not both"),
+    ({"game_seed": 10_000}, "game_seed must be below 75"),
+    ({"variation": 0}, "variation 0 is not in the test split"),
+    ({"simplification": "hard"}, "Unknown simplification"),
+])
+def test_bad_arguments_are_rejected_without_leaking_a_jvm(kwargs, message):
+    before = java_children()
+    with pytest.raises(ValueError, match=message):
+        gym.make(LIVING, **kwargs)
+    gc.collect()
+    assert java_children() == before
+
+
+def test_unknown_task_is_rejected():
+    from textmem_gym.envs.scienceworld_env import ScienceWorldEnv
+
+    with pytest.raises(ValueError, match="unknown ScienceWorld task 'find-unicorn'"):
+        ScienceWorldEnv("find-unicorn")
+
+
+def test_variation_selection_and_reset_determinism():
+    env = gym.make(LIVING, split="train", game_seed=2)
+    try:
+        first, info = env.reset(seed=0)
+        assert info["variation"] == 2 and info["task"] == "find-living-thing"
+        trace = [env.step(c)[0] for c in ["go to hallway", "wait", "look around"]]
+        again, _ = env.reset(seed=123)
+        assert again == first
+        assert [env.step(c)[0] for c in ["go to hallway", "wait", "look around"]] == trace
+    finally:
+        env.close()
+    other = gym.make(LIVING, split="train", variation=3)
+    try:
+        assert other.reset(seed=0)[0] != first
+    finally:
+        other.close()
+
+
+def test_reset_shows_task_and_room(living):
+    observation, info = living.reset(seed=0)
+    assert observation.startswith(info["objective"])
+    assert "find a(n) living thing" in info["objective"]
+    assert re.search(r"This room is called the [a-z ]+\.", observation)
+    assert info["max_score"] == 100 and info["variation"] in range(225, 300)
+
+
+def test_failure_is_lost_with_clamped_score(living):
+    living.reset(seed=0)
+    observation, reward, terminated, truncated, info = living.step("focus on air")
+    assert terminated and not truncated
+    assert info["lost"] and not info["won"]
+    assert info["scienceworld_score"] < 0 and info["score"] == 0 and info["normalized_score"] == 0
+    assert reward <= 0 and "focus on the air" in observation
+
+
+def test_walkthrough_rewards_add_up_and_facts_follow_the_agent(living):
+    _, info = living.reset(seed=0)
+    start_score, total = info["score"], 0.0
+    assert any(t[0] == "agent" and t[1] == "in" for t in info["facts"])
+    carried = set()
+    for command in info["walkthrough"]:
+        _, reward, terminated, _, info = living.step(command)
+        total += reward
+        carried |= {t[0] for t in info["facts"] if t[1:] == ("in", "inventory")}
+    assert terminated and info["won"] and info["score"] == 100
+    assert total == 100 - start_score
+    assert carried, "the walkthrough picks something up"
+
+
+def test_facts_hold_doors_of_the_current_room(living):
+    observation, info = living.reset(seed=0)
+    room = re.search(r"called the ([a-z ]+)\.", observation).group(1)
+    doors = re.findall(r"A door to the ([a-z ]+) \(that is (open|closed)\)", observation)
+    assert doors
+    for other, state in doors:
+        assert (room, "connected_to", other) in info["facts"]
+        assert (f"door to {other}", "is", state) in info["facts"]
+    assert ("agent", "in", room) in info["facts"]
+
+
+def test_admissible_commands_are_lazy_and_dated(living):
+    _, info = living.reset(seed=0)
+    commands = info["admissible_commands"]
+    assert not commands.computed
+    assert "look around" in commands and len(commands) > 50
+    info = living.step("go to hallway")[4]
+    stale = info["admissible_commands"]
+    living.step("look around")
+    with pytest.raises(RuntimeError, match="earlier step"):
+        list(stale)
+
+
+def test_bad_commands_get_scienceworld_feedback(living):
+    living.reset(seed=0)
+    for command in ["", "x" * 5000, "fly to the moon", "☕ 北"]:
+        observation, reward, terminated, truncated, info = living.step(command)
+        assert observation and reward == 0 and not terminated
+    assert "No known action matches that input" in observation

@@ -1,0 +1,151 @@
+"""ScienceWorld backend: the 30 ScienceWorld tasks (DAVIS's benchmark) as TextMem envs.
+
+Each env owns one JVM (:class:`~textmem_gym.envs.scienceworld_process.ScienceWorldProcess`),
+started in the constructor and stopped by ``close()`` or when the env is garbage collected.
+``reset()`` restarts the loaded task in the same JVM.
+
+Scores: ScienceWorld's 0-100 progress score; ``max_score`` is 100. ScienceWorld marks a failed
+task with a negative score: the env then reports ``lost=True``, ``score`` 0 (so
+``normalized_score`` stays in [0, 1]) and the raw value in ``info["scienceworld_score"]``.
+``won`` is ScienceWorld's task completion.
+
+Determinism: ScienceWorld seeds its world from the variation index, so the game is fixed by
+the constructor arguments (task, variation, simplification); the ``reset`` seed changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from textmem_gym.envs.privileged import Triple
+from textmem_gym.envs.scienceworld_facts import object_tree_facts
+from textmem_gym.envs.scienceworld_ids import TASKS
+from textmem_gym.envs.scienceworld_process import ScienceWorldProcess
+from textmem_gym.envs.text_game import GameState, TextGameEnv
+
+#: Split name -> the ScienceWorld API method listing its variations.
+SPLITS: dict[str, str] = {"train": "get_variations_train", "dev": "get_variations_dev",
+                          "test": "get_variations_test"}
+
+
+class ScienceWorldEnv(TextGameEnv):
+    """A ScienceWorld task as a Gymnasium env meeting the TextMem contract.
+
+    Args:
+        task: ScienceWorld task name (e.g. ``"find-living-thing"``; see
+            :data:`~textmem_gym.envs.scienceworld_ids.TASKS`).
+        variation: ScienceWorld variation index (must belong to ``split``); ``None`` picks the
+            ``game_seed``-th variation of ``split``.
+        split: ``"train"``, ``"dev"`` or ``"test"`` (DAVIS evaluated on test variations).
+        game_seed: Position of the variation in the split when ``variation`` is ``None``
+            (default 0).
+        simplification: ScienceWorld simplification string; ``"easy"`` (DAVIS) by default,
+            ``""`` for none, or comma-separated names (``"teleportAction,openDoors"``).
+        java_options: JVM options (``None``: fast-start defaults).
+        privileged: ``facts`` (object-tree triples) and/or ``walkthrough`` (the gold action
+            sequence); off by default.
+        render_mode: ``"human"`` or ``"ansi"``.
+
+    Example:
+        >>> import gymnasium as gym, textmem_gym
+        >>> env = gym.make("TextMem/ScienceWorld-FindLivingThing-v0", privileged="walkthrough")
+        >>> obs, info = env.reset(seed=0)
+        >>> info["max_score"], len(info["walkthrough"]) > 0
+        (100, True)
+        >>> env.close()
+    """
+
+    def __init__(self, task: str, *, variation: int | None = None, split: str = "test",
+                 game_seed: int | None = None, simplification: str = "easy",
+                 java_options: Sequence[str] | None = None,
+                 privileged: bool | str | Iterable[str] = False, render_mode: str | None = None):
+        super().__init__(privileged=privileged, render_mode=render_mode)
+        _check_arguments(task, variation, split, game_seed, simplification)
+        self.task, self.split, self.simplification = task, split, simplification
+        self._sim = ScienceWorldProcess(java_options)
+        try:
+            self.variation = self._load(variation, game_seed or 0)
+        except BaseException:
+            self._sim.close()
+            raise
+        self.objective = str(self._sim.get_task_description())
+        self._walkthrough_cache = (list(self._sim.get_gold_action_sequence())
+                                   if "walkthrough" in self.privileged else [])
+        self._tick = 0  # counts resets and steps: dates lazily computed admissible commands
+
+    def _load(self, variation: int | None, game_seed: int) -> int:
+        gold = "walkthrough" in self.privileged
+        first = variation if variation is not None else 0
+        self._sim.load(self.task, first, self.simplification, generateGoldPath=gold)
+        variations = list(getattr(self._sim, SPLITS[self.split])())
+        if variation is None:
+            if game_seed >= len(variations):
+                raise ValueError(f"game_seed must be below {len(variations)} (the number of {self.split} "
+                                 f"variations of {self.task!r}), got {game_seed}")
+            variation = variations[game_seed]
+        elif variation not in variations:
+            raise ValueError(f"variation {variation} is not in the {self.split} split of {self.task!r} "
+                             f"({variations[0]}..{variations[-1]})")
+        if variation != first:
+            self._sim.load(self.task, variation, self.simplification, generateGoldPath=gold)
+        return int(variation)
+
+    # -- backend hooks -------------------------------------------------------------------
+    def _game_reset(self) -> GameState:
+        self._sim.server.reset()
+        look = str(self._sim.server.step("look around"))
+        self._tick += 1
+        return self._game_state(f"{self.objective}\n\n{look}")
+
+    def _game_step(self, command: str) -> GameState:
+        self._tick += 1
+        return self._game_state(str(self._sim.server.step(command)))
+
+    def _game_close(self) -> None:
+        self._sim.close()
+
+    def _walkthrough(self) -> list[str]:
+        return list(self._walkthrough_cache)
+
+    # -- helpers -------------------------------------------------------------------------
+    def _game_state(self, feedback: str) -> GameState:
+        raw_score = int(round(100 * float(self._sim.server.getScore())))
+        lost = raw_score < 0
+        return GameState(
+            feedback=feedback, score=max(raw_score, 0), max_score=100,
+            won=bool(self._sim.server.getCompleted()) and not lost, lost=lost,
+            moves=int(self._sim.server.getNumMoves()),
+            admissible_commands=self._admissible_now(),
+            facts=self._facts if "facts" in self.privileged else None,
+            extra={"scienceworld_score": raw_score, "task": self.task, "variation": self.variation},
+        )
+
+    def _admissible_now(self) -> Callable[[], list[str]]:
+        tick = self._tick
+
+        def compute() -> list[str]:
+            self._check_open()
+            if tick != self._tick:
+                raise RuntimeError("these admissible commands belong to an earlier step: read "
+                                   "info['admissible_commands'] before the next step() or reset()")
+            return [str(command) for command in self._sim.get_valid_action_object_combinations()]
+
+        return compute
+
+    def _facts(self) -> list[Triple]:
+        return object_tree_facts(self._sim.getObjectTree(), str(self._sim.look()))
+
+
+def _check_arguments(task: Any, variation: Any, split: Any, game_seed: Any, simplification: Any) -> None:
+    if task not in TASKS:
+        raise ValueError(f"unknown ScienceWorld task {task!r}; known: {sorted(TASKS)}")
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {sorted(SPLITS)}, got {split!r}")
+    for name, value in (("variation", variation), ("game_seed", game_seed)):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            raise ValueError(f"{name} must be a non-negative int or None, got {value!r}")
+    if variation is not None and game_seed is not None:
+        raise ValueError("give variation or game_seed, not both")
+    if not isinstance(simplification, str):
+        raise TypeError(f"simplification must be a str, got {type(simplification).__name__}")

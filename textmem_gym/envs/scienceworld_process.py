@@ -1,0 +1,180 @@
+"""One ScienceWorld simulator (one JVM) per env: found, started fast, and always stopped.
+
+:class:`ScienceWorldProcess` is ScienceWorld's own Python API (``scienceworld.ScienceWorldEnv``)
+with a different start and stop:
+
+- Java is looked up first (``JAVA_HOME``, then ``PATH``); without it the error names the
+  package to install.
+- The JVM runs with fast-start options and a class-data-sharing archive of ScienceWorld's
+  classes, built on the first start and kept in the cache dir: later starts skip most class
+  loading (about 3x faster on 2 cores).
+- ``close()`` (also run by ``weakref.finalize`` when the object is collected, and at exit) shuts
+  the gateway down and waits for the JVM to exit, killing it if it does not: no stray Java
+  process outlives its env.
+
+Example:
+    >>> sim = ScienceWorldProcess()
+    >>> sim.load("find-living-thing", 0, "easy")
+    >>> sim.reset()[0].startswith("This outside location")
+    True
+    >>> sim.close(); sim.java_process.poll() is not None
+    True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import uuid
+import weakref
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from gymnasium.error import DependencyNotInstalled
+
+from textmem_gym.paths import cache_dir
+
+try:
+    from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
+    from scienceworld import ScienceWorldEnv as EngineEnv
+    from scienceworld.constants import BASEPATH, JAR_PATH
+except ImportError as error:  # pragma: no cover - depends on the installed extras
+    raise DependencyNotInstalled(
+        f"ScienceWorld is not installed ({error}): pip install 'textmem-gym[scienceworld]'") from error
+
+#: Package that provides Java on Debian/Ubuntu (named in the missing-Java error).
+JAVA_PACKAGE = "default-jre-headless"
+#: JVM options for short-lived simulators: quick JIT, small-footprint GC, no log lines on stdout
+#: (py4j reads the gateway port from the JVM's first stdout line).
+DEFAULT_JAVA_OPTIONS: tuple[str, ...] = (
+    "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "-Xlog:disable", "-Xlog:all=error:stderr",
+)
+#: Seconds to wait for the JVM to exit before killing it.
+EXIT_TIMEOUT = 30.0
+
+
+def find_java() -> str:
+    """The ``java`` executable (``$JAVA_HOME/bin/java``, else ``java`` on ``PATH``).
+
+    Raises:
+        gymnasium.error.DependencyNotInstalled: If there is no Java runtime.
+    """
+    java_home = os.environ.get("JAVA_HOME")
+    candidates = [str(Path(java_home) / "bin" / "java")] if java_home else []
+    candidates.append(shutil.which("java") or "")
+    for candidate in candidates:
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    raise DependencyNotInstalled(
+        "ScienceWorld runs on Java, but no Java runtime was found (JAVA_HOME unset or wrong, no "
+        f"`java` on PATH). Install one, e.g. `sudo apt-get install {JAVA_PACKAGE}`.")
+
+
+class ClassArchive:
+    """The class-data-sharing archive of one (ScienceWorld jar, java) pair in the cache dir.
+
+    Args:
+        jar: ScienceWorld's jar.
+        java: The java executable.
+    """
+
+    def __init__(self, jar: str, java: str):
+        stat = os.stat(jar)
+        key = f"{os.path.realpath(jar)}|{stat.st_size}|{stat.st_mtime_ns}|{os.path.realpath(java)}"
+        digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+        self.path = cache_dir("scienceworld") / f"classes-{digest}.jsa"
+        self.pending: Path | None = None
+
+    def java_options(self) -> list[str]:
+        """Uses the archive if built, else asks this JVM to write it when it exits."""
+        if self.path.is_file():
+            return [f"-XX:SharedArchiveFile={self.path}"]
+        self.pending = self.path.with_name(f"{self.path.stem}.{uuid.uuid4().hex}.tmp")
+        return [f"-XX:ArchiveClassesAtExit={self.pending}"]
+
+    def publish(self) -> None:
+        """After the JVM exited: moves a freshly written archive into place (atomically)."""
+        pending, self.pending = self.pending, None
+        if pending is None:
+            return
+        if pending.is_file() and pending.stat().st_size > 0 and not self.path.exists():
+            os.replace(pending, self.path)
+        pending.unlink(missing_ok=True)
+
+
+def _stop(gateway: Any, process: subprocess.Popen, archive: ClassArchive,
+          tempdir: tempfile.TemporaryDirectory) -> None:
+    """Shuts the gateway down and makes sure the JVM has exited (then reaps it)."""
+    try:
+        gateway.shutdown()
+    except Exception:  # noqa: BLE001 - the JVM may already be gone; it is reaped below
+        pass
+    if process.poll() is None and process.stdin is not None:
+        try:
+            process.stdin.write(b"\n")
+            process.stdin.flush()
+        except OSError:
+            pass
+    try:
+        process.wait(timeout=EXIT_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    if process.stdin is not None:
+        try:
+            process.stdin.close()
+        except OSError:
+            pass
+    archive.publish()
+    tempdir.cleanup()
+
+
+class ScienceWorldProcess(EngineEnv):  # type: ignore[misc]
+    """ScienceWorld's Python API over a JVM that this object owns (one JVM per instance).
+
+    Args:
+        java_options: JVM options; ``None`` uses :data:`DEFAULT_JAVA_OPTIONS`.
+        class_archive: Use (and build on first start) the class-data-sharing archive.
+
+    Raises:
+        gymnasium.error.DependencyNotInstalled: If Java is missing.
+    """
+
+    def __init__(self, java_options: Sequence[str] | None = None, class_archive: bool = True):
+        java = find_java()
+        self._archive = ClassArchive(JAR_PATH, java)
+        options = list(DEFAULT_JAVA_OPTIONS if java_options is None else java_options)
+        options += self._archive.java_options() if class_archive else []
+        port, process = launch_gateway(classpath=JAR_PATH, die_on_exit=True, cwd=BASEPATH,
+                                       return_proc=True, javaopts=options, java_path=java)
+        self.java_process: subprocess.Popen = process
+        self._gateway = JavaGateway(gateway_parameters=GatewayParameters(auto_field=True, port=port),
+                                    java_process=process)
+        self._obj_tree_tempdir = tempfile.TemporaryDirectory(prefix="textmem-sciworld-")
+        self._finalizer = weakref.finalize(self, _stop, self._gateway, process, self._archive,
+                                           self._obj_tree_tempdir)
+        try:
+            self.server = self._gateway.jvm.scienceworld.runtime.pythonapi.PythonInterface()
+        except Exception:
+            self.close()
+            raise
+        self.lastStepScore = 0
+        self.taskName = None
+        self.envStepLimit = 10**9
+        self.goldPathGenerated = False
+
+    @property
+    def closed(self) -> bool:
+        """Whether the JVM has been stopped."""
+        return not self._finalizer.alive
+
+    def close(self) -> None:
+        """Stops the JVM and waits for it to exit (idempotent)."""
+        self._finalizer()
+
+    def __del__(self) -> None:
+        """Collection runs the finalizer; nothing else to do."""
