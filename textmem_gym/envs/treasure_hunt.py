@@ -52,7 +52,7 @@ DISTRACTORS = (
     "magnifying glass", "globe", "telescope", "violin", "flute", "drum", "harmonica", "feather",
     "pebble", "seashell", "pine cone", "acorn", "leaf", "ribbon", "button", "thimble", "needle",
     "spool of thread", "pencil", "eraser", "ruler", "stapler", "envelope", "postcard", "stamp",
-    "map", "calendar", "dice", "playing cards", "marble", "yo-yo", "kite", "toy boat", "puppet",
+    "map", "calendar", "dice", "playing cards", "marble", "spinning top", "kite", "toy boat", "puppet",
     "mask", "fan", "mirror", "comb", "brush", "soap", "sponge", "bucket", "broom", "dustpan",
     "watering can", "flower pot", "birdcage", "lantern", "hourglass", "snow globe",
 )
@@ -237,6 +237,7 @@ def _place_chain(maker: Any, plan: HuntPlan, rooms: dict[Cell, Any], lockers: di
 TREASURE_HUNT = register_generator(GameGenerator(
     name="treasure-hunt",
     build="textmem_gym.envs.treasure_hunt:build_treasure_hunt",
+    version="2",
     notes=TREASURE_NOTES,
 ))
 
