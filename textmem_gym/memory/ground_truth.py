@@ -128,6 +128,7 @@ class ObservedTruth:
         self.seen: set[TripleKey] = set()
         self._room: str | None = None
         self._inventory: set[str] = set()
+        self._started = False
 
     def step(self, facts: Iterable[tuple[str, str, str]], action: str,
              observation: str | None = None) -> set[TripleKey]:
@@ -140,7 +141,11 @@ class ObservedTruth:
         if self._room and room and room != self._room:
             visible |= {t for t in truth if relation_direction(t[1]) and {t[0], t[2]} == {room, self._room}}
         inventory = {s for s, r, o in truth if r == IN and o == INVENTORY}
-        shown = inventory if action.strip().lower() in _INVENTORY_COMMANDS else inventory - self._inventory
+        if action.strip().lower() in _INVENTORY_COMMANDS:
+            shown = inventory
+        else:  # what entered the inventory this step (the starting inventory is not shown)
+            shown = inventory - self._inventory if self._started else set()
+        self._started = True
         visible |= {(s, IN, INVENTORY) for s in shown}
         self.seen |= visible
         self._room, self._inventory = room, inventory
