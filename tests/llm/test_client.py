@@ -140,3 +140,16 @@ def test_usage_totals_sum_over_calls(server: LocalOpenAIServer, make_client: Mak
     assert totals["completion_tokens"] == sum(r.completion_tokens for r in results) == 3 + 2
     assert totals["latency_s"] == pytest.approx(sum(r.latency_s for r in results))
     assert totals["failures"] == {} and totals["retries"] == 0
+
+
+def test_server_specific_parameters_pass_through(server: LocalOpenAIServer, make_client: MakeClient) -> None:
+    make_client(server).chat(USER, top_k=5, extra_body={"min_p": 0.1})
+    body = server.requests[0]
+    assert body["top_k"] == 5 and body["min_p"] == 0.1 and "extra_body" not in body
+
+
+def test_extra_headers_reach_the_server(make_client: MakeClient) -> None:
+    with LocalOpenAIServer(api_key="header-key") as server:
+        client = make_client(server, api_key="wrong-key", max_retries=0)
+        result = client.chat(USER, extra_headers={"Authorization": "Bearer header-key"})
+    assert result.text.startswith("echo:")

@@ -1,0 +1,71 @@
+"""The textmem-gym command end to end (list, eval, summary, play through stdin)."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium as gym
+
+from textmem_gym.cli import main, play
+from textmem_gym.envs.registration import ENV_IDS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_list_shows_every_id_with_its_description(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for env_id, entry in ENV_IDS.items():
+        assert env_id in out and entry.description in out
+    assert "walkthrough" in out and "PRIVILEGED" in out
+
+
+def test_eval_writes_results_and_prints_the_table(tmp_path):
+    out = tmp_path / "r.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "textmem_gym.cli", "eval", "TextMem/CookingRL-L1-v0", "--policy", "walkthrough",
+         "--episodes", "2", "--seed", "4", "--out", str(out), "--quiet"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "| TextMem/CookingRL-L1-v0 | walkthrough | 2 | 1.000 ± 0.000 | 1.00 |" in proc.stdout
+    assert len(out.read_text().splitlines()) == 2
+    summary = subprocess.run([sys.executable, "-m", "textmem_gym.cli", "summary", str(out)],
+                             cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert "1.000 ± 0.000" in summary.stdout
+
+
+def test_eval_errors_are_clear(capsys):
+    assert main(["eval", "TextMem/CookingRL-L1-v0", "--policy", "no-such-policy", "--quiet"]) == 2
+    assert "unknown policy 'no-such-policy'" in capsys.readouterr().err
+
+
+def test_play_through_stdin_handles_help_admissible_and_quit():
+    env = gym.make("TextMem/CookingRL-L1-v0", privileged=["walkthrough"])
+    walkthrough = env.reset(seed=0)[1]["walkthrough"]
+    stdin = io.StringIO("help\nadmissible\n" + "\n".join(walkthrough) + "\nlook\n")
+    stdout = io.StringIO()
+    info = play(env, stdin=stdin, stdout=stdout)
+    env.close()
+    text = stdout.getvalue()
+    assert "admissible  list the commands" in text
+    assert "  look\n" in text  # the admissible listing
+    assert "[score 4/4" in text and "You won!" in text and info["won"]
+
+
+def test_play_stops_at_quit_and_at_end_of_input():
+    env = gym.make("TextMem/CookingRL-L1-v0")
+    out = io.StringIO()
+    info = play(env, stdin=io.StringIO("inventory\nquit\ngo north\n"), stdout=out)
+    assert "[score 0/4 | moves 1 | steps 1]" in out.getvalue() and "steps 2" not in out.getvalue()
+    info = play(env, stdin=io.StringIO(""), stdout=io.StringIO())
+    env.close()
+    assert info["moves"] == 0
+
+
+def test_console_script_play_via_stdin():
+    proc = subprocess.run([sys.executable, "-m", "textmem_gym.cli", "play", "TextMem/CookingRL-L1-v0"],
+                          input="admissible\nquit\n", cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "[score 0/4" in proc.stdout and "  inventory" in proc.stdout
