@@ -230,7 +230,8 @@ class AriGraphMemory:
                 "episodes": self.episodic.to_json()}
 
     def save(self, path: str | Path) -> None:
-        """Writes the memory as JSON (no pickle)."""
+        """Writes the memory as JSON (no pickle); parent directories are created."""
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text(json.dumps(self.to_json(), indent=1), encoding="utf-8")
 
     def load(self, path: str | Path) -> None:

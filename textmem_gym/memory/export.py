@@ -53,6 +53,7 @@ def draw_memory(memory: Any, path: str | Path, *, history: bool = False, size: f
 
     graph = memory_graph(memory, history=history)
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     figure, axes = plt.subplots(figsize=(size, size * 0.75))
     axes.set_axis_off()
     if graph.number_of_nodes():
