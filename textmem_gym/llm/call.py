@@ -66,9 +66,9 @@ class Call:
             on_fault=lambda fault: client.usage.add_fault(fault.kind), rng=client.rng,
         )
 
-    def sdk_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for the SDK's ``create``."""
-        return {**self.request.body, "timeout": self.timeout}
+    def send(self, sdk: Any) -> Any:
+        """Sends the request with the SDK client's ``post`` (a coroutine for the async SDK)."""
+        return sdk.post(self.endpoint.path, **self.endpoint.post_arguments(self.request.body, self.timeout))
 
     def lookup(self) -> dict[str, Any] | None:
         """Returns the cached response when the mode reads the cache; raises on a replay miss."""

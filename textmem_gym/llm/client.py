@@ -34,7 +34,6 @@ import openai
 from textmem_gym.llm.accounting import PriceTable, UsageTotals
 from textmem_gym.llm.cache import CACHE_FILENAME, ResponseCache, cache_mode, request_key
 from textmem_gym.llm.call import Call, Request
-from textmem_gym.llm.endpoints import ENDPOINTS
 from textmem_gym.llm.errors import LLMError, safe_url
 from textmem_gym.llm.results import ChatResult
 from textmem_gym.llm.retry import RetryPolicy
@@ -235,14 +234,14 @@ class LLMClient:
     def _sync_client(self) -> openai.OpenAI:
         with self._lock:
             if self._sync_sdk is None:
-                self._sync_sdk = _warmed_up(openai.OpenAI(**self._sdk_options()))
+                self._sync_sdk = openai.OpenAI(**self._sdk_options())
             return self._sync_sdk
 
     def _async_client(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
         loop = asyncio.get_running_loop()
         with self._lock:
             if loop not in self._async_sdks:
-                sdk = _warmed_up(openai.AsyncOpenAI(**self._sdk_options()))
+                sdk = openai.AsyncOpenAI(**self._sdk_options())
                 self._async_sdks[loop] = (sdk, asyncio.Semaphore(self.concurrency))
             return self._async_sdks[loop]
 
@@ -258,7 +257,7 @@ class LLMClient:
         while True:
             try:
                 with self._sync_slots:
-                    raw = call.endpoint.create(sdk)(**call.sdk_kwargs())
+                    raw = call.send(sdk)
                 return call, call.succeeded(raw)
             except Exception as exc:  # classified by the retry policy; bugs are re-raised
                 step = call.failed(exc)
@@ -274,18 +273,11 @@ class LLMClient:
         while True:
             try:
                 async with slots:
-                    raw = await call.endpoint.create(sdk)(**call.sdk_kwargs())
+                    raw = await call.send(sdk)
                 return call, call.succeeded(raw)
             except Exception as exc:  # classified by the retry policy; bugs are re-raised
                 step = call.failed(exc)
             await asyncio.sleep(call.wait_or_raise(step))
-
-
-def _warmed_up(sdk: Any) -> Any:
-    """Touches the SDK resources once, so their lazy imports do not land in a call's latency."""
-    for endpoint in ENDPOINTS.values():
-        endpoint.create(sdk)
-    return sdk
 
 
 def _resolve_cache_path(cache_path: str | Path | None) -> Path:

@@ -15,6 +15,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from openai.types import CreateEmbeddingResponse
+from openai.types.chat import ChatCompletion
+
 from textmem_gym.llm.accounting import estimate_prompt_tokens, estimate_tokens
 from textmem_gym.llm.retry import BadResponseError, EmptyContentError
 
@@ -96,24 +99,44 @@ def _embeddings_excerpt(body: Mapping[str, Any]) -> str:
     return _excerpt(str(inputs[0])) + (f" (+{len(inputs) - 1} more)" if len(inputs) > 1 else "")
 
 
+#: SDK request options that shape the HTTP request rather than the JSON body.
+_TRANSPORT_OPTIONS = {"extra_headers": "headers", "extra_query": "params"}
+
+
 @dataclass(frozen=True)
 class Endpoint:
-    """An API endpoint: how to reach its ``create`` method on an SDK client and read answers.
+    """An API endpoint: its path, response type, and how its answers are read.
+
+    Requests go through the SDK client's generic ``post`` (its documented way to send any
+    request): the body is passed through as given, so server-specific parameters (vLLM's
+    ``top_k``, ...) need no ``extra_body``, and the per-request cost of the typed ``create``
+    methods' parameter transformation is avoided.
 
     Attributes:
         operation: Human name for messages.
-        create: ``sdk -> sdk.<resource>.create`` (works for the sync and the async SDK).
+        path: Path below the base URL.
+        cast_to: The SDK model the answer is parsed into.
         normalize: ``(raw, body, retry_empty) -> normalised response``.
         prompt_excerpt: ``body -> short text`` naming the request in errors.
     """
 
     operation: str
-    create: Callable[[Any], Callable[..., Any]]
+    path: str
+    cast_to: type
     normalize: Callable[[Any, Mapping[str, Any], bool], dict[str, Any]]
     prompt_excerpt: Callable[[Mapping[str, Any]], str]
 
+    def post_arguments(self, body: Mapping[str, Any], timeout: float) -> dict[str, Any]:
+        """Keyword arguments for ``sdk.post`` (sync or async) sending ``body``."""
+        payload = {name: value for name, value in body.items() if name not in _TRANSPORT_OPTIONS}
+        payload.update(payload.pop("extra_body", None) or {})
+        options: dict[str, Any] = {"timeout": timeout}
+        options.update({option: body[name] for name, option in _TRANSPORT_OPTIONS.items() if body.get(name)})
+        return {"cast_to": self.cast_to, "body": payload, "options": options}
+
 
 ENDPOINTS: dict[str, Endpoint] = {
-    "chat": Endpoint("chat completion", lambda sdk: sdk.chat.completions.create, normalize_chat, _chat_excerpt),
-    "embeddings": Endpoint("embedding", lambda sdk: sdk.embeddings.create, normalize_embeddings, _embeddings_excerpt),
+    "chat": Endpoint("chat completion", "/chat/completions", ChatCompletion, normalize_chat, _chat_excerpt),
+    "embeddings": Endpoint("embedding", "/embeddings", CreateEmbeddingResponse, normalize_embeddings,
+                           _embeddings_excerpt),
 }
