@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from textmem_gym.llm import LLMClient
 
 pytestmark = pytest.mark.llm
 REPO = Path(__file__).resolve().parents[2]
@@ -23,3 +27,28 @@ def test_local_server_example_runs(tmp_path: Path) -> None:
     assert lines["action"] == "open fridge"
     assert lines["server"].endswith("(2 requests)")
     assert "retries: 1" in lines["tokens"]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_server_runs_from_the_command_line(tmp_path: Path) -> None:
+    script = tmp_path / "answers.json"
+    script.write_text(json.dumps(["go east", "take lamp"]))
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen([sys.executable, "-m", "textmem_gym.llm", "--port", str(port), "--script", str(script)],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        banner = process.stdout.readline()
+        assert f"serving on http://127.0.0.1:{port}/v1" in banner, process.stderr.read() if process.stderr else ""
+        client = LLMClient(model="local", base_url=f"http://127.0.0.1:{port}/v1", timeout=10)
+        texts = [client.chat([{"role": "user", "content": "next?"}]).text for _ in range(2)]
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert texts == ["go east", "take lamp"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import pickle
 import subprocess
 import sys
 import traceback
@@ -100,3 +102,12 @@ def test_credentials_in_server_messages_and_urls_are_redacted(make_client: Calla
     assert "responder raised RuntimeError" in message and "***" in message
     assert TEST_KEY not in message and "sk-other" not in message and "hunter2" not in message
     assert "hunter2" not in repr(client)
+
+
+def test_dumping_the_client_state_shows_no_key(server: LocalOpenAIServer, make_client: Callable[..., LLMClient]) -> None:
+    client = make_client(server)
+    client.chat(USER)
+    dumped = json.dumps(vars(client), default=repr) + repr(vars(client)) + str(vars(client))
+    assert "test-model" in dumped and TEST_KEY not in dumped
+    with pytest.raises(TypeError, match="credential"):
+        pickle.dumps(client._api_key)

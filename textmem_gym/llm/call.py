@@ -62,7 +62,7 @@ class Call:
         self.cached = False
         self.retry = RetryState(
             client.retry_policy, operation=self.endpoint.operation, endpoint=client.base_url,
-            model=request.model, secrets=client.secrets,
+            model=request.model, secrets=client._secrets,
             on_fault=lambda fault: client.usage.add_fault(fault.kind), rng=client.rng,
         )
 

@@ -34,7 +34,7 @@ import openai
 from textmem_gym.llm.accounting import PriceTable, UsageTotals
 from textmem_gym.llm.cache import CACHE_FILENAME, ResponseCache, cache_mode, request_key
 from textmem_gym.llm.call import Call, Request
-from textmem_gym.llm.errors import LLMError, safe_url
+from textmem_gym.llm.errors import Secret, safe_url
 from textmem_gym.llm.results import ChatResult
 from textmem_gym.llm.retry import RetryPolicy
 from textmem_gym.paths import cache_dir
@@ -111,7 +111,8 @@ class LLMClient:
         if concurrency < 1 or max_retries < 0 or timeout <= 0:
             raise ValueError("need concurrency >= 1, max_retries >= 0 and timeout > 0")
         self.base_url = base_url or os.environ.get(ENV_BASE_URL) or DEFAULT_BASE_URL
-        self._api_key = api_key or os.environ.get(ENV_API_KEY) or None
+        key = api_key or os.environ.get(ENV_API_KEY)
+        self._api_key = Secret(key) if key else None
         self.embedding_model = embedding_model or os.environ.get(ENV_EMBEDDING_MODEL) or DEFAULT_EMBEDDING_MODEL
         self.timeout, self.concurrency, self.seed, self.retry_empty = timeout, concurrency, seed, retry_empty
         self.retry_policy = RetryPolicy(max_retries=max_retries, backoff_base=backoff_base, backoff_max=backoff_max)
@@ -134,9 +135,9 @@ class LLMClient:
                 f"cache={self.cache_mode!r}, concurrency={self.concurrency})")
 
     @property
-    def secrets(self) -> tuple[str, ...]:
+    def _secrets(self) -> tuple[str, ...]:
         """Strings that must never be shown (the API key), for redaction."""
-        return (self._api_key,) if self._api_key else ()
+        return (self._api_key.reveal(),) if self._api_key else ()
 
     # -- public calls -------------------------------------------------------------------------
     def chat(self, messages: Messages, *, temperature: float | None = 0.0, max_tokens: int | None = None,
@@ -228,7 +229,8 @@ class LLMClient:
 
     # -- transport ----------------------------------------------------------------------------
     def _sdk_options(self) -> dict[str, Any]:
-        return {"api_key": self._api_key or PLACEHOLDER_API_KEY, "base_url": self.base_url,
+        key = self._api_key.reveal() if self._api_key else PLACEHOLDER_API_KEY
+        return {"api_key": key, "base_url": self.base_url,
                 "timeout": self.timeout, "max_retries": 0}
 
     def _sync_client(self) -> openai.OpenAI:

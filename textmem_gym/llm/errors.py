@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 REDACTED = "***"
@@ -47,6 +48,34 @@ class Redactor:
             text = text.replace(secret, REDACTED)
         text = _CREDENTIAL_PATTERNS[0].sub(REDACTED, text)
         return _CREDENTIAL_PATTERNS[1].sub(lambda m: m.group(1) + REDACTED, text)
+
+
+class Secret:
+    """Holds a credential so that ``repr``, ``str``, ``vars()`` dumps and pickles never show it.
+
+    Example:
+        >>> key = Secret("sk-abcdef123456")
+        >>> str(key), key.reveal()
+        ('***', 'sk-abcdef123456')
+    """
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        """Returns the credential (only to hand it to the HTTP client)."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    def __str__(self) -> str:
+        return REDACTED
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        raise TypeError("refusing to pickle a credential")
 
 
 def safe_url(url: str) -> str:

@@ -9,7 +9,7 @@ callable ``messages -> text`` or a script (a list of answers given in order); fa
 
 Users can also run it by hand to try an LLM policy offline (an echo server)::
 
-    python -m textmem_gym.llm.server --port 8000 [--script answers.json] [--latency 0.2]
+    python -m textmem_gym.llm --port 8000 [--script answers.json] [--latency 0.2]
 
 Example:
     >>> import openai
@@ -22,14 +22,12 @@ Example:
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import socket
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -297,23 +295,3 @@ class LocalOpenAIServer:
     def _models_payload() -> dict[str, Any]:
         model = {"id": "local-model", "object": "model", "created": 0, "owned_by": "textmem_gym"}
         return {"object": "list", "data": [model]}
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """Runs a local server until interrupted (echo answers, or a JSON list of answers)."""
-    parser = argparse.ArgumentParser(description="Local OpenAI-compatible server (echo or scripted answers).")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--script", type=Path, help="JSON file with a list of answers, given in order")
-    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every request")
-    args = parser.parse_args(argv)
-    script = json.loads(args.script.read_text()) if args.script else None
-    with LocalOpenAIServer(script=script, latency=args.latency, port=args.port) as server:
-        print(f"serving on {server.base_url} (Ctrl-C to stop)", flush=True)
-        try:
-            threading.Event().wait()
-        except KeyboardInterrupt:
-            pass
-
-
-if __name__ == "__main__":
-    main()
