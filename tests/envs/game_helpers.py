@@ -115,3 +115,14 @@ def generate_in_fresh_caches(tmp_path: Path, generator: str, seed: int, options:
         game = Path(out.strip())
         contents += [game.read_bytes(), game.with_suffix(".json").read_bytes()]
     return contents
+
+
+def run_in_generation_process(code: str) -> str:
+    """Runs Python ``code`` in a fresh process set up like a generating one; returns its stdout."""
+    from textmem_gym.envs.generation import GENERATION_HASHSEED
+
+    env = {**os.environ, "PYTHONHASHSEED": GENERATION_HASHSEED, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout.strip()

@@ -27,7 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from textmem_gym.envs.cleaning_data import HOUSE, MISPLACED_COUNT, home_of, receptacle
-from textmem_gym.envs.game_building import Cell, GridMap, add_rooms, compile_game, new_maker, random_grid_map, win_quest
+from textmem_gym.envs.game_building import (
+    Cell, GridMap, add_rooms, compile_game, finish_game, new_maker, random_grid_map, win_quest,
+)
 from textmem_gym.envs.generation import GameGenerator, register_generator
 
 CLEANING_NOTES = (
@@ -141,6 +143,11 @@ def build_cleaning(output: Path, seed: int, split: str | None) -> None:
         seed: The game seed (layout, passages, start, which items are misplaced and where).
         split: Unused (no splits).
     """
+    compile_game(make_cleaning_game(seed), output)
+
+
+def make_cleaning_game(seed: int) -> Any:
+    """The ``textworld.Game`` of one Cleaning instance (quests, objective, walkthrough)."""
     plan = plan_cleaning(seed)
     maker = new_maker(seed)
     rooms = add_rooms(maker, plan.grid, plan.room_at)
@@ -154,9 +161,7 @@ def build_cleaning(output: Path, seed: int, split: str | None) -> None:
                 furniture[piece.name].add_property("closed")
             rooms[cell].add(furniture[piece.name])
     maker.quests = _place_items(maker, plan, furniture)
-    game = maker.build()
-    game.objective = plan.objective
-    compile_game(game, output, plan.walkthrough())
+    return finish_game(maker, plan.objective, plan.walkthrough())
 
 
 def _place_items(maker: Any, plan: CleaningPlan, furniture: dict[str, Any]) -> list[Any]:

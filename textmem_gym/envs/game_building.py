@@ -145,18 +145,19 @@ def win_quest(conditions: list[Any], reward: int, optional: bool = False) -> Any
     return Quest(win_events=[Event(conditions=conditions)], reward=reward, optional=optional)
 
 
-def compile_game(game: Any, output: Path, walkthrough: list[str]) -> None:
-    """Compiles ``game`` to ``output`` (``.z8``) with :data:`EXTRA_INFORM7`, JSON beside it.
+def finish_game(maker: Any, objective: str, walkthrough: list[str]) -> Any:
+    """Builds the ``textworld.Game`` of ``maker`` with its objective and walkthrough metadata."""
+    game = maker.build()
+    game.objective = objective
+    game.metadata["walkthrough"] = list(walkthrough)
+    return game
 
-    Args:
-        game: A built ``textworld.Game``.
-        output: Path of the ``.z8`` file to write.
-        walkthrough: Commands that win; stored as the game's ``walkthrough`` metadata.
-    """
+
+def compile_game(game: Any, output: Path) -> None:
+    """Compiles ``game`` to ``output`` (``.z8``) with :data:`EXTRA_INFORM7`, JSON beside it."""
     from textworld.generator import compile_inform7_game
     from textworld.generator.inform7 import generate_inform7_source
 
-    game.metadata["walkthrough"] = list(walkthrough)
     source = generate_inform7_source(game) + EXTRA_INFORM7
     output.parent.mkdir(parents=True, exist_ok=True)
     game.save(str(output.with_suffix(".json")))

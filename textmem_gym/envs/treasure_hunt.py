@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from textmem_gym.envs.game_building import (
-    Cell, GridMap, add_rooms, compile_game, new_maker, random_grid_map, win_quest,
+    Cell, GridMap, add_rooms, compile_game, finish_game, new_maker, random_grid_map, win_quest,
 )
 from textmem_gym.envs.generation import GameGenerator, register_generator
 
@@ -202,6 +202,11 @@ def build_treasure_hunt(output: Path, seed: int, split: str | None, difficulty: 
         split: Unused (no splits).
         difficulty: ``normal``, ``hard`` or ``hardest``.
     """
+    compile_game(make_treasure_hunt_game(seed, difficulty), output)
+
+
+def make_treasure_hunt_game(seed: int, difficulty: str = "normal") -> Any:
+    """The ``textworld.Game`` of one Treasure Hunt instance (quests, objective, walkthrough)."""
     plan = plan_treasure_hunt(seed, difficulty)
     maker = new_maker(seed)
     rooms = add_rooms(maker, plan.grid, plan.room_names)
@@ -212,11 +217,8 @@ def build_treasure_hunt(output: Path, seed: int, split: str | None, difficulty: 
         lockers[cell].add_property("locked")
         rooms[cell].add(lockers[cell])
         rooms[cell].add(*[maker.new(type="o", name=item) for item in plan.distractors[cell]])
-    quests = _place_chain(maker, plan, rooms, lockers)
-    maker.quests = quests
-    game = maker.build()
-    game.objective = plan.objective
-    compile_game(game, output, plan.walkthrough())
+    maker.quests = _place_chain(maker, plan, rooms, lockers)
+    return finish_game(maker, plan.objective, plan.walkthrough())
 
 
 def _place_chain(maker: Any, plan: HuntPlan, rooms: dict[Cell, Any], lockers: dict[Cell, Any]) -> list[Any]:
