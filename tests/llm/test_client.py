@@ -153,3 +153,16 @@ def test_extra_headers_reach_the_server(make_client: MakeClient) -> None:
         client = make_client(server, api_key="wrong-key", max_retries=0)
         result = client.chat(USER, extra_headers={"Authorization": "Bearer header-key"})
     assert result.text.startswith("echo:")
+
+
+def test_async_context_manager_closes_its_transport(server: LocalOpenAIServer, make_client: MakeClient) -> None:
+    client = make_client(server)
+
+    async def run() -> str:
+        async with client:
+            text = (await client.achat(USER)).text
+            assert len(client._async_sdks) == 1
+        assert len(client._async_sdks) == 0
+        return text
+
+    assert asyncio.run(run()).startswith("echo:")

@@ -217,6 +217,7 @@ def test_api_key_is_enforced_when_configured() -> None:
     [({"messages": []}, "/v1/chat/completions", 400),          # no model
      ({"model": "m", "messages": "hi"}, "/v1/chat/completions", 400),
      ({"model": "m", "input": 3}, "/v1/embeddings", 400),
+     ({**CHAT, "stream": True}, "/v1/chat/completions", 400),
      (CHAT, "/v1/nope", 404)],
 )
 def test_bad_requests_get_clear_http_errors(server: LocalOpenAIServer, body: Any, path: str, status: int) -> None:

@@ -109,7 +109,9 @@ class UsageTotals:
         unpriced_models: Models that had no price (their calls count 0 USD).
         latency_s: Summed wall time of all calls (retries and backoff included).
         retries: Attempts that were retried after a fault.
-        failures: Faulty attempts by kind (``timeout``, ``rate_limit``, ...), retried or not.
+        failures: Faults by kind, retried or not: failed attempts (``timeout``, ``connection``,
+            ``rate_limit``, ``server_error``, ``bad_response``, ``http_<status>``), answers that
+            were returned but flawed (``empty_content``, ``truncated``) and replay ``cache_miss``.
         failed_calls: Calls that ended in an error.
 
     Example:

@@ -34,6 +34,7 @@ import openai
 from textmem_gym.llm.accounting import PriceTable, UsageTotals
 from textmem_gym.llm.cache import CACHE_FILENAME, ResponseCache, cache_mode, request_key
 from textmem_gym.llm.call import Call, Request
+from textmem_gym.llm.endpoints import TRANSPORT_OPTIONS
 from textmem_gym.llm.errors import Secret, safe_url
 from textmem_gym.llm.results import ChatResult
 from textmem_gym.llm.retry import RetryPolicy
@@ -50,8 +51,6 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
 #: Sent when no key is configured: local servers ignore it, OpenAI answers 401 (not retried).
 PLACEHOLDER_API_KEY = "no-key-configured"
-#: SDK options that change transport, not the answer: never part of a cache key.
-TRANSPORT_OPTIONS = ("extra_headers", "extra_query")
 
 Messages = Sequence[Mapping[str, Any]]
 
@@ -184,18 +183,32 @@ class LLMClient:
         return call.vectors(response)
 
     def close(self) -> None:
-        """Closes the sync HTTP client and the cache (async clients close with their loops)."""
+        """Closes the sync HTTP client and the cache."""
         if self._sync_sdk is not None:
             self._sync_sdk.close()
             self._sync_sdk = None
         if self.cache is not None:
             self.cache.close()
 
+    async def aclose(self) -> None:
+        """Closes the running event loop's async HTTP client, then what :meth:`close` closes."""
+        with self._lock:
+            entry = self._async_sdks.pop(asyncio.get_running_loop(), None)
+        if entry is not None:
+            await entry[0].close()
+        self.close()
+
     def __enter__(self) -> LLMClient:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+    async def __aenter__(self) -> LLMClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
     # -- requests -----------------------------------------------------------------------------
     def _chat_request(self, messages: Messages, temperature: float | None, max_tokens: int | None,

@@ -99,8 +99,9 @@ def _embeddings_excerpt(body: Mapping[str, Any]) -> str:
     return _excerpt(str(inputs[0])) + (f" (+{len(inputs) - 1} more)" if len(inputs) > 1 else "")
 
 
-#: SDK request options that shape the HTTP request rather than the JSON body.
-_TRANSPORT_OPTIONS = {"extra_headers": "headers", "extra_query": "params"}
+#: SDK request options that shape the HTTP request, not the answer (never part of a cache key),
+#: and the SDK ``post`` option each one becomes.
+TRANSPORT_OPTIONS = {"extra_headers": "headers", "extra_query": "params"}
 
 
 @dataclass(frozen=True)
@@ -128,10 +129,10 @@ class Endpoint:
 
     def post_arguments(self, body: Mapping[str, Any], timeout: float) -> dict[str, Any]:
         """Keyword arguments for ``sdk.post`` (sync or async) sending ``body``."""
-        payload = {name: value for name, value in body.items() if name not in _TRANSPORT_OPTIONS}
+        payload = {name: value for name, value in body.items() if name not in TRANSPORT_OPTIONS}
         payload.update(payload.pop("extra_body", None) or {})
         options: dict[str, Any] = {"timeout": timeout}
-        options.update({option: body[name] for name, option in _TRANSPORT_OPTIONS.items() if body.get(name)})
+        options.update({option: body[name] for name, option in TRANSPORT_OPTIONS.items() if body.get(name)})
         return {"cast_to": self.cast_to, "body": payload, "options": options}
 
 

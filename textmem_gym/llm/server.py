@@ -235,6 +235,8 @@ class LocalOpenAIServer:
             return 400, "request body is not a JSON object"
         if not isinstance(body.get("model"), str):
             return 400, "you must provide a model parameter"
+        if body.get("stream"):
+            return 400, "LocalOpenAIServer does not stream: send stream=false"
         return None
 
     @staticmethod
