@@ -3,6 +3,11 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
+# Jericho ROMs: the shared suite beside the repo when present (see README, TEXTMEM_ROMS_DIR).
+SHARED_ROMS := $(abspath ../shared/jericho-roms)
+ifneq ($(wildcard $(SHARED_ROMS)),)
+export TEXTMEM_ROMS_DIR ?= $(SHARED_ROMS)
+endif
 STAMP := $(VENV)/.installed-$(shell cat setup.cfg pyproject.toml | cksum | cut -d' ' -f1)
 
 .PHONY: run test install java clean-venv
