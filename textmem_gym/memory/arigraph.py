@@ -194,6 +194,10 @@ class AriGraphMemory:
         """Shortest known path from ``start`` to ``goal`` (see :class:`SpatialMap`)."""
         return self.spatial.route(start, goal)
 
+    def door(self, room: str, direction: str) -> tuple[str, str | None] | None:
+        """``(door, believed state)`` on the exit of ``room`` towards ``direction``, if any."""
+        return self.spatial.door(room, direction)
+
     def render(self, query: str | list[str] | None = None) -> str:
         """Prompt text: location, unexplored exits, then the retrieved triples and episodes
         for ``query`` (every believed triple when ``query`` is ``None``)."""

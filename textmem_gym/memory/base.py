@@ -73,6 +73,9 @@ class Memory(Protocol):
     def route(self, start: str, goal: str) -> list[tuple[str, str]] | None:
         """Shortest known path ``[(direction, room), ...]`` or ``None``."""
 
+    def door(self, room: str, direction: str) -> tuple[str, str | None] | None:
+        """``(door, believed state)`` on an exit, if a door is known there."""
+
     def to_networkx(self) -> nx.MultiDiGraph:
         """The memory as a graph."""
 

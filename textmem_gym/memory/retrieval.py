@@ -3,7 +3,9 @@
 Both keep an index updated as triples come and go, so a query never re-embeds or rescans
 every triple (the AriGraph reference code re-embeds all edges on each query). BM25 only scores
 the triples sharing a query token (posting lists); very common tokens (relation words like
-``is``) are skipped once they are in more than ``max_df`` of the triples.
+``is``) are skipped once they are in more than ``max_df`` of the triples, and a token whose
+posting list is longer than ``max_postings`` is only read when the query has no rarer token
+(rare tokens dominate BM25 anyway), so a query's cost does not grow with the graph.
 
 Example:
     >>> index = BM25Index()
@@ -57,10 +59,12 @@ class BM25Index:
         b: Length normalization.
         max_df: Query tokens found in more than this fraction of documents are ignored (their
             IDF is near zero and their posting lists are the whole index).
+        max_postings: Posting lists longer than this are skipped when a rarer query token
+            was scored.
     """
 
-    def __init__(self, k1: float = 1.2, b: float = 0.75, max_df: float = 0.2):
-        self.k1, self.b, self.max_df = k1, b, max_df
+    def __init__(self, k1: float = 1.2, b: float = 0.75, max_df: float = 0.2, max_postings: int = 256):
+        self.k1, self.b, self.max_df, self.max_postings = k1, b, max_df, max_postings
         self._postings: dict[str, dict[int, int]] = defaultdict(dict)
         self._lengths: dict[int, int] = {}
         self._total_length = 0
@@ -104,10 +108,13 @@ class BM25Index:
             return {}
         average = self._total_length / n
         scores: dict[int, float] = {c: 0.0 for c in candidates if c in self._lengths}
-        for token in set(tokenize(query)):
+        tokens = sorted((len(self._postings.get(t, ())), t) for t in set(tokenize(query)))
+        scored_any = False
+        for df, token in tokens:
             postings = self._postings.get(token)
-            if not postings or (n > 50 and len(postings) > self.max_df * n):
+            if not postings or (n > 50 and df > self.max_df * n) or (scored_any and df > self.max_postings):
                 continue
+            scored_any = True
             idf = self.idf(token)
             for item, tf in postings.items():
                 norm = self.k1 * (1 - self.b + self.b * self._lengths[item] / average)
@@ -126,9 +133,13 @@ Embedder = Callable[[Sequence[str]], np.ndarray]
 class DenseIndex:
     """Cosine similarity over embeddings computed once per triple text (cached by text).
 
+    Rows live in a growing matrix (capacity doubles), so adding is amortized O(dim) and a
+    query is one matrix-vector product over the stored rows.
+
     Args:
         embed: Maps a list of texts to a ``(n, dim)`` array, e.g.
-            :func:`sentence_transformer_embedder` or :func:`openai_embedder`.
+            :func:`sentence_transformer_embedder`, :func:`openai_embedder` or
+            :func:`client_embedder`.
     """
 
     def __init__(self, embed: Embedder):
@@ -137,6 +148,9 @@ class DenseIndex:
         self._rows: dict[int, int] = {}
         self._ids: list[int] = []
         self._matrix = np.zeros((0, 0), dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self._ids)
 
     def _vector(self, text: str) -> np.ndarray:
         if text not in self._cache:
@@ -147,15 +161,19 @@ class DenseIndex:
     def add(self, item: int, text: str) -> None:
         """Embeds ``text`` (once per distinct text) and stores it under ``item``."""
         vector = self._vector(text)
-        if self._matrix.size == 0:
-            self._matrix = np.zeros((0, vector.shape[0]), dtype=np.float32)
         self.remove(item)
-        self._rows[item] = len(self._ids)
+        size = len(self._ids)
+        if self._matrix.shape[0] <= size or self._matrix.shape[1] != vector.shape[0]:
+            grown = np.zeros((max(16, 2 * size), vector.shape[0]), dtype=np.float32)
+            if size:
+                grown[:size] = self._matrix[:size]
+            self._matrix = grown
+        self._matrix[size] = vector
+        self._rows[item] = size
         self._ids.append(item)
-        self._matrix = np.vstack([self._matrix, vector[None, :]])
 
     def remove(self, item: int) -> None:
-        """Drops ``item`` (swap with the last row)."""
+        """Drops ``item`` (the last row moves into its place)."""
         row = self._rows.pop(item, None)
         if row is None:
             return
@@ -166,13 +184,12 @@ class DenseIndex:
             self._ids[row] = moved
             self._rows[moved] = row
         self._ids.pop()
-        self._matrix = self._matrix[:last]
 
     def search(self, query: str, k: int, candidates: Iterable[int] = ()) -> list[tuple[int, float]]:
         """The ``k`` most similar items (one matrix-vector product, no re-embedding)."""
         if not self._ids:
             return []
-        sims = self._matrix @ self._vector(query)
+        sims = self._matrix[: len(self._ids)] @ self._vector(query)
         top = np.argsort(-sims, kind="stable")[:k]
         return [(self._ids[i], float(sims[i])) for i in top]
 

@@ -67,13 +67,13 @@ class SpatialMap:
     def locations(self) -> list[str]:
         """Every room the memory knows (from exits, spatial relations and ``is at``)."""
         rooms: set[str] = set()
-        for t in self.store.active():
-            if relation_direction(t.relation) is not None:
-                rooms.update((t.subject, t.object))
-            elif t.relation == HAS_EXIT or door_direction(t.relation) is not None:
-                rooms.add(t.subject)
-            elif t.relation == AT:
-                rooms.add(t.object)
+        for relation in self.store.relations():
+            if relation_direction(relation) is not None:
+                rooms.update(x for t in self.store.with_relation(relation) for x in (t.subject, t.object))
+            elif relation == HAS_EXIT or door_direction(relation) is not None:
+                rooms.update(t.subject for t in self.store.with_relation(relation))
+            elif relation == AT:
+                rooms.update(t.object for t in self.store.with_relation(relation))
         return sorted(rooms)
 
     def door(self, room: str, direction: str) -> tuple[str, str | None] | None:

@@ -78,6 +78,7 @@ class TripleStore:
         self._active: dict[TripleKey, int] = {}
         self._by_entity: dict[str, set[int]] = defaultdict(set)  # active ids per entity
         self._history: dict[str, list[int]] = defaultdict(list)  # all ids per entity
+        self._by_relation: dict[str, set[int]] = defaultdict(set)  # active ids per relation
 
     def __len__(self) -> int:
         return len(self._active)
@@ -101,6 +102,7 @@ class TripleStore:
             for entity in (key[0], key[2]):
                 self._by_entity[entity].add(tid)
                 self._history[entity].append(tid)
+            self._by_relation[key[1]].add(tid)
         if not triple.steps or triple.steps[-1] != step:
             triple.steps.append(step)
         return tid
@@ -114,6 +116,7 @@ class TripleStore:
         del self._active[triple.as_tuple()]
         self._by_entity[triple.subject].discard(tid)
         self._by_entity[triple.object].discard(tid)
+        self._by_relation[triple.relation].discard(tid)
         return True
 
     def find(self, subject: str, relation: str, obj: str) -> int | None:
@@ -131,6 +134,14 @@ class TripleStore:
     def incident(self, entity: str) -> list[Triple]:
         """Active triples having ``entity`` as subject or object."""
         return [self.triples[i] for i in sorted(self._by_entity.get(normalize(entity), ()))]
+
+    def with_relation(self, relation: str) -> list[Triple]:
+        """Active triples with ``relation``."""
+        return [self.triples[i] for i in sorted(self._by_relation.get(relation, ()))]
+
+    def relations(self) -> list[str]:
+        """Relations of the active triples."""
+        return sorted(r for r, ids in self._by_relation.items() if ids)
 
     def entities(self) -> list[str]:
         """Vertices with at least one active triple."""
@@ -167,4 +178,5 @@ class TripleStore:
                     store._by_entity[entity].add(triple.id)
             if triple.active:
                 store._active[triple.as_tuple()] = triple.id
+                store._by_relation[triple.relation].add(triple.id)
         return store

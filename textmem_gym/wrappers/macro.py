@@ -83,7 +83,7 @@ def plan_route(memory: Any, target: str) -> tuple[list[tuple[str, str, str | Non
     hops: list[tuple[str, str, str | None]] = []
     room = memory.location
     for direction, nxt in route:
-        door = memory.spatial.door(room, direction)
+        door = memory.door(room, direction)
         if door is not None and door[1] == "locked":
             return [], f"The way to the {target} goes through the {door[0]}, which is locked."
         hops.append((direction, nxt, door[0] if door is not None and door[1] == "closed" else None))
