@@ -10,7 +10,8 @@ from collections.abc import Callable
 import pytest
 
 from textmem_gym.llm import Fault, LLMClient, LLMError, LocalOpenAIServer
-from textmem_gym.llm.retry import RetryPolicy, parse_retry_after
+from textmem_gym.llm.endpoints import normalize_chat
+from textmem_gym.llm.retry import BadResponseError, RetryPolicy, classify, parse_retry_after
 from tests.llm.conftest import TEST_KEY, USER
 
 pytestmark = pytest.mark.llm
@@ -175,3 +176,12 @@ def test_programming_errors_are_not_retried_or_wrapped(server: LocalOpenAIServer
     with pytest.raises(TypeError):
         make_client(server).chat(USER, stop=object())  # not JSON-serialisable: a caller bug
     assert server.calls == 0
+
+
+@pytest.mark.parametrize("raw", ["<html>proxy error</html>", {"object": "chat.completion"}, None])
+def test_answers_that_are_not_completions_are_retryable_bad_responses(raw: object) -> None:
+    body = {"model": "m", "messages": USER}
+    with pytest.raises(BadResponseError) as info:
+        normalize_chat(raw, body, False)
+    fault = classify(info.value)
+    assert fault is not None and fault.kind == "bad_response" and fault.retryable
