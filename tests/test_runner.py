@@ -16,7 +16,8 @@ from policies import make_policy
 from textmem_gym.results import ResultsFile
 
 ROOT = Path(__file__).resolve().parents[1]
-STABLE_FIELDS = ("score", "normalized_score", "won", "steps", "moves", "reward", "seed", "episode")
+STABLE_FIELDS = ("score", "normalized_score", "won", "steps", "primitive_steps", "moves", "reward", "seed",
+                 "episode")
 
 
 def test_run_episode_reports_the_episode():
@@ -82,3 +83,26 @@ def test_killed_evaluation_resumes_without_duplicates_or_losses(tmp_path):
     key = lambda r: r["seed"]  # noqa: E731
     assert [[r[f] for f in STABLE_FIELDS] for r in sorted(resumed, key=key)] == \
         [[r[f] for f in STABLE_FIELDS] for r in sorted(full, key=key)]
+
+
+def test_results_report_decisions_and_primitive_moves_with_macro_actions():
+    from textmem_gym.wrappers import MemoryGraphWrapper
+
+    class GoBack:
+        name = "go-back"
+        commands = ["go south", "go east", "go to livingroom"]
+
+        def reset(self, observation, info):
+            self.queue = list(self.commands)
+
+        def act(self, observation, info):
+            return self.queue.pop(0) if self.queue else "look"
+
+        def observe(self, *args):
+            pass
+
+        def end_episode(self, info):
+            pass
+
+    results = textmem_gym.evaluate("TextMem/Cooking-v0", GoBack(), max_steps=4, wrap=MemoryGraphWrapper)
+    assert (results[0]["steps"], results[0]["primitive_steps"]) == (3, 4)

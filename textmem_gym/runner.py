@@ -35,8 +35,9 @@ def run_episode(env: gym.Env, policy: Any, *, seed: int | None = None,
 
     Returns:
         The episode's result: score, max_score, normalized_score, won, lost, terminated,
-        truncated, steps (agent decisions), moves (game moves), reward, wall_time_s and
-        policy_stats.
+        truncated, steps (agent decisions), primitive_steps (commands sent to the game: more
+        than steps when macro actions such as ``go to X`` expand), moves (the game's own move
+        counter), reward, wall_time_s and policy_stats.
     """
     start = time.perf_counter()
     if hasattr(policy, "seed"):
@@ -59,10 +60,16 @@ def run_episode(env: gym.Env, policy: Any, *, seed: int | None = None,
         "normalized_score": float(info.get("normalized_score", 0.0)),
         "won": bool(info.get("won", False)), "lost": bool(info.get("lost", False)),
         "terminated": bool(terminated), "truncated": bool(truncated),
-        "steps": steps, "moves": int(info.get("primitive_steps_total", info.get("moves", steps))),
+        "steps": steps, "primitive_steps": _primitive_steps(info, steps), "moves": int(info.get("moves", 0)),
         "reward": total_reward, "wall_time_s": round(time.perf_counter() - start, 4),
         "policy_stats": dict(stats),
     }
+
+
+def _primitive_steps(info: dict[str, Any], decisions: int) -> int:
+    """Primitive commands sent, as reported by macro-action wrappers (``info["steps"]``)."""
+    steps = info.get("steps")
+    return int(steps["primitive"]) if isinstance(steps, dict) and "primitive" in steps else decisions
 
 
 def _resolve_policy(policy: Any, policy_kwargs: dict[str, Any]) -> tuple[Any, str]:
