@@ -61,6 +61,10 @@ class CacheMode:
         write: Answers from the server are stored.
         replay_only: A miss is an error (no server call).
         overwrite: A stored answer replaces an existing one.
+
+    Example:
+        >>> CACHE_MODES["replay"].replay_only, CACHE_MODES["record"].read
+        (True, False)
     """
 
     read: bool

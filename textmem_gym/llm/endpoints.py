@@ -119,6 +119,11 @@ class Endpoint:
         cast_to: The SDK model the answer is parsed into.
         normalize: ``(raw, body, retry_empty) -> normalised response``.
         prompt_excerpt: ``body -> short text`` naming the request in errors.
+
+    Example:
+        >>> args = ENDPOINTS["chat"].post_arguments({"model": "m", "extra_headers": {"X": "1"}}, 5.0)
+        >>> args["body"], args["options"]
+        ({'model': 'm'}, {'timeout': 5.0, 'headers': {'X': '1'}})
     """
 
     operation: str

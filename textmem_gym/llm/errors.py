@@ -103,6 +103,11 @@ class LLMError(RuntimeError):
         attempts: How many HTTP attempts were made.
         last_fault: The kind of the last failure (e.g. ``"timeout"``, ``"rate_limit"``).
         status: The last HTTP status code, when there was one.
+
+    Example:
+        >>> err = LLMError("failed", endpoint="http://u:pw@h:1/v1", attempts=2, last_fault="timeout")
+        >>> err.endpoint, err.attempts
+        ('http://h:1/v1', 2)
     """
 
     def __init__(
@@ -130,6 +135,11 @@ class CacheMissError(LLMError):
     Attributes:
         key: The cache key (SHA-256 hex) that was looked up.
         prompt: A short excerpt of the prompt that has no recording.
+
+    Example:
+        >>> err = CacheMissError(key="ab" * 32, model="m", prompt="look around", cache_path="c.sqlite")
+        >>> "look around" in str(err), err.last_fault
+        (True, 'cache_miss')
     """
 
     def __init__(self, *, key: str, model: str, prompt: str, cache_path: str) -> None:

@@ -40,6 +40,15 @@ class ScriptResponder:
 
     Args:
         answers: The answers, in the order requests should receive them.
+
+    Example:
+        >>> script = ScriptResponder(["only"])
+        >>> script([])
+        'only'
+        >>> script([])
+        Traceback (most recent call last):
+        ...
+        textmem_gym.llm.exchange.ScriptExhaustedError: script exhausted: all 1 scripted answers were used
     """
 
     def __init__(self, answers: Iterable[str | Fault]) -> None:

@@ -99,6 +99,11 @@ class FaultSchedule:
         faults: A sequence (one entry per request; ``None`` = answer normally; a fault with
             ``times=n`` covers n requests; after the end, requests are answered normally) or
             a rule ``(request_index, body) -> Fault | str | None``.
+
+    Example:
+        >>> every_third = FaultSchedule(lambda index, body: "500" if index % 3 == 2 else None)
+        >>> [bool(every_third.next(i, {})) for i in range(3)]
+        [False, False, True]
     """
 
     def __init__(self, faults: Iterable[FaultLike] | FaultRule | None = None) -> None:
@@ -175,7 +180,12 @@ def _no_usage(ex: ExchangeProtocol, fault: Fault) -> None:
 
 @dataclass(frozen=True)
 class FaultKind:
-    """A fault kind: its handler and whether it consumes an answer from the responder."""
+    """A fault kind: its handler and whether it consumes an answer from the responder.
+
+    Example:
+        >>> FAULT_KINDS["truncated"].needs_answer, FAULT_KINDS["rate_limit"].needs_answer
+        (True, False)
+    """
 
     handler: Callable[[ExchangeProtocol, Fault], None]
     needs_answer: bool

@@ -65,6 +65,10 @@ class FaultInfo:
         message: The underlying error message (redacted later, before it is shown).
         status: The HTTP status, when there was one.
         retry_after: Seconds the server asked us to wait, when it said.
+
+    Example:
+        >>> FaultInfo("rate_limit", "slow down").retryable, FaultInfo("http_401", "no").retryable
+        (True, False)
     """
 
     kind: str
