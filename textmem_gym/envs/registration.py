@@ -91,6 +91,8 @@ from textmem_gym.envs import jericho_ids  # noqa: E402
 ENV_IDS.update(jericho_ids.ENV_TABLE)
 from textmem_gym.envs import scienceworld_ids  # noqa: E402
 ENV_IDS.update(scienceworld_ids.ENV_TABLE)
+from textmem_gym.envs import nethack_ids  # noqa: E402
+ENV_IDS.update(nethack_ids.ENV_TABLE)
 
 
 def register_all() -> None:

@@ -15,7 +15,8 @@ the constructor arguments (task, variation, simplification); the ``reset`` seed 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import weakref
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from textmem_gym.envs.privileged import Triple
@@ -42,7 +43,8 @@ class ScienceWorldEnv(TextGameEnv):
             (default 0).
         simplification: ScienceWorld simplification string; ``"easy"`` (DAVIS) by default,
             ``""`` for none, or comma-separated names (``"teleportAction,openDoors"``).
-        java_options: JVM options (``None``: fast-start defaults).
+        java_options: JVM tuning options (``None``: fast-start defaults; the options that make
+            ScienceWorld deterministic are always added).
         privileged: ``facts`` (object-tree triples) and/or ``walkthrough`` (the gold action
             sequence); off by default.
         render_mode: ``"human"`` or ``"ansi"``.
@@ -73,6 +75,7 @@ class ScienceWorldEnv(TextGameEnv):
         self._walkthrough_cache = (list(self._sim.get_gold_action_sequence())
                                    if "walkthrough" in self.privileged else [])
         self._tick = 0  # counts resets and steps: dates lazily computed admissible commands
+        self._snapshot: weakref.ref[_DatedCommands] | None = None
 
     def _load(self, variation: int | None, game_seed: int) -> int:
         gold = "walkthrough" in self.privileged
@@ -93,12 +96,14 @@ class ScienceWorldEnv(TextGameEnv):
 
     # -- backend hooks -------------------------------------------------------------------
     def _game_reset(self) -> GameState:
+        self._settle_admissible()
         self._sim.server.reset()
         look = str(self._sim.server.step("look around"))
         self._tick += 1
         return self._game_state(f"{self.objective}\n\n{look}")
 
     def _game_step(self, command: str) -> GameState:
+        self._settle_admissible()
         self._tick += 1
         return self._game_state(str(self._sim.server.step(command)))
 
@@ -121,20 +126,45 @@ class ScienceWorldEnv(TextGameEnv):
             extra={"scienceworld_score": raw_score, "task": self.task, "variation": self.variation},
         )
 
-    def _admissible_now(self) -> Callable[[], list[str]]:
-        tick = self._tick
+    def _admissible_now(self) -> _DatedCommands:
+        snapshot = _DatedCommands(self, self._tick)
+        self._snapshot = weakref.ref(snapshot)
+        return snapshot
 
-        def compute() -> list[str]:
-            self._check_open()
-            if tick != self._tick:
-                raise RuntimeError("these admissible commands belong to an earlier step: read "
-                                   "info['admissible_commands'] before the next step() or reset()")
-            return [str(command) for command in self._sim.get_valid_action_object_combinations()]
+    def _settle_admissible(self) -> None:
+        """Before the world changes: computes the current admissible commands if an ``info``
+        still holds them unread (nothing is computed when nobody kept them)."""
+        if self._state is not None:
+            self._state.admissible_commands = []  # the env itself no longer needs them
+        snapshot = self._snapshot() if self._snapshot is not None else None
+        if snapshot is not None:
+            snapshot()
 
-        return compute
+    def _valid_commands(self, tick: int) -> list[str]:
+        self._check_open()
+        if tick != self._tick:
+            raise RuntimeError("admissible commands of an earlier step can no longer be computed")
+        return [str(command) for command in self._sim.get_valid_action_object_combinations()]
 
     def _facts(self) -> list[Triple]:
         return object_tree_facts(self._sim.getObjectTree(), str(self._sim.look()))
+
+
+class _DatedCommands:
+    """The admissible commands of one step, computed once, on first call (see ``LazyCommands``).
+
+    The env keeps only a weak reference: if an ``info`` still holds this object unread when the
+    env is about to step, the env calls it first, so a late read still gets that step's commands.
+    """
+
+    def __init__(self, env: ScienceWorldEnv, tick: int):
+        self._env, self._tick = env, tick
+        self._result: list[str] | None = None
+
+    def __call__(self) -> list[str]:
+        if self._result is None:
+            self._result = self._env._valid_commands(self._tick)
+        return list(self._result)
 
 
 def _check_arguments(task: Any, variation: Any, split: Any, game_seed: Any, simplification: Any) -> None:
