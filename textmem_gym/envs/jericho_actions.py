@@ -6,9 +6,11 @@ available offline). This module builds the same kind of list from the game's own
 1. **Names in scope**: the objects below the player's location in the Z-machine object
    tree (the inventory included) and the dictionary nouns of the room description (a
    simulated ``look``). Each name is tried with a simulated ``examine``; names the parser
-   does not recognize are dropped, and names with the same description are kept once.
+   does not recognize are dropped, and names with the same description are kept once
+   (at most :data:`MAX_NAMES`, tree objects first).
 2. **Candidates**: Jericho's action templates for the game (``FrotzEnv.act_gen``, from its
-   bindings) filled with those names.
+   bindings) filled with those names; two-object templates only with pairs that include a
+   carried object (see :func:`fill_templates`).
 3. **Filter**: each candidate is simulated from the current state (Jericho's C loop over
    ``get_state``/``set_state``) and kept if it changes the world (object tree, tracked RAM,
    score or game end); candidates with the same effect are kept once.
@@ -36,6 +38,16 @@ FALLBACK_TEMPLATES: tuple[str, ...] = (
     "turn on OBJ", "turn off OBJ", "eat OBJ", "wear OBJ", "read OBJ", "unlock OBJ with OBJ",
     "put OBJ in OBJ", "put OBJ on OBJ", "give OBJ to OBJ",
 )
+
+#: Dictionary "nouns" that name no object: pronouns, articles, directions, quantifiers.
+NOT_OBJECT_NAMES: frozenset[str] = frozenset(
+    "a an the it its them they him her his hers this that these those you your yours me my myself yourself "
+    "i we us our all everything everyone anything something each both other others of in on at to from out "
+    "into onto up down over under here there north south east west northeast northwest southeast southwest "
+    "n s e w ne nw se sw u d time score exits again".split())
+
+#: Most names filled into templates (objects of the tree first, then nouns of the room text).
+MAX_NAMES = 12
 
 _WORD = re.compile(r"[a-z][a-z'-]*")
 
@@ -65,12 +77,12 @@ class Vocabulary:
         return word[: self.max_word_length] in self.nouns
 
 
-def tree_names(frotz: Any, vocabulary: Vocabulary) -> list[str]:
-    """One parser word per object below the player's location (inventory included)."""
+def tree_names(frotz: Any, vocabulary: Vocabulary) -> dict[str, bool]:
+    """One parser word per object below the player's location -> whether the player holds it."""
     objects = frotz.get_world_objects()
-    location = objects[frotz.get_player_object().parent] if frotz.get_player_object() else None
-    names: list[str] = []
-    stack = [location.child] if location is not None else []
+    player = frotz.get_player_object()
+    names: dict[str, bool] = {}
+    stack = [objects[player.parent].child] if player is not None and 0 < player.parent < len(objects) else []
     seen: set[int] = set()
     while stack:
         number = stack.pop()
@@ -79,18 +91,18 @@ def tree_names(frotz: Any, vocabulary: Vocabulary) -> list[str]:
         seen.add(number)
         obj = objects[number]
         stack.extend((obj.sibling, obj.child))
-        if number == frotz.player_obj_num:
-            continue
-        words = [w for w in _WORD.findall(obj.name.lower()) if vocabulary.knows(w)]
+        words = [w for w in _WORD.findall(obj.name.lower()) if w not in NOT_OBJECT_NAMES and vocabulary.knows(w)]
         nouns = [w for w in words if vocabulary.is_noun(w)]
-        if nouns or words:
-            names.append((nouns or words)[-1])
+        if number != frotz.player_obj_num and (nouns or words):
+            name = (nouns or words)[-1]
+            names[name] = names.get(name, False) or obj.parent == frotz.player_obj_num
     return names
 
 
 def text_names(text: str, vocabulary: Vocabulary) -> list[str]:
     """The dictionary nouns of ``text``, in order of appearance, once each."""
-    return list(dict.fromkeys(w for w in _WORD.findall(text.lower()) if vocabulary.is_noun(w)))
+    words = _WORD.findall(text.lower())
+    return list(dict.fromkeys(w for w in words if w not in NOT_OBJECT_NAMES and vocabulary.is_noun(w)))
 
 
 def _simulate(frotz: Any, state: Any, command: str) -> str:
@@ -98,20 +110,29 @@ def _simulate(frotz: Any, state: Any, command: str) -> str:
     return frotz.step(command)[0]
 
 
-def scope_names(frotz: Any, vocabulary: Vocabulary) -> list[str]:
-    """Names of the things in scope, one per distinct ``examine`` answer (see module doc)."""
+@dataclass(frozen=True)
+class Scope:
+    """Names of the things in scope (tree objects first), and which of them the player holds."""
+
+    names: tuple[str, ...]
+    held: frozenset[str]
+
+
+def scope_of(frotz: Any, vocabulary: Vocabulary, max_names: int = MAX_NAMES) -> Scope:
+    """The things in scope, one name per distinct ``examine`` answer (see module doc)."""
     from jericho import util
 
     state = frotz.get_state()
     from_tree = tree_names(frotz, vocabulary)
-    names = list(dict.fromkeys(from_tree + text_names(_simulate(frotz, state, "look"), vocabulary)))
+    names = list(dict.fromkeys([*from_tree, *text_names(_simulate(frotz, state, "look"), vocabulary)]))
     by_answer: dict[str, str] = {}
     for name in names:
         answer = util.clean(_simulate(frotz, state, f"examine {name}"))
         if util.recognized(answer) and answer not in by_answer:
             by_answer[answer] = name
     frotz.set_state(state)
-    return list(by_answer.values())
+    kept = tuple(by_answer.values())[:max_names]
+    return Scope(kept, frozenset(name for name in kept if from_tree.get(name)))
 
 
 def templates_of(frotz: Any) -> list[str]:
@@ -119,12 +140,19 @@ def templates_of(frotz: Any) -> list[str]:
     return list(frotz.act_gen.templates) if frotz.act_gen is not None else list(FALLBACK_TEMPLATES)
 
 
-def fill_templates(templates: Sequence[str], names: Sequence[str]) -> list[str]:
+def fill_templates(templates: Sequence[str], names: Sequence[str],
+                   held: frozenset[str] | None = None) -> list[str]:
     """Every template with its ``OBJ`` holes filled by distinct names.
+
+    With ``held`` given, two-object templates only get pairs with a held object: the
+    commands that move or use something (put, give, throw, unlock ... with) need one, and
+    the others mostly repeat a one-object command's effect (``take egg from nest``).
 
     Example:
         >>> fill_templates(["look", "take OBJ", "put OBJ in OBJ"], ["egg", "nest"])
         ['look', 'take egg', 'take nest', 'put egg in nest', 'put nest in egg']
+        >>> fill_templates(["put OBJ in OBJ"], ["egg", "nest", "tree"], held=frozenset({"egg"}))
+        ['put egg in nest', 'put egg in tree', 'put nest in egg', 'put tree in egg']
     """
     commands: list[str] = []
     for template in templates:
@@ -134,8 +162,8 @@ def fill_templates(templates: Sequence[str], names: Sequence[str]) -> list[str]:
         elif holes == 1:
             commands.extend(template.replace("OBJ", name) for name in names)
         elif holes == 2:
-            commands.extend(template.replace("OBJ", a, 1).replace("OBJ", b, 1)
-                            for a in names for b in names if a != b)
+            commands.extend(template.replace("OBJ", a, 1).replace("OBJ", b, 1) for a in names for b in names
+                            if a != b and (held is None or a in held or b in held))
     return commands
 
 
@@ -153,8 +181,8 @@ def compute_admissible(frotz: Any, vocabulary: Vocabulary) -> list[str]:
     """The admissible commands of the frotz env's current state, sorted (no cache)."""
     if frotz.game_over() or frotz.victory():
         return list(ALWAYS_ADMISSIBLE)
-    names = scope_names(frotz, vocabulary)
-    changing = world_changing(frotz, fill_templates(templates_of(frotz), names))
+    scope = scope_of(frotz, vocabulary)
+    changing = world_changing(frotz, fill_templates(templates_of(frotz), scope.names, scope.held))
     return sorted(set(changing) | set(ALWAYS_ADMISSIBLE))
 
 

@@ -82,7 +82,9 @@ class StepWatchdog:
         self._stop.set()
 
     def __del__(self) -> None:
-        self._stop.set()
+        stop = getattr(self, "_stop", None)  # absent if __init__ rejected its arguments
+        if stop is not None:
+            stop.set()
 
 
 def _run(ref: weakref.ref[StepWatchdog], stop: threading.Event, poll: float) -> None:

@@ -1,0 +1,140 @@
+"""ROM lookup order, download from a real local HTTP server, checksum and offline errors."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from textmem_gym.envs import roms
+from textmem_gym.envs.roms import ROM_SHA256, RomChecksumError, RomNotFoundError, find_rom, sha256_of
+
+GAME, FILE = "acorncourt", "acorncourt.z5"
+SUITE = Path(os.environ.get("TEXTMEM_ROMS_DIR", "/nonexistent"))
+pytestmark = pytest.mark.skipif(not (SUITE / FILE).is_file(), reason="TEXTMEM_ROMS_DIR with the Jericho suite needed")
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    requests: list[str] = []
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (base signature)
+        _QuietHandler.requests.append(self.path)
+
+
+@pytest.fixture
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty cache, no TEXTMEM_ROMS_DIR, no TEXTMEM_ROMS_URL."""
+    monkeypatch.setenv("TEXTMEM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv(roms.ROMS_DIR_ENV, raising=False)
+    monkeypatch.delenv(roms.ROMS_URL_ENV, raising=False)
+    return tmp_path
+
+
+@pytest.fixture
+def served(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A real HTTP server on 127.0.0.1 serving a directory; TEXTMEM_ROMS_URL points at it."""
+    root = isolated / "www"
+    root.mkdir()
+    handler = functools.partial(_QuietHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv(roms.ROMS_URL_ENV, f"http://127.0.0.1:{server.server_address[1]}/suite/")
+    (root / "suite").mkdir()
+    _QuietHandler.requests = []
+    try:
+        yield root / "suite"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_checksum_table_covers_the_suite():
+    suite_files = sorted(p.name for p in SUITE.iterdir() if p.suffix.startswith(".z"))
+    assert sorted(ROM_SHA256) == suite_files
+    assert sha256_of(SUITE / FILE) == ROM_SHA256[FILE]
+    assert roms.rom_file_name("ZORK1") == "zork1.z5"
+
+
+def test_download_from_local_server_is_checked_and_cached(served: Path, isolated: Path):
+    shutil.copy(SUITE / FILE, served / FILE)
+    path = find_rom(GAME)
+    assert path == isolated / "cache" / "roms" / FILE
+    assert sha256_of(path) == ROM_SHA256[FILE]
+    assert _QuietHandler.requests == [f"/suite/{FILE}"]
+    (served / FILE).unlink()
+    assert find_rom(GAME) == path  # from the cache now: no second request
+    assert _QuietHandler.requests == [f"/suite/{FILE}"]
+
+
+def test_downloaded_file_with_wrong_checksum_is_rejected_and_not_kept(served: Path, isolated: Path):
+    content = bytearray((SUITE / FILE).read_bytes())
+    content[100] ^= 0xFF
+    (served / FILE).write_bytes(bytes(content))
+    with pytest.raises(RomChecksumError, match=f"{FILE}.*sha256"):
+        find_rom(GAME)
+    assert not list((isolated / "cache" / "roms").glob(f"{FILE}*[!k]"))  # only the .lock may remain
+
+
+def test_missing_file_on_server_names_the_setting(served: Path):
+    with pytest.raises(RomNotFoundError, match="TEXTMEM_ROMS_DIR") as error:
+        find_rom(GAME)
+    assert "404" in str(error.value)
+
+
+def test_offline_error_names_the_settings(isolated: Path, monkeypatch: pytest.MonkeyPatch):
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv(roms.ROMS_URL_ENV, f"http://127.0.0.1:{port}")
+    with pytest.raises(RomNotFoundError) as error:
+        find_rom(GAME, timeout=5)
+    message = str(error.value)
+    assert "TEXTMEM_ROMS_DIR is not set" in message and "TEXTMEM_ROMS_URL" in message and "rom_path" in message
+    with pytest.raises(RomNotFoundError, match="downloads are disabled"):
+        find_rom(GAME, download=False)
+
+
+def test_lookup_order_argument_then_env_dir_then_cache(isolated: Path, monkeypatch: pytest.MonkeyPatch):
+    roms_dir, cache = isolated / "roms_dir", isolated / "cache" / "roms"
+    roms_dir.mkdir()
+    cache.mkdir(parents=True)
+    shutil.copy(SUITE / FILE, cache / FILE)
+    assert find_rom(GAME, download=False) == cache / FILE
+    shutil.copy(SUITE / FILE, roms_dir / FILE)
+    monkeypatch.setenv(roms.ROMS_DIR_ENV, str(roms_dir))
+    assert find_rom(GAME, download=False) == roms_dir / FILE
+    other = isolated / "any-name.bin"
+    other.write_bytes(b"not checked")
+    assert find_rom(GAME, rom_path=other) == other
+    (roms_dir / FILE).write_bytes(b"wrong content")
+    with pytest.raises(RomChecksumError, match="roms_dir"):
+        find_rom(GAME, download=False)
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="unknown Jericho game 'zorkk'.*zork1"):
+        find_rom("zorkk")
+    with pytest.raises(ValueError, match="rom_path '/no/such/file.z5' does not exist"):
+        find_rom(rom_path="/no/such/file.z5")
+    with pytest.raises(ValueError, match="game name"):
+        find_rom()
+
+
+def test_env_plays_a_downloaded_rom(served: Path):
+    from textmem_gym.envs.jericho_env import JerichoEnv
+
+    shutil.copy(SUITE / FILE, served / FILE)
+    env = JerichoEnv(GAME)
+    try:
+        observation, info = env.reset()
+        assert "tennis ball launching machine" in observation and info["max_score"] == 30
+    finally:
+        env.close()
