@@ -21,12 +21,15 @@ POLICIES: dict[str, str] = {
 }
 
 #: prefix -> ``"module:factory"`` for names like ``rl:PATH`` (the factory gets the argument).
-PREFIXED_POLICIES: dict[str, str] = {}
+PREFIXED_POLICIES: dict[str, str] = {
+    "rl": "baselines_rl.adapter:make_rl_policy",
+}
 
 #: One-line descriptions for ``textmem-gym list`` and docs.
 DESCRIPTIONS: dict[str, str] = {
     "random": "uniform over the admissible commands (seeded)",
     "walkthrough": "PRIVILEGED ORACLE: replays the game's walkthrough (upper bound, not an agent)",
+    "rl": "rl:PATH plays a model trained by baselines_rl (MaskablePPO / masked DQN .zip)",
 }
 
 

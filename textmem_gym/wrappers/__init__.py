@@ -12,3 +12,11 @@ from textmem_gym.wrappers.macro import MacroResult, parse_goto, plan_route, run_
 from textmem_gym.wrappers.memory_graph import MemoryGraphWrapper, find_time_limit
 
 __all__ = ["MacroResult", "MemoryGraphWrapper", "find_time_limit", "parse_goto", "plan_route", "run_goto"]
+
+# RL encodings (text to arrays, commands to masked discrete actions); see the RL baselines issue.
+from textmem_gym.wrappers.action_encoding import CommandVocabulary, select_commands  # noqa: E402
+from textmem_gym.wrappers.encodings import TextEncodingWrapper  # noqa: E402
+from textmem_gym.wrappers.text_encoding import BagOfWords, HashTokenizer, TokenIds, make_text_encoder  # noqa: E402
+
+__all__ += ["BagOfWords", "CommandVocabulary", "HashTokenizer", "TextEncodingWrapper", "TokenIds",
+            "make_text_encoder", "select_commands"]

@@ -1,0 +1,126 @@
+"""A trained model as a :class:`policies.Policy`: ``make_policy("rl:runs/model.zip")``.
+
+The runner gives policies raw text and ``info``; :class:`RLPolicy` encodes them exactly as in
+training (the model file stores its :class:`~baselines_rl.common.EnvSpec`), asks the model for
+an action among the admissible commands, and returns the command. A model trained with a
+memory belief keeps its own memory (rules extractor, fed only what the policy observes) when
+the env is not already wrapped by ``MemoryGraphWrapper``; ``go to X`` macros of models trained
+with ``goto`` are then walked one primitive move per step.
+
+Example (CLI)::
+
+    textmem-gym eval TextMem/CookingRL-L1-v0 --policy rl:runs/ppo/model.zip --episodes 3
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from pathlib import Path
+from typing import Any, ClassVar
+
+from policies.base import BasePolicy, Info
+from textmem_gym.wrappers.encodings import ObservationEncoder
+
+from baselines_rl.common import EnvSpec
+from baselines_rl.storage import load_model, predict
+
+
+class RLPolicy(BasePolicy):
+    """Plays a model saved by ``baselines_rl`` (MaskablePPO or masked DQN).
+
+    Args:
+        path: The model ``.zip``.
+        deterministic: Greedy actions (default) or sampled ones (seeded via :meth:`seed`).
+        device: Torch device.
+    """
+
+    name: ClassVar[str] = "rl"
+
+    def __init__(self, path: str | Path, deterministic: bool = True, device: str = "cpu"):
+        import torch
+
+        self.path = str(path)
+        self.model, self.algorithm, self.spec = load_model(path, device=device)
+        self.deterministic = bool(deterministic)
+        self.encoding = ObservationEncoder(**self.spec.encoding, with_belief=self.spec.memory is not None)
+        self._torch = torch
+        self._memory: Any = None
+        self._pending: deque[str] = deque()
+        self._stats = {"actions": 0, "macro_moves": 0}
+
+    def seed(self, seed: int | None) -> None:
+        """Seeds sampling (only matters with ``deterministic=False``)."""
+        if seed is not None:
+            self._torch.manual_seed(seed)
+
+    def reset(self, observation: Any, info: Info) -> None:
+        """Starts an episode (and the policy's own memory when it needs one)."""
+        self._pending.clear()
+        self._stats = {"actions": 0, "macro_moves": 0}
+        self._memory = None
+        if self.spec.memory is not None and not isinstance(observation, dict):
+            from textmem_gym.memory.base import make_memory
+
+            self._memory = make_memory(self.spec.memory, extractor="rules")
+            self._memory.reset()
+            self._memory.update(observation, "", info)
+
+    def act(self, observation: Any, info: Info) -> str:
+        """The model's command for this observation."""
+        if self._pending:
+            self._stats["macro_moves"] += 1
+            return self._pending.popleft()
+        observation, admissible = self._inputs(observation, info)
+        encoded = self.encoding.encode(observation, admissible)
+        action = int(predict(self.model, encoded, self.encoding.mask, self.deterministic))
+        self._stats["actions"] += 1
+        return self._expand(self.encoding.command_of(action))
+
+    def observe(self, action: str, observation: Any, reward: float, terminated: bool,
+                truncated: bool, info: Info) -> None:
+        """Feeds the policy's own memory, if any."""
+        if self._memory is not None:
+            self._memory.update(observation, action, info)
+
+    def episode_stats(self) -> dict[str, Any]:
+        """Model decisions and primitive moves spent walking ``go to`` macros."""
+        return dict(self._stats)
+
+    # -- own memory (env not wrapped) ------------------------------------------------------
+    def _inputs(self, observation: Any, info: Info) -> tuple[Any, list[str]]:
+        admissible = list(info.get("admissible_commands") or [])
+        if self._memory is None:
+            return observation, admissible
+        from textmem_gym.envs.text_game import MAX_TEXT_LENGTH
+        from textmem_gym.envs.text_utils import to_printable
+        from textmem_gym.wrappers.macro import goto_commands
+
+        belief = to_printable(self._memory.render(observation))[:MAX_TEXT_LENGTH]
+        if self.spec.goto:
+            admissible += goto_commands(self._memory)
+        return {"observation": observation, "belief": belief}, admissible
+
+    def _expand(self, command: str) -> str:
+        from textmem_gym.wrappers.macro import parse_goto, plan_route
+
+        target = parse_goto(command) if self._memory is not None and self.spec.goto else None
+        if target is None:
+            return command
+        hops, _ = plan_route(self._memory, target)
+        for direction, _, door in hops:
+            self._pending.extend(([f"open {door}"] if door else []) + [f"go {direction}"])
+        return self._pending.popleft() if self._pending else self.encoding.safe_command
+
+
+def make_rl_policy(path: str, **kwargs: Any) -> RLPolicy:
+    """Registry factory for ``rl:PATH`` (``PREFIXED_POLICIES["rl"]``)."""
+    if not path:
+        raise ValueError("rl policy needs a model path: rl:PATH")
+    return RLPolicy(path, **kwargs)
+
+
+def spec_of(path: str | Path) -> EnvSpec:
+    """The env spec a model file was trained with (to wrap envs the same way)."""
+    from baselines_rl.storage import read_metadata
+
+    return EnvSpec.from_dict(read_metadata(path)["env_spec"])

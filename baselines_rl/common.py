@@ -1,0 +1,207 @@
+"""What every RL script shares: the arguments dataclass, env building and vectorization.
+
+:class:`EnvSpec` says how one encoded env is made (id, optional memory wrapper, encoding), is
+saved inside every model file, and rebuilds the same env for evaluation and for the
+``rl:PATH`` adapter.
+
+Example:
+    >>> spec = EnvSpec("TextMem/CookingRL-L1-v0")
+    >>> env = spec.make(seed=0)
+    >>> type(env).__name__, int(env.action_space.n)
+    ('TextEncodingWrapper', 64)
+    >>> env.close()
+    >>> EnvSpec.from_dict(spec.to_dict()) == spec
+    True
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import functools
+import inspect
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import gymnasium as gym
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """How to build one encoded training/evaluation env.
+
+    Attributes:
+        env_id: A ``TextMem/*`` id.
+        memory: ``None`` (no memory) or a memory name for ``MemoryGraphWrapper``
+            (``"arigraph"``, ...); its belief text becomes the ``belief`` observation key.
+        goto: With a memory: offer ``go to X`` macro commands.
+        encoding: ``TextEncodingWrapper`` arguments (``text``, ``hash_size``, ``max_commands``,
+            ``command_tokens``, ``vocabulary``, ``safe_command``, ``max_tokens``).
+        env_kwargs: Extra ``gym.make`` arguments (``game_seed``, ``max_episode_steps``...).
+    """
+
+    env_id: str
+    memory: str | None = None
+    goto: bool = False
+    encoding: dict[str, Any] = field(default_factory=dict)
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if "privileged" in self.env_kwargs:
+            raise ValueError("RL baselines never see privileged information: drop env_kwargs['privileged']")
+
+    def wrap(self, env: gym.Env) -> gym.Env:
+        """Adds the memory (if any) and the encoding to an env made from ``env_id``."""
+        from textmem_gym.wrappers import MemoryGraphWrapper, TextEncodingWrapper
+
+        if self.memory is not None:
+            env = MemoryGraphWrapper(env, memory=self.memory, extractor="rules", goto=self.goto)
+        return TextEncodingWrapper(env, **self.encoding)
+
+    def make(self, seed: int | None = None) -> gym.Env:
+        """A fresh encoded env (reset with ``seed`` once so its spaces and mask are ready)."""
+        import textmem_gym  # noqa: F401  (registers the ids)
+
+        env = self.wrap(gym.make(self.env_id, **self.env_kwargs))
+        env.reset(seed=seed)
+        return env
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form (stored in model files)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EnvSpec:
+        """Inverse of :meth:`to_dict`."""
+        return cls(**data)
+
+
+def _make_worker_env(spec: EnvSpec, seed: int) -> gym.Env:
+    import torch
+
+    torch.set_num_threads(1)
+    return spec.make(seed=seed)
+
+
+def make_vec_env(spec: EnvSpec, n_envs: int, seed: int, subprocess: bool = True) -> Any:
+    """``n_envs`` encoded envs in a ``SubprocVecEnv`` (a ``DummyVecEnv`` for one or on request).
+
+    Env ``i`` is reset with ``seed + i``.
+    """
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    if not isinstance(n_envs, int) or n_envs < 1:
+        raise ValueError(f"n_envs must be an int >= 1, got {n_envs!r}")
+    fns = [functools.partial(_make_worker_env, spec, seed + i) for i in range(n_envs)]
+    if subprocess and n_envs > 1:
+        return SubprocVecEnv(fns)
+    return DummyVecEnv(fns)
+
+
+@dataclass
+class CommonArgs:
+    """Arguments every training script takes (subclassed per algorithm)."""
+
+    env_id: str = "TextMem/CookingRL-L1-v0"
+    """Environment id to train on."""
+    total_timesteps: int = 50_000
+    """Env steps to train for (summed over the parallel envs)."""
+    n_envs: int = 2
+    """Parallel envs (``SubprocVecEnv`` when above 1)."""
+    seed: int = 0
+    """Seed of the model, the envs' resets and the evaluations."""
+    model: str = "drrn"
+    """``drrn`` (scores each admissible command) or ``mlp`` (MLP over the flattened encoding)."""
+    text: str = "bow"
+    """Text encoding: ``bow`` (hashed bag-of-words) or ``tokens`` (padded token ids)."""
+    hash_size: int = 1024
+    """Hash buckets of the text encodings (token ids lie in ``[0, hash_size)``)."""
+    max_commands: int = 64
+    """``K``, the number of admissible-command slots (the size of the action space)."""
+    vocabulary: str | None = None
+    """JSON file of a fixed command vocabulary (then actions are vocabulary entries; use ``model=mlp``)."""
+    memory: str | None = None
+    """Memory for ``MemoryGraphWrapper`` (``arigraph``...): its belief joins the observation."""
+    goto: bool = False
+    """With a memory: offer ``go to X`` macro commands."""
+    max_episode_steps: int | None = None
+    """Overrides the id's step limit."""
+    game_seed: int | None = None
+    """Game instance (``None``: the id's default game)."""
+    out_dir: str = "runs/rl"
+    """Where the model, checkpoints and CSV logs go."""
+    eval_freq: int = 5_000
+    """Evaluate the greedy policy every this many env steps (0: never)."""
+    eval_episodes: int = 3
+    """Episodes per evaluation."""
+    checkpoint_freq: int = 0
+    """Save a checkpoint every this many env steps (0: only the final model)."""
+    torch_threads: int = 1
+    """``torch.set_num_threads`` in the training process."""
+    subprocess: bool = True
+    """Run the envs in subprocesses (``False``: in this process, for debugging and tests)."""
+    verbose: int = 0
+    """SB3 verbosity (0 silent, 1 info)."""
+
+    def env_spec(self) -> EnvSpec:
+        """The :class:`EnvSpec` these arguments describe."""
+        encoding: dict[str, Any] = {"text": self.text, "hash_size": self.hash_size,
+                                    "max_commands": self.max_commands}
+        if self.vocabulary is not None:
+            from textmem_gym.wrappers.action_encoding import CommandVocabulary
+
+            encoding["vocabulary"] = list(CommandVocabulary.load(self.vocabulary).commands)
+        env_kwargs: dict[str, Any] = {}
+        if self.max_episode_steps is not None:
+            env_kwargs["max_episode_steps"] = self.max_episode_steps
+        if self.game_seed is not None:
+            env_kwargs["game_seed"] = self.game_seed
+        return EnvSpec(self.env_id, self.memory, self.goto, encoding, env_kwargs)
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """The docstring under each dataclass field of ``cls`` and its bases (for ``--help``)."""
+    docs: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        if not dataclasses.is_dataclass(klass):
+            continue
+        body = ast.parse(textwrap.dedent(inspect.getsource(klass))).body[0].body  # type: ignore[attr-defined]
+        for node, after in zip(body, body[1:]):
+            if isinstance(node, ast.AnnAssign) and isinstance(after, ast.Expr) and \
+                    isinstance(after.value, ast.Constant) and isinstance(node.target, ast.Name):
+                docs[node.target.id] = " ".join(str(after.value.value).split())
+    return docs
+
+
+def _parse_optional(kind: Any, text: str) -> Any:
+    if text.lower() in {"none", ""}:
+        return None
+    return kind(text)
+
+
+def _argument_type(annotation: str) -> Any:
+    base = annotation.replace(" | None", "").strip()
+    kind = {"int": int, "float": float, "str": str, "bool": _parse_bool}[base]
+    return functools.partial(_parse_optional, kind) if "None" in annotation else kind
+
+
+def _parse_bool(text: str) -> bool:
+    if text.lower() not in {"true", "false", "1", "0", "yes", "no"}:
+        raise argparse.ArgumentTypeError(f"expected true/false, got {text!r}")
+    return text.lower() in {"true", "1", "yes"}
+
+
+def parse_args(cls: type[T], argv: Sequence[str] | None = None, description: str = "") -> T:
+    """Builds ``cls`` (a dataclass of arguments) from ``--field value`` command-line options."""
+    parser = argparse.ArgumentParser(description=description)
+    docs = field_docs(cls)
+    for item in dataclasses.fields(cls):  # type: ignore[arg-type]
+        parser.add_argument(f"--{item.name.replace('_', '-')}", dest=item.name, default=item.default,
+                            type=_argument_type(str(item.type)), help=f"{docs.get(item.name, '')} "
+                            f"(default: {item.default})")
+    return cls(**vars(parser.parse_args(argv)))

@@ -1,0 +1,123 @@
+"""RL learning benchmark: MaskablePPO (DRRN policy) on the AriGraph RL cooking levels.
+
+Cases (each trains from scratch, evaluating the greedy policy every ``--eval-freq`` steps):
+
+* ``l1``: TextMem/CookingRL-L1-v0 (one game, one room), target mean normalized score >= 0.9
+  within 50k env steps on 2 CPU cores; also the training throughput (env steps/s).
+* ``l3``/``l3-memory``: TextMem/CookingRL-L3-v0 (9 rooms), the same agent without and with the
+  arigraph memory belief (rules extractor, no ``go to`` macros) in its observation.
+
+Each finished case is written to ``OUT/<case>.json`` (so cases can run in separate processes
+and be tabulated together); the script then prints a table of every case found in ``OUT`` and
+saves ``OUT/learning_curves.png``. Not a timed test: numbers depend on the machine's load.
+
+Usage::
+
+    python benchmarks/rl_learning.py                       # all cases
+    python benchmarks/rl_learning.py --cases l1            # just the L1 target
+    python benchmarks/rl_learning.py --cases l3 l3-memory --steps 30000
+    python benchmarks/rl_learning.py --table-only          # tabulate earlier results
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from baselines_rl.ppo import PPOArgs, train  # noqa: E402
+
+TARGET = 0.9
+
+#: case -> (env id, PPOArgs overrides, default env steps)
+CASES: dict[str, tuple[str, dict[str, Any], int]] = {
+    "l1": ("TextMem/CookingRL-L1-v0", {}, 50_000),
+    "l3": ("TextMem/CookingRL-L3-v0", {}, 30_000),
+    "l3-memory": ("TextMem/CookingRL-L3-v0", {"memory": "arigraph"}, 30_000),
+}
+
+
+def run_case(case: str, out: Path, steps: int | None, n_envs: int, eval_freq: int, seed: int) -> dict[str, Any]:
+    """Trains one case and writes ``out/<case>.json``."""
+    env_id, overrides, default_steps = CASES[case]
+    args = PPOArgs(env_id=env_id, total_timesteps=steps or default_steps, n_envs=n_envs, seed=seed,
+                   eval_freq=eval_freq, eval_episodes=2, out_dir=str(out / case), **overrides)
+    start = time.perf_counter()
+    result = train(args)
+    row = {"case": case, "env_id": env_id, "memory": args.memory or "-", "steps": args.total_timesteps,
+           "n_envs": n_envs, "steps_per_second": round(result.steps_per_second, 1),
+           "final_score": result.final_eval.get("mean_normalized_score"),
+           "best_score": max((r["mean_normalized_score"] for r in result.eval_history), default=None),
+           "steps_to_target": result.first_reaching(TARGET), "wall_time_s": round(time.perf_counter() - start, 1),
+           "curve": [(r["timesteps"], r["mean_normalized_score"]) for r in result.eval_history]}
+    (out / f"{case}.json").write_text(json.dumps(row, indent=1))
+    return row
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    """The results table (one line per case)."""
+    header = ("case", "env_id", "memory", "steps", "steps/s", "final", "best", f"steps to >={TARGET}")
+    print(" | ".join(header))
+    print(" | ".join("-" * len(h) for h in header))
+    for r in rows:
+        final = "-" if r["final_score"] is None else f"{r['final_score']:.2f}"
+        best = "-" if r["best_score"] is None else f"{r['best_score']:.2f}"
+        print(" | ".join([r["case"], r["env_id"], r["memory"], str(r["steps"]), f"{r['steps_per_second']:.1f}",
+                          final, best, str(r["steps_to_target"] or "not reached")]))
+
+
+def plot(rows: list[dict[str, Any]], path: Path) -> Path:
+    """Greedy-policy learning curves of every case in one figure."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for r in rows:
+        if r["curve"]:
+            xs, ys = zip(*r["curve"])
+            ax.plot(xs, ys, marker="o", label=f"{r['case']} ({r['env_id'].split('/')[-1]}, memory {r['memory']})")
+    ax.axhline(TARGET, color="grey", linestyle="--", linewidth=1)
+    ax.set_xlabel("env steps")
+    ax.set_ylabel("greedy mean normalized score")
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_title("MaskablePPO (DRRN policy) on AriGraph RL cooking levels")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the requested cases, then tabulates and plots every case result in ``--out``."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
+    parser.add_argument("--steps", type=int, default=None, help="env steps per case (default: per case)")
+    parser.add_argument("--n-envs", type=int, default=2)
+    parser.add_argument("--eval-freq", type=int, default=2_500)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=str(ROOT / "runs" / "rl_benchmark"))
+    parser.add_argument("--table-only", action="store_true", help="only tabulate results already in --out")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if not args.table_only:
+        for case in args.cases:
+            run_case(case, out, args.steps, args.n_envs, args.eval_freq, args.seed)
+    rows = [json.loads((out / f"{c}.json").read_text()) for c in CASES if (out / f"{c}.json").is_file()]
+    print_table(rows)
+    print(f"\nlearning curves: {plot(rows, out / 'learning_curves.png')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
