@@ -11,7 +11,7 @@ import gymnasium as gym
 import pytest
 
 import textmem_gym  # noqa: F401
-from textmem_gym.envs.scienceworld_ids import ENV_TABLE, TASKS, camel_case, env_id
+from textmem_gym.envs.scienceworld_ids import ENV_TABLE, SPLIT_SIZES, TASKS, camel_case, env_id, split_variations
 
 pytestmark = pytest.mark.java
 LIVING = "TextMem/ScienceWorld-FindLivingThing-v0"
@@ -50,6 +50,22 @@ def test_ids_cover_every_scienceworld_task():
     assert env_id("find-living-thing") == LIVING
     assert camel_case("identify-life-stages-1") == "IdentifyLifeStages1"
     assert gym.spec(LIVING).max_episode_steps == 100
+
+
+def test_split_table_matches_the_engine():
+    from textmem_gym.envs.scienceworld_process import ScienceWorldProcess
+
+    sim = ScienceWorldProcess()
+    try:
+        assert {task: sim.get_max_variations(task) for task in TASKS} == {
+            task: sum(sizes) for task, sizes in SPLIT_SIZES.items()}
+        for task in ["identify-life-stages-1", "grow-fruit"]:
+            sim.load(task, 0, "easy")
+            assert list(sim.get_variations_train()) == list(split_variations(task, "train"))
+            assert list(sim.get_variations_dev()) == list(split_variations(task, "dev"))
+            assert list(sim.get_variations_test()) == list(split_variations(task, "test"))
+    finally:
+        sim.close()
 
 
 def test_close_and_garbage_collection_stop_the_jvm():

@@ -80,6 +80,7 @@ class NetHackEnv(TextGameEnv):
         self._action_index = {int(action): index for index, action in enumerate(self._nle.actions)}
         self.objective = OBJECTIVE
         self._obs: dict[str, np.ndarray] = {}
+        self._menu = ""
         self._over, self._score, self._deepest = False, 0, 1
 
     # -- backend hooks -------------------------------------------------------------------
@@ -113,12 +114,13 @@ class NetHackEnv(TextGameEnv):
     def _game_state(self, obs: Mapping[str, np.ndarray], died: bool, won: bool = False) -> GameState:
         from nle import nethack as nh
 
-        self._obs = {key: np.array(value, copy=True) for key, value in obs.items()}
+        self._obs = dict(obs)  # NLE refills these arrays on its next step; read them before then
         blstats = self._obs["blstats"]
         if not self._over:
             self._score = int(blstats[nh.NLE_BL_SCORE])
             self._deepest = max(self._deepest, int(blstats[nh.NLE_BL_DEPTH]))
-        feedback = describe(self._obs, self.scope)
+        self._menu = overlay(self._obs["tty_chars"], self._obs["chars"])
+        feedback = describe(self._obs, self.scope, self._menu)
         if died:
             feedback += "\n\nYou died. The game is over."
         return GameState(
@@ -145,7 +147,7 @@ class NetHackEnv(TextGameEnv):
             return []
         text = message(self._obs)
         misc = self._obs["misc"]
-        menu = overlay(self._obs["tty_chars"], self._obs["chars"])
+        menu = self._menu
         if misc[0] or misc[1] or menu:
             directions = [*list(MOVES)[:8], "up", "down", "wait"] if "direction" in text else []
             return [*prompt_keys(text, menu), *directions, "esc"]

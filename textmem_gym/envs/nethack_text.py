@@ -164,14 +164,16 @@ def overlay(tty_chars: np.ndarray, chars: np.ndarray) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def describe(obs: Mapping[str, Any], scope: str) -> str:
-    """The whole observation text for ``scope`` ``"room"`` or ``"level"``."""
+def describe(obs: Mapping[str, Any], scope: str, menu: str | None = None) -> str:
+    """The whole observation text for ``scope`` ``"room"`` or ``"level"`` (``menu``: the
+    :func:`overlay` text if already computed)."""
     from nle import nethack as nh
 
     x, y = int(obs["blstats"][nh.NLE_BL_X]), int(obs["blstats"][nh.NLE_BL_Y])
     classes = cell_classes(obs["glyphs"])
     kind, mask = region(classes, x, y)
-    parts = [message(obs), overlay(obs["tty_chars"], obs["chars"]), status(obs["blstats"])]
+    menu = overlay(obs["tty_chars"], obs["chars"]) if menu is None else menu
+    parts = [message(obs), menu, status(obs["blstats"])]
     if scope == "level":
         seen = entities(obs, classes != UNSEEN, x, y, classes)
         parts.append(f"You are in a {kind}. On this level you see:")

@@ -21,13 +21,10 @@ from typing import Any
 
 from textmem_gym.envs.privileged import Triple
 from textmem_gym.envs.scienceworld_facts import object_tree_facts
-from textmem_gym.envs.scienceworld_ids import TASKS
+from textmem_gym.envs.scienceworld_ids import SPLITS, TASKS, split_variations
 from textmem_gym.envs.scienceworld_process import ScienceWorldProcess
 from textmem_gym.envs.text_game import GameState, TextGameEnv
 
-#: Split name -> the ScienceWorld API method listing its variations.
-SPLITS: dict[str, str] = {"train": "get_variations_train", "dev": "get_variations_dev",
-                          "test": "get_variations_test"}
 
 
 class ScienceWorldEnv(TextGameEnv):
@@ -65,39 +62,38 @@ class ScienceWorldEnv(TextGameEnv):
         super().__init__(privileged=privileged, render_mode=render_mode)
         _check_arguments(task, variation, split, game_seed, simplification)
         self.task, self.split, self.simplification = task, split, simplification
+        self.variation = self._choose_variation(variation, game_seed or 0)
         self._sim = ScienceWorldProcess(java_options)
         try:
-            self.variation = self._load(variation, game_seed or 0)
+            self._sim.load(task, self.variation, simplification, generateGoldPath="walkthrough" in self.privileged)
         except BaseException:
             self._sim.close()
             raise
+        self._fresh = True  # just loaded: the world is in its initial state
         self.objective = str(self._sim.get_task_description())
         self._walkthrough_cache = (list(self._sim.get_gold_action_sequence())
                                    if "walkthrough" in self.privileged else [])
         self._tick = 0  # counts resets and steps: dates lazily computed admissible commands
         self._snapshot: weakref.ref[_DatedCommands] | None = None
 
-    def _load(self, variation: int | None, game_seed: int) -> int:
-        gold = "walkthrough" in self.privileged
-        first = variation if variation is not None else 0
-        self._sim.load(self.task, first, self.simplification, generateGoldPath=gold)
-        variations = list(getattr(self._sim, SPLITS[self.split])())
+    def _choose_variation(self, variation: int | None, game_seed: int) -> int:
+        variations = split_variations(self.task, self.split)
         if variation is None:
             if game_seed >= len(variations):
                 raise ValueError(f"game_seed must be below {len(variations)} (the number of {self.split} "
                                  f"variations of {self.task!r}), got {game_seed}")
-            variation = variations[game_seed]
-        elif variation not in variations:
+            return variations[game_seed]
+        if variation not in variations:
             raise ValueError(f"variation {variation} is not in the {self.split} split of {self.task!r} "
-                             f"({variations[0]}..{variations[-1]})")
-        if variation != first:
-            self._sim.load(self.task, variation, self.simplification, generateGoldPath=gold)
-        return int(variation)
+                             f"({variations.start}..{variations.stop - 1})")
+        return variation
 
     # -- backend hooks -------------------------------------------------------------------
     def _game_reset(self) -> GameState:
         self._settle_admissible()
-        self._sim.server.reset()
+        if not self._fresh:
+            self._sim.server.reset()
+        self._fresh = False
         look = str(self._sim.server.step("look around"))
         self._tick += 1
         return self._game_state(f"{self.objective}\n\n{look}")

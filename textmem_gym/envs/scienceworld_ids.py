@@ -10,6 +10,8 @@ Example:
     'TextMem/ScienceWorld-FindLivingThing-v0'
     >>> ENV_TABLE[env_id("boil")].kwargs
     {'task': 'boil'}
+    >>> split_variations("boil", "test")
+    range(21, 30)
 """
 
 from __future__ import annotations
@@ -56,6 +58,36 @@ TASKS: dict[str, tuple[str, str, str]] = {
     "mendelian-genetics-known-plant": ("10-1", "Biology", "Mendelian Genetics (known plants)"),
     "mendelian-genetics-unknown-plant": ("10-2", "Biology", "Mendelian Genetics (unknown plants)"),
 }
+
+#: Task name -> number of (train, dev, test) variations. ScienceWorld's splits are consecutive
+#: ranges of variation indices in that order (checked against the engine by the tests); knowing
+#: them lets an env load its variation without loading the task twice.
+SPLIT_SIZES: dict[str, tuple[int, int, int]] = {
+    "boil": (14, 7, 9), "melt": (14, 7, 9), "freeze": (14, 7, 9), "change-the-state-of-matter-of": (14, 7, 9),
+    "use-thermometer": (270, 135, 135), "measure-melting-point-known-substance": (218, 109, 109),
+    "measure-melting-point-unknown-substance": (150, 75, 75), "power-component": (10, 5, 5),
+    "power-component-renewable-vs-nonrenewable-energy": (10, 5, 5), "test-conductivity": (450, 225, 225),
+    "test-conductivity-of-unknown-substances": (300, 150, 150), "find-living-thing": (150, 75, 75),
+    "find-non-living-thing": (150, 75, 75), "find-plant": (150, 75, 75), "find-animal": (150, 75, 75),
+    "grow-plant": (62, 31, 33), "grow-fruit": (62, 31, 33), "chemistry-mix": (16, 8, 8),
+    "chemistry-mix-paint-secondary-color": (18, 9, 9), "chemistry-mix-paint-tertiary-color": (18, 9, 9),
+    "lifespan-longest-lived": (62, 31, 32), "lifespan-shortest-lived": (62, 31, 32),
+    "lifespan-longest-lived-then-shortest-lived": (62, 31, 32), "identify-life-stages-1": (6, 3, 5),
+    "identify-life-stages-2": (4, 2, 4), "inclined-plane-determine-angle": (84, 42, 42),
+    "inclined-plane-friction-named-surfaces": (692, 346, 348),
+    "inclined-plane-friction-unnamed-surfaces": (80, 40, 42), "mendelian-genetics-known-plant": (60, 30, 30),
+    "mendelian-genetics-unknown-plant": (240, 120, 120),
+}
+SPLITS = ("train", "dev", "test")
+
+
+def split_variations(task: str, split: str) -> range:
+    """The variation indices of a split: ``split_variations("boil", "test")`` -> ``range(21, 30)``."""
+    sizes = SPLIT_SIZES[task]
+    index = SPLITS.index(split)
+    start = sum(sizes[:index])
+    return range(start, start + sizes[index])
+
 
 #: Tasks whose gold action sequence (variation 0, ``easy``) is longer than
 #: :data:`STEP_LIMIT`: it wins only when the step limit is raised.

@@ -1,0 +1,138 @@
+"""Benchmark: steps per second of TextMem envs vs their raw engines, same commands, one run.
+
+One function per backend (others add theirs to :data:`BACKENDS`). Each measures the raw
+engine and the TextMem env side by side on the same command sequence and prints the ratio
+(TextMem / raw; above 1 means the TextMem env is faster).
+
+- ``scienceworld_throughput``: ``scienceworld.ScienceWorldEnv.step`` (which computes look,
+  inventory and the valid actions every step) vs ``TextMem/ScienceWorld-FindLivingThing-v0``
+  (lazy admissible commands), also with the admissible commands read every step; plus the
+  time to start an env (JVM start + task load).
+- ``nethack_throughput``: NLE's gym env stepping action indices vs ``TextMem/NetHack-*``
+  stepping words and building the text observation.
+
+Run:
+    python benchmarks/env_throughput.py [scienceworld] [nethack] [--steps N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable, Iterator, Sequence
+from itertools import cycle, islice
+from typing import Any
+
+import gymnasium as gym
+
+import textmem_gym  # noqa: F401
+
+SCIENCEWORLD_ID = "TextMem/ScienceWorld-FindLivingThing-v0"
+SCIENCEWORLD_COMMANDS = ["look around", "open door to hallway", "go to hallway", "inventory", "look around",
+                         "go to art studio", "wait1", "look at table"]
+NETHACK_COMMANDS = ["far east", "far west", "north", "south", "search", "far north", "far south", "east",
+                    "west", "northeast", "southwest", "wait"]
+
+
+def _rate(step: Callable[[str], Any], commands: Iterator[str], steps: int) -> float:
+    start = time.perf_counter()
+    for command in islice(commands, steps):
+        step(command)
+    return steps / (time.perf_counter() - start)
+
+
+def _report(name: str, raw: float, ours: float, unit: str = "steps/s") -> None:
+    print(f"{name:<48} raw {raw:9.1f} {unit}   textmem {ours:9.1f} {unit}   ratio {ours / raw:6.2f}")
+
+
+def scienceworld_throughput(steps: int = 200) -> dict[str, float]:
+    """ScienceWorld: raw ``ScienceWorldEnv`` vs the TextMem env on the same commands."""
+    from scienceworld import ScienceWorldEnv
+
+    start = time.perf_counter()
+    env = gym.make(SCIENCEWORLD_ID, max_episode_steps=10**9)  # no truncation: same steps as raw
+    env.reset(seed=0)
+    ours_start = time.perf_counter() - start
+    variation = env.unwrapped.variation
+    start = time.perf_counter()
+    raw = ScienceWorldEnv("", envStepLimit=10**9)
+    raw.load("find-living-thing", variation, "easy")
+    raw.reset()
+    raw_start = time.perf_counter() - start
+    try:
+        raw_rate = _rate(raw.step, cycle(SCIENCEWORLD_COMMANDS), steps)
+        ours_rate = _rate(env.step, cycle(SCIENCEWORLD_COMMANDS), steps)
+        ours_read = _rate(lambda c: list(env.step(c)[4]["admissible_commands"]), cycle(SCIENCEWORLD_COMMANDS),
+                          steps // 4)
+    finally:
+        raw.close()
+        env.close()
+    _report("ScienceWorld step (lazy admissible)", raw_rate, ours_rate)
+    _report("ScienceWorld step (admissible read every step)", raw_rate, ours_read)
+    _report("ScienceWorld env start (JVM + load + reset)", 1 / raw_start, 1 / ours_start, "starts/s")
+    return {"step": ours_rate / raw_rate, "step_with_admissible": ours_read / raw_rate,
+            "start": raw_start / ours_start}
+
+
+def _raw_nethack(seed: int) -> tuple[Any, dict[str, int]]:
+    from nle import nethack
+    from nle.env.base import NLE
+
+    from textmem_gym.envs.nethack_actions import key_for
+
+    raw = NLE(max_episode_steps=2**62, actions=nethack.ACTIONS, allow_all_yn_questions=True,
+              fix_moon_phase=True)
+    index = {int(action): i for i, action in enumerate(raw.actions)}
+    raw.seed(seed, seed + 1, reseed=False)
+    raw.reset()
+    return raw, {word: index[key_for(word)] for word in NETHACK_COMMANDS}
+
+
+def nethack_throughput(steps: int = 2000, scopes: Sequence[str] = ("RoomObs", "LevelObs")) -> dict[str, float]:
+    """NetHack: NLE's gym env (action indices) vs the TextMem envs (words, text)."""
+    raw, actions = _raw_nethack(7)
+
+    def raw_step(command: str) -> None:
+        if raw.step(actions[command])[2]:
+            raw.reset()
+
+    ratios = {}
+    try:
+        raw_rate = _rate(raw_step, cycle(NETHACK_COMMANDS), steps)
+        for scope in scopes:
+            env = gym.make(f"TextMem/NetHack-{scope}-v0", game_seed=7, max_episode_steps=10**9)
+            env.reset(seed=0)
+
+            def ours_step(command: str) -> None:
+                if env.step(command)[2]:
+                    env.reset()
+
+            try:
+                ours_rate = _rate(ours_step, cycle(NETHACK_COMMANDS), steps)
+            finally:
+                env.close()
+            _report(f"NetHack {scope} step", raw_rate, ours_rate)
+            ratios[scope] = ours_rate / raw_rate
+    finally:
+        raw.close()
+    return ratios
+
+
+#: Backend name -> its benchmark.
+BACKENDS: dict[str, Callable[..., dict[str, float]]] = {
+    "scienceworld": scienceworld_throughput,
+    "nethack": nethack_throughput,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("backends", nargs="*", choices=sorted(BACKENDS), help="default: all")
+    parser.add_argument("--steps", type=int, default=None, help="steps per measurement")
+    args = parser.parse_args()
+    for name in args.backends or BACKENDS:
+        BACKENDS[name](**({"steps": args.steps} if args.steps else {}))
+
+
+if __name__ == "__main__":
+    main()
