@@ -161,3 +161,20 @@ def test_words_prompts_and_stairs_down():
     assert info["dungeon_level"] == 2 and info["max_dungeon_level"] == 2
     assert info["max_score"] == 0 and info["normalized_score"] == 0
     assert all(math.isfinite(info[key]) for key in ("score", "normalized_score", "max_score"))
+
+
+def test_quitting_ends_the_game_as_lost():
+    env = gym.make(ROOM)
+    try:
+        env.reset(seed=1)
+        observation, _, terminated, _, info = env.step("quit")
+        assert "Really quit?" in observation and not terminated and info["admissible_commands"] == ["y", "n", "esc"]
+        observation, reward, terminated, truncated, info = env.step("y")
+        assert terminated and not truncated and info["lost"] and not info["won"]
+        assert "The game is over." in observation and info["admissible_commands"] == []
+        assert info["dungeon_level"] == 1 and info["experience_level"] == 1
+        observation, reward, terminated, _, after = env.step("north")
+        assert "call reset()" in observation and terminated and reward == 0 and after["moves"] == info["moves"]
+        assert "quit" not in env.reset(seed=1)[1]["admissible_commands"]
+    finally:
+        env.close()

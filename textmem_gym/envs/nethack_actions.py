@@ -47,7 +47,7 @@ COMMANDS: dict[str, int] = {
     "engrave": ord("E"), "pay": ord("p"), "fight": ord("F"), "swap weapons": ord("x"),
     "pray": _meta("p"), "loot": _meta("l"), "force": _meta("f"), "sit": _meta("s"),
     "chat": _meta("c"), "jump": _meta("j"), "untrap": _meta("u"), "offer": _meta("o"),
-    "travel": ord("_"), "esc": 27, "more": 13, "space": ord(" "),
+    "travel": ord("_"), "quit": _meta("q"), "esc": 27, "more": 13, "space": ord(" "),
 }
 
 #: Single characters pressed as themselves (menu letters, ``y``/``n`` answers, counts).

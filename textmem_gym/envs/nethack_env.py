@@ -8,7 +8,8 @@ an unknown word costs no game time and answers with the words to use.
 Score: NetHack's in-game score (bottom line ``S:``), kept at its last value when the hero dies.
 NetHack has no maximum score: ``max_score`` and ``normalized_score`` are 0. ``info`` also has
 ``dungeon_level``, ``max_dungeon_level`` (deepest level reached this episode, AriGraph's
-"Levels") and ``experience_level``. ``lost``: the hero died; ``won``: ascension.
+"Levels") and ``experience_level``. ``lost``: the game ended without ascension (death, or ``quit`` + ``y``);
+``won``: ascension.
 
 Determinism: the dungeon comes from NetHack's RNG seeds, set before every reset (no reseeding,
 moon phase fixed): from ``game_seed`` if given (the same dungeon every episode), else drawn from
@@ -37,7 +38,7 @@ OBJECTIVE = ("Play NetHack: explore the dungeon, survive, and descend as deep as
              "down: '>' cells, command 'down'); your score is NetHack's in-game score.")
 _OBS_KEYS = ("glyphs", "chars", "blstats", "message", "inv_strs", "inv_letters", "screen_descriptions",
              "tty_chars", "misc")
-_HIDDEN_FROM_LIST = {"esc", "more", "space"}
+_HIDDEN_FROM_LIST = {"esc", "more", "space", "quit"}
 
 
 class NetHackEnv(TextGameEnv):
@@ -92,7 +93,7 @@ class NetHackEnv(TextGameEnv):
         self._nle.seed(core, disp, reseed=False)
         observation, _ = self._nle.reset()
         self._over, self._score, self._deepest = False, 0, 1
-        return self._game_state(observation, died=False)
+        return self._game_state(observation, ended=False)
 
     def _game_step(self, command: str) -> GameState:
         assert self._state is not None
@@ -104,14 +105,14 @@ class NetHackEnv(TextGameEnv):
                                    "'far east'), a command ('search', 'pick up', 'down') or a letter.")
         observation, _, done, _, end = self._nle.step(self._action_index[key])
         self._over = bool(done)
-        return self._game_state(observation, died=bool(done) and not end.get("is_ascended", False),
-                                won=bool(end.get("is_ascended", False)))
+        won = bool(end.get("is_ascended", False))
+        return self._game_state(observation, ended=self._over and not won, won=won)
 
     def _game_close(self) -> None:
         self._nle.close()
 
     # -- helpers -------------------------------------------------------------------------
-    def _game_state(self, obs: Mapping[str, np.ndarray], died: bool, won: bool = False) -> GameState:
+    def _game_state(self, obs: Mapping[str, np.ndarray], ended: bool, won: bool = False) -> GameState:
         from nle import nethack as nh
 
         self._obs = dict(obs)  # NLE refills these arrays on its next step; read them before then
@@ -121,10 +122,10 @@ class NetHackEnv(TextGameEnv):
             self._deepest = max(self._deepest, int(blstats[nh.NLE_BL_DEPTH]))
         self._menu = overlay(self._obs["tty_chars"], self._obs["chars"])
         feedback = describe(self._obs, self.scope, self._menu)
-        if died:
-            feedback += "\n\nYou died. The game is over."
+        if self._over:
+            feedback += "\n\nThe game is over."
         return GameState(
-            feedback=feedback, score=self._score, max_score=0, won=won, lost=died,
+            feedback=feedback, score=self._score, max_score=0, won=won, lost=ended,
             moves=int(blstats[nh.NLE_BL_TIME]), admissible_commands=self._admissible(),
             facts=self._facts if "facts" in self.privileged else None,
             extra={"dungeon_level": int(blstats[nh.NLE_BL_DEPTH]) or self._last_extra("dungeon_level"),
