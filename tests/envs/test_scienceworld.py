@@ -11,7 +11,7 @@ import gymnasium as gym
 import pytest
 
 import textmem_gym  # noqa: F401
-from textmem_gym.envs.scienceworld_ids import ENV_TABLE, SPLIT_SIZES, TASKS, camel_case, env_id, split_variations
+from textmem_gym.envs.scienceworld_ids import ENV_TABLE, TASKS, camel_case, env_id, split_variations
 
 pytestmark = pytest.mark.java
 LIVING = "TextMem/ScienceWorld-FindLivingThing-v0"
@@ -58,7 +58,7 @@ def test_split_table_matches_the_engine():
     sim = ScienceWorldProcess()
     try:
         assert {task: sim.get_max_variations(task) for task in TASKS} == {
-            task: sum(sizes) for task, sizes in SPLIT_SIZES.items()}
+            task: sum(info.splits) for task, info in TASKS.items()}
         for task in ["identify-life-stages-1", "grow-fruit"]:
             sim.load(task, 0, "easy")
             assert list(sim.get_variations_train()) == list(split_variations(task, "train"))

@@ -16,6 +16,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from textmem_gym.envs.registration import EnvEntry
 
 SCIENCEWORLD_ENTRY = "textmem_gym.envs.scienceworld_env:ScienceWorldEnv"
@@ -23,67 +25,79 @@ SCIENCEWORLD_ENTRY = "textmem_gym.envs.scienceworld_env:ScienceWorldEnv"
 #: DAVIS's maximum steps per task (Table 5).
 STEP_LIMIT = 100
 
-#: Task name -> (ScienceWorld task id, topic, title), as in ScienceWorld's ``tasks.json``.
-TASKS: dict[str, tuple[str, str, str]] = {
-    "boil": ("1-1", "Matter", "Changes of State (Boiling)"),
-    "melt": ("1-2", "Matter", "Changes of State (Melting)"),
-    "freeze": ("1-3", "Matter", "Changes of State (Freezing)"),
-    "change-the-state-of-matter-of": ("1-4", "Matter", "Changes of State (Any)"),
-    "use-thermometer": ("2-1", "Measurement", "Use Thermometer"),
-    "measure-melting-point-known-substance": ("2-2", "Measurement", "Measuring Melting Point (known)"),
-    "measure-melting-point-unknown-substance": ("2-3", "Measurement", "Measuring Melting Point (unknown)"),
-    "power-component": ("3-1", "Electricity", "Create a circuit"),
-    "power-component-renewable-vs-nonrenewable-energy": ("3-2", "Electricity",
-                                                         "Renewable vs Non-renewable Energy"),
-    "test-conductivity": ("3-3", "Electricity", "Test Conductivity (known)"),
-    "test-conductivity-of-unknown-substances": ("3-4", "Electricity", "Test Conductivity (unknown)"),
-    "find-living-thing": ("4-1", "Classification", "Find a living thing"),
-    "find-non-living-thing": ("4-2", "Classification", "Find a non-living thing"),
-    "find-plant": ("4-3", "Classification", "Find a plant"),
-    "find-animal": ("4-4", "Classification", "Find an animal"),
-    "grow-plant": ("5-1", "Biology", "Grow a plant"),
-    "grow-fruit": ("5-2", "Biology", "Grow a fruit"),
-    "chemistry-mix": ("6-1", "Chemistry", "Mixing (generic)"),
-    "chemistry-mix-paint-secondary-color": ("6-2", "Chemistry", "Mixing paints (secondary colours)"),
-    "chemistry-mix-paint-tertiary-color": ("6-3", "Chemistry", "Mixing paints (tertiary colours)"),
-    "lifespan-longest-lived": ("7-1", "Biology", "Identify longest-lived animal"),
-    "lifespan-shortest-lived": ("7-2", "Biology", "Identify shortest-lived animal"),
-    "lifespan-longest-lived-then-shortest-lived": ("7-3", "Biology",
-                                                   "Identify longest-then-shortest-lived animal"),
-    "identify-life-stages-1": ("8-1", "Biology", "Identify life stages (plant)"),
-    "identify-life-stages-2": ("8-2", "Biology", "Identify life stages (animal)"),
-    "inclined-plane-determine-angle": ("9-1", "Forces", "Inclined Planes (determine angle)"),
-    "inclined-plane-friction-named-surfaces": ("9-2", "Forces", "Friction (known surfaces)"),
-    "inclined-plane-friction-unnamed-surfaces": ("9-3", "Forces", "Friction (unknown surfaces)"),
-    "mendelian-genetics-known-plant": ("10-1", "Biology", "Mendelian Genetics (known plants)"),
-    "mendelian-genetics-unknown-plant": ("10-2", "Biology", "Mendelian Genetics (unknown plants)"),
+
+class Task(NamedTuple):
+    """One ScienceWorld task, as in ScienceWorld's ``tasks.json``, plus its split sizes.
+
+    Attributes:
+        task_id: ScienceWorld's (and DAVIS's) task number, e.g. ``"4-1"``.
+        topic: ScienceWorld topic.
+        title: Task title.
+        splits: Number of (train, dev, test) variations. ScienceWorld's splits are consecutive
+            ranges of variation indices in that order (the tests check this against the engine);
+            knowing them lets an env load its variation without loading the task twice.
+    """
+
+    task_id: str
+    topic: str
+    title: str
+    splits: tuple[int, int, int]
+
+
+#: Task name -> :class:`Task`.
+TASKS: dict[str, Task] = {
+    "boil": Task("1-1", "Matter", "Changes of State (Boiling)", (14, 7, 9)),
+    "melt": Task("1-2", "Matter", "Changes of State (Melting)", (14, 7, 9)),
+    "freeze": Task("1-3", "Matter", "Changes of State (Freezing)", (14, 7, 9)),
+    "change-the-state-of-matter-of": Task("1-4", "Matter", "Changes of State (Any)", (14, 7, 9)),
+    "use-thermometer": Task("2-1", "Measurement", "Use Thermometer", (270, 135, 135)),
+    "measure-melting-point-known-substance": Task("2-2", "Measurement", "Measuring Melting Point (known)",
+                                                  (218, 109, 109)),
+    "measure-melting-point-unknown-substance": Task("2-3", "Measurement", "Measuring Melting Point (unknown)",
+                                                    (150, 75, 75)),
+    "power-component": Task("3-1", "Electricity", "Create a circuit", (10, 5, 5)),
+    "power-component-renewable-vs-nonrenewable-energy": Task("3-2", "Electricity",
+                                                             "Renewable vs Non-renewable Energy",
+                                                             (10, 5, 5)),
+    "test-conductivity": Task("3-3", "Electricity", "Test Conductivity (known)", (450, 225, 225)),
+    "test-conductivity-of-unknown-substances": Task("3-4", "Electricity", "Test Conductivity (unknown)",
+                                                    (300, 150, 150)),
+    "find-living-thing": Task("4-1", "Classification", "Find a living thing", (150, 75, 75)),
+    "find-non-living-thing": Task("4-2", "Classification", "Find a non-living thing", (150, 75, 75)),
+    "find-plant": Task("4-3", "Classification", "Find a plant", (150, 75, 75)),
+    "find-animal": Task("4-4", "Classification", "Find an animal", (150, 75, 75)),
+    "grow-plant": Task("5-1", "Biology", "Grow a plant", (62, 31, 33)),
+    "grow-fruit": Task("5-2", "Biology", "Grow a fruit", (62, 31, 33)),
+    "chemistry-mix": Task("6-1", "Chemistry", "Mixing (generic)", (16, 8, 8)),
+    "chemistry-mix-paint-secondary-color": Task("6-2", "Chemistry", "Mixing paints (secondary colours)",
+                                                (18, 9, 9)),
+    "chemistry-mix-paint-tertiary-color": Task("6-3", "Chemistry", "Mixing paints (tertiary colours)",
+                                               (18, 9, 9)),
+    "lifespan-longest-lived": Task("7-1", "Biology", "Identify longest-lived animal", (62, 31, 32)),
+    "lifespan-shortest-lived": Task("7-2", "Biology", "Identify shortest-lived animal", (62, 31, 32)),
+    "lifespan-longest-lived-then-shortest-lived": Task("7-3", "Biology",
+                                                       "Identify longest-then-shortest-lived animal",
+                                                       (62, 31, 32)),
+    "identify-life-stages-1": Task("8-1", "Biology", "Identify life stages (plant)", (6, 3, 5)),
+    "identify-life-stages-2": Task("8-2", "Biology", "Identify life stages (animal)", (4, 2, 4)),
+    "inclined-plane-determine-angle": Task("9-1", "Forces", "Inclined Planes (determine angle)",
+                                           (84, 42, 42)),
+    "inclined-plane-friction-named-surfaces": Task("9-2", "Forces", "Friction (known surfaces)",
+                                                   (692, 346, 348)),
+    "inclined-plane-friction-unnamed-surfaces": Task("9-3", "Forces", "Friction (unknown surfaces)",
+                                                     (80, 40, 42)),
+    "mendelian-genetics-known-plant": Task("10-1", "Biology", "Mendelian Genetics (known plants)",
+                                           (60, 30, 30)),
+    "mendelian-genetics-unknown-plant": Task("10-2", "Biology", "Mendelian Genetics (unknown plants)",
+                                             (240, 120, 120)),
 }
 
-#: Task name -> number of (train, dev, test) variations. ScienceWorld's splits are consecutive
-#: ranges of variation indices in that order (checked against the engine by the tests); knowing
-#: them lets an env load its variation without loading the task twice.
-SPLIT_SIZES: dict[str, tuple[int, int, int]] = {
-    "boil": (14, 7, 9), "melt": (14, 7, 9), "freeze": (14, 7, 9), "change-the-state-of-matter-of": (14, 7, 9),
-    "use-thermometer": (270, 135, 135), "measure-melting-point-known-substance": (218, 109, 109),
-    "measure-melting-point-unknown-substance": (150, 75, 75), "power-component": (10, 5, 5),
-    "power-component-renewable-vs-nonrenewable-energy": (10, 5, 5), "test-conductivity": (450, 225, 225),
-    "test-conductivity-of-unknown-substances": (300, 150, 150), "find-living-thing": (150, 75, 75),
-    "find-non-living-thing": (150, 75, 75), "find-plant": (150, 75, 75), "find-animal": (150, 75, 75),
-    "grow-plant": (62, 31, 33), "grow-fruit": (62, 31, 33), "chemistry-mix": (16, 8, 8),
-    "chemistry-mix-paint-secondary-color": (18, 9, 9), "chemistry-mix-paint-tertiary-color": (18, 9, 9),
-    "lifespan-longest-lived": (62, 31, 32), "lifespan-shortest-lived": (62, 31, 32),
-    "lifespan-longest-lived-then-shortest-lived": (62, 31, 32), "identify-life-stages-1": (6, 3, 5),
-    "identify-life-stages-2": (4, 2, 4), "inclined-plane-determine-angle": (84, 42, 42),
-    "inclined-plane-friction-named-surfaces": (692, 346, 348),
-    "inclined-plane-friction-unnamed-surfaces": (80, 40, 42), "mendelian-genetics-known-plant": (60, 30, 30),
-    "mendelian-genetics-unknown-plant": (240, 120, 120),
-}
 SPLITS = ("train", "dev", "test")
 
 
 def split_variations(task: str, split: str) -> range:
     """The variation indices of a split: ``split_variations("boil", "test")`` -> ``range(21, 30)``."""
-    sizes = SPLIT_SIZES[task]
+    sizes = TASKS[task].splits
     index = SPLITS.index(split)
     start = sum(sizes[:index])
     return range(start, start + sizes[index])
@@ -110,7 +124,7 @@ def env_id(task: str) -> str:
 
 
 def _entry(task: str) -> EnvEntry:
-    task_id, topic, title = TASKS[task]
+    task_id, topic, title, _ = TASKS[task]
     description = f"ScienceWorld {task_id} {topic}: {title} (DAVIS settings: easy, 100 steps)"
     return EnvEntry(SCIENCEWORLD_ENTRY, {"task": task}, STEP_LIMIT, description, 100)
 
