@@ -19,7 +19,7 @@ Example:
 
 from __future__ import annotations
 
-from collections import deque
+import math
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -58,7 +58,7 @@ def cell_classes(glyphs: np.ndarray) -> np.ndarray:
 
 def compass(dx: int, dy: int) -> str:
     """Compass word of an offset (``dy`` grows southwards); 8 sectors of 45 degrees."""
-    angle = np.degrees(np.arctan2(dy, dx)) % 360
+    angle = math.degrees(math.atan2(dy, dx)) % 360
     return _DIRECTIONS[int(((angle + 22.5) % 360) // 45)]
 
 
@@ -70,28 +70,35 @@ def where(dx: int, dy: int) -> str:
     return f"{steps} step{'s' if steps > 1 else ''} {compass(dx, dy)}"
 
 
+def place_kind(classes: np.ndarray, x: int, y: int) -> str:
+    """``"room"`` if room floor or a room feature touches the hero, else ``"corridor"``."""
+    near = classes[max(y - 1, 0):y + 2, max(x - 1, 0):x + 2]
+    return "room" if ((near == FLOOR) | (near == FEATURE)).any() else "corridor"
+
+
 def region(classes: np.ndarray, x: int, y: int) -> tuple[str, np.ndarray]:
     """The hero's room or corridor: ``("room" | "corridor", mask of its cells)``."""
-    height, width = classes.shape
-    grid = classes.tolist()  # Python ints: the walk below is ~10x faster than on numpy scalars
-    near = [grid[y + dy][x + dx] for dx, dy in _EIGHT if 0 <= y + dy < height and 0 <= x + dx < width]
-    kind = "room" if any(c in (FLOOR, FEATURE) for c in near) else "corridor"
+    kind = place_kind(classes, x, y)
     passable = {FLOOR, FEATURE, OCCUPANT} if kind == "room" else {CORRIDOR, OCCUPANT}
     member = passable | {DOOR, WALL}
-    reached = {(x, y)}
-    queue = deque([(x, y)])
-    while queue:
-        cx, cy = queue.popleft()
-        for dx, dy in _EIGHT:
-            nx, ny = cx + dx, cy + dy
-            if 0 <= nx < width and 0 <= ny < height and (nx, ny) not in reached and grid[ny][nx] in member:
-                reached.add((nx, ny))
-                if grid[ny][nx] in passable:
-                    queue.append((nx, ny))
-    mask = np.zeros(classes.shape, dtype=bool)
-    xs, ys = zip(*reached)
-    mask[list(ys), list(xs)] = True
-    return kind, mask
+    padded = np.full((classes.shape[0] + 2, classes.shape[1] + 2), UNSEEN, dtype=np.int8)
+    padded[1:-1, 1:-1] = classes  # an unexplored border: no bounds checks in the walk
+    width = padded.shape[1]
+    flat = padded.ravel().tolist()  # Python ints: the walk is ~10x faster than on numpy scalars
+    offsets = [dy * width + dx for dx, dy in _EIGHT]
+    reached = {(y + 1) * width + x + 1}
+    stack = list(reached)
+    while stack:
+        cell = stack.pop()
+        for offset in offsets:
+            near = cell + offset
+            if near not in reached and flat[near] in member:
+                reached.add(near)
+                if flat[near] in passable:
+                    stack.append(near)
+    mask = np.zeros(padded.size, dtype=bool)
+    mask[list(reached)] = True
+    return kind, mask.reshape(padded.shape)[1:-1, 1:-1]
 
 
 def _text(array: np.ndarray) -> str:
@@ -171,13 +178,14 @@ def describe(obs: Mapping[str, Any], scope: str, menu: str | None = None) -> str
 
     x, y = int(obs["blstats"][nh.NLE_BL_X]), int(obs["blstats"][nh.NLE_BL_Y])
     classes = cell_classes(obs["glyphs"])
-    kind, mask = region(classes, x, y)
     menu = overlay(obs["tty_chars"], obs["chars"]) if menu is None else menu
     parts = [message(obs), menu, status(obs["blstats"])]
     if scope == "level":
+        kind = place_kind(classes, x, y)
         seen = entities(obs, classes != UNSEEN, x, y, classes)
         parts.append(f"You are in a {kind}. On this level you see:")
     else:
+        kind, mask = region(classes, x, y)
         seen = entities(obs, mask, x, y, classes)
         parts.append(f"You are in a {kind}. In this {kind} you see:")
     parts[-1] += "".join(f"\n- {line}" for line in seen) if seen else " nothing special."
