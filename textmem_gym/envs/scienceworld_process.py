@@ -5,8 +5,13 @@ with a different start and stop:
 
 - Java is looked up first (``JAVA_HOME``, then ``PATH``); without it the error names the
   package to install.
-- The JVM runs with a constant identity hash (ScienceWorld's object order then stays the same
-  across resets and processes), fast-start options and a class-data-sharing archive of ScienceWorld's
+- The JVM runs with a constant identity hash: ScienceWorld builds its worlds partly in the
+  iteration order of identity-hashed sets, which with the JVM's default hashes changes after
+  every reset (and with everything the JVM did before). With a constant hash a variation is one
+  well-defined world, the same after every reset and in every process; the order in which
+  objects are listed may differ from a default-JVM ScienceWorld run of that variation (start
+  room, objects and gold paths are the variation's own).
+  Then fast-start options and a class-data-sharing archive of ScienceWorld's
   classes, built on the first start and kept in the cache dir: later starts skip most class
   loading (about 3x faster on 2 cores).
 - ``close()`` (also run by ``weakref.finalize`` when the object is collected, and at exit) shuts
@@ -16,7 +21,7 @@ with a different start and stop:
 Example:
     >>> sim = ScienceWorldProcess()
     >>> sim.load("find-living-thing", 0, "easy")
-    >>> sim.reset()[0].startswith("This outside location")
+    >>> sim.reset()[0].startswith("This room is called the hallway.")
     True
     >>> sim.close(); sim.java_process.poll() is not None
     True
