@@ -10,9 +10,12 @@ engine and the TextMem env side by side on the same command sequence and prints 
   time to start an env (JVM start + task load).
 - ``nethack_throughput``: NLE's gym env stepping action indices vs ``TextMem/NetHack-*``
   stepping words and building the text observation.
+- ``jericho_throughput``: ``jericho.FrotzEnv.step`` vs ``TextMem/Jericho-Zork1-v0`` (lazy
+  admissible commands; the world-state hash, visit count and state snapshot are paid every
+  step) on Zork I's walkthrough, replayed from the start after each win.
 
 Run:
-    python benchmarks/env_throughput.py [scienceworld] [nethack] [--steps N]
+    python benchmarks/env_throughput.py [scienceworld] [nethack] [jericho] [--steps N]
 """
 
 from __future__ import annotations
@@ -118,10 +121,40 @@ def nethack_throughput(steps: int = 2000, scopes: Sequence[str] = ("RoomObs", "L
     return ratios
 
 
+def jericho_throughput(steps: int = 2000) -> dict[str, float]:
+    """Jericho: raw ``FrotzEnv`` vs ``TextMem/Jericho-Zork1-v0`` on Zork I's walkthrough."""
+    import jericho
+
+    from textmem_gym.envs.roms import find_rom
+
+    env = gym.make("TextMem/Jericho-Zork1-v0", privileged="walkthrough", max_episode_steps=10**9)
+    walkthrough = env.reset(seed=0)[1]["walkthrough"]
+    raw = jericho.FrotzEnv(str(find_rom("zork1")), seed=env.unwrapped.walkthrough_seed)
+    raw.reset()
+
+    def raw_step(command: str) -> None:
+        if raw.step(command)[2]:
+            raw.reset()
+
+    def ours_step(command: str) -> None:
+        if env.step(command)[2]:
+            env.reset(seed=0)
+
+    try:
+        raw_rate = _rate(raw_step, cycle(walkthrough), steps)
+        ours_rate = _rate(ours_step, cycle(walkthrough), steps)
+    finally:
+        raw.close()
+        env.close()
+    _report("Jericho zork1 step (lazy admissible)", raw_rate, ours_rate)
+    return {"step": ours_rate / raw_rate}
+
+
 #: Backend name -> its benchmark.
 BACKENDS: dict[str, Callable[..., dict[str, float]]] = {
     "scienceworld": scienceworld_throughput,
     "nethack": nethack_throughput,
+    "jericho": jericho_throughput,
 }
 
 
