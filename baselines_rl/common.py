@@ -43,6 +43,8 @@ class EnvSpec:
         encoding: ``TextEncodingWrapper`` arguments (``text``, ``hash_size``, ``max_commands``,
             ``command_tokens``, ``vocabulary``, ``safe_command``, ``max_tokens``).
         env_kwargs: Extra ``gym.make`` arguments (``game_seed``, ``max_episode_steps``...).
+        novelty_bonus: Training reward added per observation new in the episode (0: none; see
+            :mod:`baselines_rl.exploration`). Scores and logs are the game's own.
     """
 
     env_id: str
@@ -50,6 +52,7 @@ class EnvSpec:
     goto: bool = False
     encoding: dict[str, Any] = field(default_factory=dict)
     env_kwargs: dict[str, Any] = field(default_factory=dict)
+    novelty_bonus: float = 0.0
 
     def __post_init__(self) -> None:
         if "privileged" in self.env_kwargs:
@@ -59,6 +62,10 @@ class EnvSpec:
         """Adds the memory (if any) and the encoding to an env made from ``env_id``."""
         from textmem_gym.wrappers import MemoryGraphWrapper, TextEncodingWrapper
 
+        if self.novelty_bonus:
+            from baselines_rl.exploration import EpisodicNoveltyBonus
+
+            env = EpisodicNoveltyBonus(env, self.novelty_bonus)
         if self.memory is not None:
             env = MemoryGraphWrapper(env, memory=self.memory, extractor="rules", goto=self.goto)
         return TextEncodingWrapper(env, **self.encoding)
@@ -129,6 +136,8 @@ class CommonArgs:
     """Memory for ``MemoryGraphWrapper`` (``arigraph``...): its belief joins the observation."""
     goto: bool = False
     """With a memory: offer ``go to X`` macro commands."""
+    novelty_bonus: float = 0.05
+    """Training reward per observation new in the episode (0 disables; scores are the game's)."""
     max_episode_steps: int | None = None
     """Overrides the id's step limit."""
     game_seed: int | None = None
@@ -161,7 +170,7 @@ class CommonArgs:
             env_kwargs["max_episode_steps"] = self.max_episode_steps
         if self.game_seed is not None:
             env_kwargs["game_seed"] = self.game_seed
-        return EnvSpec(self.env_id, self.memory, self.goto, encoding, env_kwargs)
+        return EnvSpec(self.env_id, self.memory, self.goto, encoding, env_kwargs, self.novelty_bonus)
 
 
 def field_docs(cls: type) -> dict[str, str]:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import torch
 from stable_baselines3 import DQN
+from stable_baselines3.common.torch_layers import CombinedExtractor
 from stable_baselines3.dqn.policies import DQNPolicy, QNetwork
 
 from baselines_rl.common import CommonArgs, parse_args
@@ -60,8 +61,7 @@ class MaskedDQNPolicy(DQNPolicy):
 
     def __init__(self, *args: Any, head: str = "mlp", **kwargs: Any):
         self.head = head
-        if head == "drrn":
-            kwargs.setdefault("features_extractor_class", DRRNEncoder)
+        kwargs.setdefault("features_extractor_class", DRRNEncoder if head == "drrn" else CombinedExtractor)
         super().__init__(*args, **kwargs)
 
     def make_q_net(self) -> MaskedQNetwork:

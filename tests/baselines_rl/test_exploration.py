@@ -1,0 +1,35 @@
+"""The episodic novelty bonus: once per new observation per episode; scores and info untouched."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+
+import textmem_gym  # noqa: F401  (registers ids)
+from baselines_rl.exploration import EpisodicNoveltyBonus
+
+L1 = "TextMem/CookingRL-L1-v0"
+COMMANDS = ["inventory", "inventory", "take yellow bell pepper from fridge", "inventory", "look", "look"]
+
+
+def test_bonus_once_per_new_observation_and_per_episode():
+    plain, shaped = gym.make(L1), EpisodicNoveltyBonus(gym.make(L1), 0.5)
+    try:
+        for episode in range(2):
+            plain.reset(seed=episode)
+            shaped.reset(seed=episode)
+            extras = []
+            for command in COMMANDS:
+                _, base, _, _, info_plain = plain.step(command)
+                _, reward, _, _, info = shaped.step(command)
+                assert info == info_plain
+                extras.append(round(reward - base, 6))
+            assert extras == [0.5, 0.0, 0.5, 0.5, 0.5, 0.0], f"episode {episode}"
+    finally:
+        plain.close()
+        shaped.close()
+
+
+def test_bonus_must_be_positive():
+    with pytest.raises(ValueError, match="bonus"):
+        EpisodicNoveltyBonus(gym.make(L1), 0)

@@ -1,0 +1,77 @@
+"""End-to-end tiny training runs: logs, checkpoints, saved models that load and act the same."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from baselines_rl.callbacks import read_csv
+from baselines_rl.common import EnvSpec, field_docs, parse_args
+from baselines_rl.dqn import DQNArgs, MaskedDQN
+from baselines_rl.ppo import PPOArgs
+from baselines_rl.storage import load_model, predict, read_metadata
+
+
+def test_ppo_run_writes_model_logs_and_checkpoints(ppo_run):
+    assert ppo_run.model.num_timesteps >= 256
+    assert (ppo_run.run_dir / "args.json").is_file()
+    episodes = read_csv(ppo_run.run_dir / "episodes.csv")
+    assert episodes, "20-step episodes must finish within 256 steps"
+    assert all(row["steps"] <= 20 and 0.0 <= row["normalized_score"] <= 1.0 for row in episodes)
+    assert sum(row["invalid_actions"] for row in episodes) == 0, "masked actions were chosen"
+    assert [p.name for p in sorted((ppo_run.run_dir / "checkpoints").glob("*.zip"))] == ["model_128.zip", "model_256.zip"]
+    evaluation = read_csv(ppo_run.run_dir / "eval.csv")
+    assert len(evaluation) == 1 and evaluation[0]["mean_normalized_score"] == ppo_run.final_eval["mean_normalized_score"]
+    assert ppo_run.steps_per_second > 0
+
+
+def test_saved_model_reloads_with_its_env_spec_and_same_actions(ppo_run):
+    model, algorithm, spec = load_model(ppo_run.model_path)
+    assert algorithm == "maskable_ppo" and spec.env_id == "TextMem/CookingRL-L1-v0"
+    assert read_metadata(ppo_run.model_path)["args"]["total_timesteps"] == 256
+    env = spec.make()
+    try:
+        obs, _ = env.reset(seed=0)
+        for _ in range(5):
+            mask = env.get_wrapper_attr("action_masks")()
+            expected = predict(ppo_run.model, obs, mask)
+            assert predict(model, obs, mask) == expected and mask[int(expected)]
+            obs, *_ = env.step(int(expected))
+    finally:
+        env.close()
+
+
+def test_dqn_run_learns_without_invalid_actions_and_reloads(dqn_run):
+    assert isinstance(dqn_run.model, MaskedDQN) and dqn_run.model.num_timesteps >= 200
+    assert dqn_run.model._n_updates > 0, "gradient steps must have happened after learning_starts"
+    episodes = read_csv(dqn_run.run_dir / "episodes.csv")
+    assert episodes and sum(row["invalid_actions"] for row in episodes) == 0
+    model, algorithm, _ = load_model(dqn_run.model_path)
+    assert algorithm == "masked_dqn" and isinstance(model, MaskedDQN)
+    params = dict(dqn_run.model.policy.state_dict())
+    assert all(np.array_equal(v.numpy(), params[k].numpy()) for k, v in model.policy.state_dict().items())
+
+
+def test_args_have_one_docstring_per_field_and_parse_from_the_command_line():
+    for cls in (PPOArgs, DQNArgs):
+        docs = field_docs(cls)
+        assert set(docs) == set(cls.__dataclass_fields__) and all(docs.values())
+    args = parse_args(PPOArgs, ["--env-id", "TextMem/CookingRL-L3-v0", "--memory", "arigraph",
+                                "--total-timesteps", "1000", "--subprocess", "false", "--game-seed", "none"])
+    assert (args.env_id, args.memory, args.total_timesteps, args.subprocess, args.game_seed) == \
+        ("TextMem/CookingRL-L3-v0", "arigraph", 1000, False, None)
+    assert args.env_spec() == EnvSpec("TextMem/CookingRL-L3-v0", "arigraph", False,
+                                      {"text": "bow", "hash_size": 1024, "max_commands": 64}, {}, 0.05)
+
+
+def test_bad_arguments_are_rejected_by_name(tmp_path):
+    from baselines_rl.ppo import train
+
+    with pytest.raises(ValueError, match="n_envs"):
+        train(PPOArgs(n_envs=0, out_dir=str(tmp_path)))
+    with pytest.raises(ValueError, match="model"):
+        train(PPOArgs(model="transformer", out_dir=str(tmp_path)))
+    with pytest.raises(ValueError, match="privileged"):
+        EnvSpec("TextMem/CookingRL-L1-v0", env_kwargs={"privileged": True})
+    with pytest.raises(ValueError, match="does not exist"):
+        load_model(tmp_path / "missing.zip")
