@@ -9,8 +9,8 @@ available offline). This module builds the same kind of list from the game's own
    does not recognize are dropped, and names with the same description are kept once
    (at most :data:`MAX_NAMES`, tree objects first).
 2. **Candidates**: Jericho's action templates for the game (``FrotzEnv.act_gen``, from its
-   bindings) filled with those names; two-object templates only with pairs that include a
-   carried object (see :func:`fill_templates`).
+   bindings) filled with those names; two-object templates only with pairs whose acting
+   object is carried (see :func:`fill_templates`).
 3. **Filter**: each candidate is simulated from the current state (Jericho's C loop over
    ``get_state``/``set_state``) and kept if it changes the world (object tree, tracked RAM,
    score or game end); candidates with the same effect are kept once.
@@ -26,6 +26,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 #: Commands listed in every state (they never change the world, so the filter cannot find them).
@@ -50,6 +51,7 @@ NOT_OBJECT_NAMES: frozenset[str] = frozenset(
 MAX_NAMES = 12
 
 _WORD = re.compile(r"[a-z][a-z'-]*")
+_WITH_SECOND = re.compile(r"\b(with|using) OBJ$")
 
 
 @dataclass(frozen=True)
@@ -142,38 +144,52 @@ def templates_of(frotz: Any) -> list[str]:
 
 def fill_templates(templates: Sequence[str], names: Sequence[str],
                    held: frozenset[str] | None = None) -> list[str]:
-    """Every template with its ``OBJ`` holes filled by distinct names.
+    """Every template (once) with its ``OBJ`` holes filled by distinct names.
 
-    With ``held`` given, two-object templates only get pairs with a held object: the
-    commands that move or use something (put, give, throw, unlock ... with) need one, and
-    the others mostly repeat a one-object command's effect (``take egg from nest``).
+    With ``held`` given, two-object templates only get pairs whose acting object is held:
+    the second one in ``... with OBJ`` templates (``unlock door with key``), else the first
+    (``put egg in nest``, ``give coin to troll``). Commands moving something not held mostly
+    repeat a one-object command's effect (``take egg from nest`` does what ``take egg`` does).
 
     Example:
         >>> fill_templates(["look", "take OBJ", "put OBJ in OBJ"], ["egg", "nest"])
         ['look', 'take egg', 'take nest', 'put egg in nest', 'put nest in egg']
-        >>> fill_templates(["put OBJ in OBJ"], ["egg", "nest", "tree"], held=frozenset({"egg"}))
-        ['put egg in nest', 'put egg in tree', 'put nest in egg', 'put tree in egg']
+        >>> fill_templates(["put OBJ in OBJ", "unlock OBJ with OBJ"], ["egg", "key", "door"],
+        ...                held=frozenset({"egg", "key"}))[:3]
+        ['put egg in key', 'put egg in door', 'put key in egg']
+        >>> fill_templates(["unlock OBJ with OBJ"], ["key", "door"], held=frozenset({"key"}))
+        ['unlock door with key']
     """
     commands: list[str] = []
-    for template in templates:
+    for template in dict.fromkeys(templates):
         holes = template.count("OBJ")
         if holes == 0:
             commands.append(template)
         elif holes == 1:
             commands.extend(template.replace("OBJ", name) for name in names)
         elif holes == 2:
+            acting = 1 if _WITH_SECOND.search(template) else 0
             commands.extend(template.replace("OBJ", a, 1).replace("OBJ", b, 1) for a in names for b in names
-                            if a != b and (held is None or a in held or b in held))
+                            if a != b and (held is None or (a, b)[acting] in held))
     return commands
 
 
-def world_changing(frotz: Any, candidates: Sequence[str]) -> list[str]:
-    """The candidates that change the world when simulated, one per distinct change."""
+@lru_cache(maxsize=4096)
+def verb_popularity(verb: str, max_word_length: int | None) -> int:
+    """How often players used ``verb`` (Jericho's ClubFloyd counts), to pick among synonyms."""
     from jericho import util
 
+    return util.verb_usage_count(verb, max_word_length)
+
+
+def world_changing(frotz: Any, candidates: Sequence[str]) -> list[str]:
+    """The candidates that change the world when simulated, one per distinct change.
+
+    Among candidates with the same change, the one with the most used verb is kept.
+    """
     groups = frotz._filter_candidate_actions(list(candidates), use_ctypes=True, use_parallel=False)
     max_len = frotz.bindings.get("max_word_length") if frotz.bindings else None
-    return [max(group, key=lambda command: util.verb_usage_count(command, max_len))
+    return [max(group, key=lambda command: verb_popularity(command.split()[0], max_len))
             for group in groups.values()]
 
 

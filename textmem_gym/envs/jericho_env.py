@@ -33,7 +33,7 @@ from typing import Any
 import gymnasium as gym
 
 from textmem_gym.envs.jericho_actions import ALWAYS_ADMISSIBLE, AdmissibleCommands
-from textmem_gym.envs.jericho_world import object_tree_facts, world_state_hash
+from textmem_gym.envs.jericho_world import object_tree_facts, snapshot, world_state_hash
 from textmem_gym.envs.roms import find_rom
 from textmem_gym.envs.step_guard import StepWatchdog
 from textmem_gym.envs.text_game import GameState, TextGameEnv
@@ -62,6 +62,8 @@ class JerichoEnv(TextGameEnv):
             score, walkthrough and templates unavailable).
         step_timeout: Seconds a step may run before the episode is truncated.
         download: Whether a missing ROM may be downloaded.
+        admissible_cache_size: World states whose admissible commands are kept (0: none, so
+            every read recomputes).
         privileged: Ground truth to add to ``info`` (``facts``, ``walkthrough``); off by default.
         render_mode: ``"human"`` or ``"ansi"``.
 
@@ -76,7 +78,7 @@ class JerichoEnv(TextGameEnv):
 
     def __init__(self, game: str | None = None, *, rom_path: str | Path | None = None,
                  step_timeout: float = DEFAULT_STEP_TIMEOUT, download: bool = True,
-                 privileged: bool | str | Iterable[str] = False, render_mode: str | None = None):
+                 admissible_cache_size: int = 4096, privileged: bool | str | Iterable[str] = False, render_mode: str | None = None):
         super().__init__(privileged=privileged, render_mode=render_mode)
         self.rom_path = find_rom(game, rom_path, download=download)
         self.game = game or self.rom_path.stem
@@ -88,7 +90,9 @@ class JerichoEnv(TextGameEnv):
         self._rng_seeded = False
         self._halt_flag = ctypes.c_int.in_dll(self._frotz.frotz_lib, "emulator_halted")
         self._watchdog = StepWatchdog(self._halt, step_timeout)
-        self._actions = AdmissibleCommands(self._frotz)
+        if not isinstance(admissible_cache_size, int) or admissible_cache_size < 0:
+            raise ValueError(f"admissible_cache_size must be a non-negative int, got {admissible_cache_size!r}")
+        self._actions = AdmissibleCommands(self._frotz, capacity=admissible_cache_size)
         self._visits: Counter[str] = Counter()
         max_score = self._frotz.get_max_score() if self.supported else 0
         goal = f" (maximum score {max_score})" if max_score > 0 else ""
@@ -164,8 +168,8 @@ class JerichoEnv(TextGameEnv):
                          extra={**previous.extra, "interpreter_error": message})
 
     def _lazy_admissible(self, state_hash: str) -> Callable[[], list[str]]:
-        snapshot = self._frotz.get_state()
-        return lambda: self._admissible(state_hash, snapshot)
+        state = snapshot(self._frotz)
+        return lambda: self._admissible(state_hash, state)
 
     def _admissible(self, state_hash: str, snapshot: Any) -> list[str]:
         self._check_open()

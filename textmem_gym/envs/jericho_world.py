@@ -53,8 +53,23 @@ def world_state_hash(frotz: Any) -> str:
     table = np.frombuffer(objects, dtype=np.uint8).reshape(len(objects), ctypes.sizeof(ZObject))
     tree = np.ascontiguousarray(table[:, _tree_columns()])
     digest = hashlib.blake2b(tree.tobytes(), digest_size=16)
-    digest.update(frotz._get_special_ram().tobytes())
+    lib = frotz.frotz_lib
+    special = np.empty(lib.get_special_ram_size(), dtype=np.uint8)
+    lib.get_special_ram(special.ctypes.data)
+    digest.update(special.tobytes())
     return digest.hexdigest()
+
+
+def snapshot(frotz: Any) -> tuple[Any, ...]:
+    """``frotz.get_state()`` with cheaper copies (and a stack buffer of the size the C side writes)."""
+    lib = frotz.frotz_lib
+    ram = np.empty(lib.getRAMSize(), dtype=np.uint8)
+    stack = np.empty(2 * lib.getStackSize(), dtype=np.uint8)  # the C side copies STACK_SIZE zwords
+    lib.getRAM(ram.ctypes.data)
+    lib.getStack(stack.ctypes.data)
+    rng = lib.getRngA(), lib.getRngInterval(), lib.getRngCounter()
+    return (ram, stack, lib.getPC(), lib.getSP(), lib.getFP(), lib.getFrameCount(), lib.get_opcode(), rng,
+            lib.get_narrative_text())
 
 
 def object_tree_facts(frotz: Any) -> list[Triple]:
