@@ -101,7 +101,8 @@ def evaluate(env_ids: str | Sequence[str], policy: Any, *, episodes: int = 1, se
         game_seeds: Game instances to evaluate (``None`` = each id's default game).
         env_kwargs: Extra ``gym.make`` arguments.
         policy_kwargs: Constructor arguments when ``policy`` is a name.
-        wrap: Applied to each env after ``gym.make`` (e.g. a MemoryGraphWrapper).
+        wrap: Applied to each env after ``gym.make`` (e.g. a MemoryGraphWrapper). A policy with
+            a ``wrap_env(env)`` method gets its own wrapper applied last (after ``wrap``).
         progress: Show a progress bar.
 
     Returns:
@@ -144,4 +145,6 @@ def _make_env(env_id: str, agent: Any, max_steps: int | None, game_seed: int | N
     if max_steps is not None:
         kwargs["max_episode_steps"] = max_steps
     env = gym.make(env_id, **kwargs)
-    return wrap(env) if wrap is not None else env
+    env = wrap(env) if wrap is not None else env
+    wrap_env = getattr(agent, "wrap_env", None)  # policies that need a wrapper (e.g. a memory graph)
+    return wrap_env(env) if callable(wrap_env) else env

@@ -1,0 +1,173 @@
+"""The seed Jericho agent's heuristic critic and loop guards (no LLM calls).
+
+:class:`HeuristicCritic` scores a proposed command in [-1, 1] from what was tried where:
+blocked direction here -1, tried twice or more here without reward -1, earned reward before
++0.5, tried once here without reward -0.5, valid (admissible) and untried +1, else 0. At -1
+:meth:`HeuristicCritic.review` substitutes the best untried valid command.
+:class:`LoopGuard` forces ``look`` after three identical commands, warns when a command fills
+4 of the last 10 decisions, and warns when a game state is revisited.
+
+Example:
+    >>> critic = HeuristicCritic()
+    >>> critic.record("go north", "hall", "hall", 0.0)
+    >>> critic.score("go north", "hall", ["go north", "go east"])
+    -1.0
+    >>> critic.review("go north", "hall", ["go north", "go east"])
+    ('go east', -1.0, True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter, defaultdict, deque
+from typing import Any
+
+DIRECTIONS = ("north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest", "up", "down")
+_ABBREVIATIONS = {"n": "north", "s": "south", "e": "east", "w": "west", "ne": "northeast", "nw": "northwest",
+                  "se": "southeast", "sw": "southwest", "u": "up", "d": "down"}
+_HEADER = re.compile(r"-=\s*(.+?)\s*=-")
+#: Scores of the critic, by rule.
+VALID_UNTRIED, REWARDED_BEFORE, TRIED_ONCE, TRIED_TWICE, BLOCKED = 1.0, 0.5, -0.5, -1.0, -1.0
+
+
+def direction_of(command: str) -> str | None:
+    """The compass direction of a movement command (``go north``, ``north``, ``n``), else ``None``."""
+    words = command.lower().strip().split()
+    if words[:1] == ["go"] and len(words) == 2:
+        words = words[1:]
+    if len(words) != 1:
+        return None
+    word = _ABBREVIATIONS.get(words[0], words[0])
+    return word if word in DIRECTIONS else None
+
+
+def room_from(observation: str, info: dict[str, Any], previous: str | None = None) -> str | None:
+    """The current room: the memory wrapper's ``location``, else a ``-= Room =-`` header, else ``previous``."""
+    if info.get("location"):
+        return str(info["location"])
+    match = _HEADER.search(observation or "")
+    return match.group(1).strip().lower() if match else previous
+
+
+class HeuristicCritic:
+    """Scores commands from the outcome of earlier tries (room-local), and substitutes bad ones.
+
+    Example:
+        >>> critic = HeuristicCritic()
+        >>> critic.record("open fridge", "kitchen", "kitchen", 1.0)
+        >>> critic.score("open fridge", "kitchen", ["open fridge"])
+        0.5
+    """
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Forgets everything (new episode)."""
+        self.tried: dict[str | None, Counter[str]] = defaultdict(Counter)
+        self.blocked: dict[str | None, set[str]] = defaultdict(set)
+        self.rewarded: set[str] = set()
+        self.substitutions = 0
+
+    def record(self, action: str, room_before: str | None, room_after: str | None, reward: float) -> None:
+        """Learns from one executed command."""
+        action = action.strip().lower()
+        if reward > 0:
+            self.rewarded.add(action)
+        else:
+            self.tried[room_before][action] += 1
+        direction = direction_of(action)
+        if direction is not None and room_after == room_before and room_before is not None:
+            self.blocked[room_before].add(direction)
+
+    def score(self, action: str, room: str | None, valid: list[str]) -> float:
+        """The critic's score of ``action`` in ``room`` given the valid commands."""
+        action = action.strip().lower()
+        direction = direction_of(action)
+        count = self.tried[room][action]
+        if direction is not None and direction in self.blocked[room]:
+            return BLOCKED
+        if count >= 2:
+            return TRIED_TWICE
+        if action in self.rewarded:
+            return REWARDED_BEFORE
+        if count == 1:
+            return TRIED_ONCE
+        return VALID_UNTRIED if action in {v.lower() for v in valid} else 0.0
+
+    def untried(self, room: str | None, valid: list[str]) -> list[str]:
+        """Valid commands never tried in ``room`` (order kept)."""
+        return [v for v in valid if self.tried[room][v.lower()] == 0 and v.lower() not in self.rewarded]
+
+    def best_untried(self, room: str | None, valid: list[str]) -> str | None:
+        """The best-scored untried valid command, else an untried unblocked direction, else ``None``."""
+        candidates = [v for v in self.untried(room, valid) if v.lower() not in ("look", "inventory")]
+        if candidates:
+            return max(candidates, key=lambda v: self.score(v, room, valid))
+        for direction in DIRECTIONS[:4]:
+            if direction not in self.blocked[room] and self.tried[room][f"go {direction}"] == 0:
+                return f"go {direction}"
+        return None
+
+    def review(self, action: str, room: str | None, valid: list[str]) -> tuple[str, float, bool]:
+        """``(command to send, score, substituted)``: at -1 the best untried valid command replaces it."""
+        score = self.score(action, room, valid)
+        if score <= TRIED_TWICE:
+            better = self.best_untried(room, valid)
+            if better is not None and better.lower() != action.strip().lower():
+                self.substitutions += 1
+                return better, score, True
+        return action, score, False
+
+
+class LoopGuard:
+    """Hard-loop, frequency-loop and state-revisit detection.
+
+    Args:
+        repeat: Identical consecutive commands that force ``look``.
+        window: Recent decisions looked at by the frequency check.
+        frequent: Occurrences in ``window`` that trigger a warning.
+
+    Example:
+        >>> guard = LoopGuard()
+        >>> for _ in range(2):
+        ...     guard.record("take lamp", "state-a")
+        >>> guard.check("take lamp")
+        ('look', True)
+    """
+
+    def __init__(self, repeat: int = 3, window: int = 10, frequent: int = 4) -> None:
+        self.repeat, self.window, self.frequent = repeat, window, frequent
+        self.reset()
+
+    def reset(self) -> None:
+        """Forgets the episode."""
+        self.actions: deque[str] = deque(maxlen=self.window)
+        self.states: Counter[str] = Counter()
+        self.current_state = ""
+        self.forced = 0
+
+    def check(self, action: str) -> tuple[str, bool]:
+        """``("look", True)`` when ``action`` would be the ``repeat``-th identical command in a row."""
+        recent = list(self.actions)[-(self.repeat - 1):]
+        if len(recent) == self.repeat - 1 and all(a == action.strip().lower() for a in recent) \
+                and action.strip().lower() != "look":
+            self.forced += 1
+            return "look", True
+        return action, False
+
+    def record(self, action: str, state: str) -> None:
+        """Remembers an executed command and the game state it led to (any text identifying it)."""
+        self.actions.append(action.strip().lower())
+        self.current_state = hashlib.md5(state.encode("utf-8")).hexdigest()
+        self.states[self.current_state] += 1
+
+    def warnings(self) -> list[str]:
+        """Warnings for the prompt (frequency loop, revisited state)."""
+        out = [f"WARNING: you chose '{a}' {n} times in the last {len(self.actions)} steps; try something else."
+               for a, n in Counter(self.actions).items() if n >= self.frequent]
+        visits = self.states.get(self.current_state, 0)
+        if visits >= 2:
+            out.append(f"[LOOP DETECTED] this exact game state was seen {visits} times; try something genuinely new.")
+        return out

@@ -1,0 +1,49 @@
+"""Giving a policy the MemoryGraphWrapper it needs, and reading the wrapper's views.
+
+Policies that use AriGraph memory define ``wrap_env(env)``; the runner applies it after any
+user ``wrap``. :func:`ensure_memory_wrapper` wraps only when no MemoryGraphWrapper is in the
+chain yet, so a user's own configured wrapper is kept.
+
+Example:
+    >>> import gymnasium as gym, textmem_gym
+    >>> env = ensure_memory_wrapper(gym.make("TextMem/CookingRL-L1-v0"))
+    >>> ensure_memory_wrapper(env) is env
+    True
+    >>> observation_text({"observation": "You see a fridge.", "belief": "..."})
+    'You see a fridge.'
+    >>> env.close()
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+
+from textmem_gym.wrappers import MemoryGraphWrapper
+
+
+def find_memory_wrapper(env: gym.Env) -> MemoryGraphWrapper | None:
+    """The first MemoryGraphWrapper in ``env``'s wrapper chain, if any."""
+    while isinstance(env, gym.Wrapper):
+        if isinstance(env, MemoryGraphWrapper):
+            return env
+        env = env.env
+    return None
+
+
+def ensure_memory_wrapper(env: gym.Env, **options: Any) -> gym.Env:
+    """``env`` itself if it already has a MemoryGraphWrapper, else ``MemoryGraphWrapper(env, **options)``."""
+    return env if find_memory_wrapper(env) is not None else MemoryGraphWrapper(env, **options)
+
+
+def observation_text(observation: Any) -> str:
+    """The raw game text of an observation (plain string or the wrapper's ``Dict``)."""
+    if isinstance(observation, dict):
+        return str(observation.get("observation", ""))
+    return str(observation or "")
+
+
+def admissible(info: dict[str, Any]) -> list[str]:
+    """``info["admissible_commands"]`` as a list (empty when absent)."""
+    return [str(c) for c in (info.get("admissible_commands") or [])]
