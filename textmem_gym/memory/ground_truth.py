@@ -24,10 +24,10 @@ What the agent has observed (:class:`ObservedTruth`) follows what TextWorld show
 entering or acting in a room, the things in it, on its supporters and in its open containers
 (recursively), its exits and doors; a connection between two rooms once the agent has walked
 it (both directions); an inventory item when it entered the inventory or when the agent asked
-for the inventory. An open/closed/locked state counts when the agent acted on the thing, or
-when the step's text mentions the thing in a sentence that reveals a state (the house grammars
-often introduce a locker as just "a mauve locker"); without the text, every visible state
-counts. A triple counts once observed and for as long as it stays true.
+for the inventory. An open/closed/locked state counts when the agent opened, closed, locked
+or unlocked the thing, or when the step's text mentions the thing in a sentence that reveals a
+state (the house grammars often introduce a locker as just "a mauve locker"); without the
+text, every visible state counts. A triple counts once observed and for as long as it stays true.
 
 Example:
     >>> facts = [("P", "at", "hall"), ("chest", "at", "hall"), ("key", "in", "chest"),
@@ -109,10 +109,13 @@ _REVEALS = re.compile(r"\b(?:open|opened|closed|locked|unlocked|empty|contains|r
                       r"is filled with|shelters|offers|inside|in it)\b", re.I)
 
 
+_STATE_VERBS = frozenset({"open", "close", "shut", "lock", "unlock"})
+
+
 def state_revealed(thing: str, observation: str, action: str) -> bool:
     """Whether ``observation``/``action`` tell the open/closed/locked state of ``thing``."""
     name = re.compile(rf"\b{re.escape(thing)}\b", re.I)
-    if name.search(action):
+    if action.strip().lower().split(" ", 1)[0] in _STATE_VERBS and name.search(action):
         return True
     return any(name.search(s) and _REVEALS.search(s) for s in _SENTENCES.split(observation))
 

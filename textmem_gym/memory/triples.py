@@ -27,9 +27,8 @@ TripleKey = tuple[str, str, str]
 
 def normalize(text: str) -> str:
     """Canonical form of an entity or relation: trimmed, inner spaces collapsed, lower case
-    except all-caps words (``BBQ``)."""
-    words = str(text).strip().split()
-    return " ".join(w if (w.isupper() and len(w) > 1) else w.lower() for w in words)
+    (games print one name in several cases: ``-= Room Ae =-`` for ``Room AE``)."""
+    return " ".join(str(text).lower().split())
 
 
 @dataclass

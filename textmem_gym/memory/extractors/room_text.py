@@ -34,7 +34,7 @@ _HERE = r"(?:here|in the room|nearby|close by|in the corner|right there by you)"
 _TAIL = re.compile(r"\s*(?:,\s*so (?:there's that|why not take a picture.*)|,\s*which looks.*)?[.!?]*\s*$")
 _PRESENCE = re.compile(
     r"(?:^|\b(?:see|make out|seeing|it's|It's|follow it to|fall onto|find|other than|just|"
-    r"Here's|notice|reveal|there,|over there!?))\s+(?:an?|some)\s+([^,.!?]+?)"
+    r"Here's|notice|reveal|there,|over there!?)\s+)(?:an?|some)\s+([^,.!?]+?)"
     rf"(?:\s+{_HERE})?\s*(?:,\s*so .*)?[.!?]*$")
 _STATE_SUBJECT = re.compile(rf"^(?:an?|An?)\s+(open|opened|closed|locked)\s+(.+?)\s+is\s+{_HERE}[.!?]*$")
 _DOOR = re.compile(rf"\b(?:an?\s+)?(open|opened|closed|locked)\s+([^,.!?]+?)\s+(?:leading|leads|facing|heading)\s+({_DIR})\b")
@@ -42,7 +42,7 @@ _EXIT = re.compile(rf"\b(?:exits?|going|go|leave by the|exit to the)\b[^.!?]*?\b
 _CONTAINS = r"(?:contains|has|is filled with|reveals inside it|holds|shelters|offers you|reveals to you)"
 _WHICH_LOOKS = re.compile(r",\s*which looks [^,.!?]+,?")
 #: Things TextWorld describes as "closed" although they cannot be opened (no state fact).
-NOT_OPENABLE: frozenset[str] = frozenset({"BBQ"})
+NOT_OPENABLE: frozenset[str] = frozenset({"bbq"})
 _EMPTY = re.compile(r"^(?:What a letdown! )?The (.+?) is empty(?:[.!,]|$)|^()Empty!$")
 _SHUT = re.compile(r"^The (.+?) is (closed|locked)[.!]?$")
 _LIST_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -53,7 +53,7 @@ _LIST_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("in", re.compile(rf"^(?:It|it|the (?P<ref>.+?)) {_CONTAINS} (?P<list>.+)$")),
     ("in", re.compile(rf"^It is [^,]+, and {_CONTAINS} (?P<list>.+)$")),
     ("in", re.compile(r"^(?:Also, )?[Tt]here (?:is|are) (?P<list>.+?) (?:in|found in) (?:it|the (?P<ref>.+?)|this silly .+ thing)$")),
-    ("in", re.compile(r"^You can see (?P<list>.+?) in (?:it|the (?!room$)(?P<ref>.+?))$")),
+    ("in", re.compile(r"^You can see (?P<list>.+?) in (?:it|the (?!(?:room|corner)$)(?P<ref>.+?))$")),
     ("in", re.compile(r"^In it, you can see (?P<list>.+)$")),
     ("in", re.compile(r"^(?:Let's see what's inside -|Contents-|Contained within-|Inside are the following-|"
                       r"Inventory is as follows-|Here's what's inside)\s*(?P<list>.+)$")),
@@ -188,7 +188,7 @@ def _parse_sentence(sentence: str, view: RoomView) -> None:
     present = _PRESENCE.search(sentence)
     if present:
         name, state = clean_name(present.group(1))
-        if state and name not in NOT_OPENABLE:
+        if state and name.lower() not in NOT_OPENABLE:
             view.states[name] = state
         view._add_present(name)
 
