@@ -49,7 +49,7 @@ def test_observation_info_and_memory_attribute(hardest):
     assert info["location"] == "corridor" and info["known_locations"] == ["corridor"]
     assert info["unexplored_exits"] == {"corridor": ["north", "south", "west"]}
     assert info["memory"]["added"] > 0 and info["memory"]["believed"] == info["memory"]["total"]
-    assert info["steps"] == {"decisions": 0, "primitive": 0}
+    assert info["steps"] == {"decisions": 0, "primitive": 0, "counted": 0, "limit": 150}
     memory = hardest.get_wrapper_attr("memory")
     assert ("corridor", "has exit", "west") in memory.believed_triples()
     assert info["belief_accuracy"]["overall"]["precision"] == 1.0, "privileged env: belief scored"
@@ -64,7 +64,8 @@ def test_goto_multi_room_path_opens_closed_door(hardest):
     assert info["macro"]["actions"] == ["go east", "go south", "open front door", "go south", "go west"]
     assert info["macro"]["completed"] and info["location"] == "street"
     assert "-= Street =-" in observation["observation"] and reward == 0.0 and not (terminated or truncated)
-    assert info["steps"] == {"decisions": len(TOUR) + 1, "primitive": len(TOUR) + 5}
+    assert info["steps"] == {"decisions": len(TOUR) + 1, "primitive": len(TOUR) + 5, "counted": len(TOUR) + 5,
+                             "limit": 150}
     assert ("front door", "is", "open") in memory.believed_triples()
     _, _, _, _, back = hardest.step("Go to the Kitchen")
     assert back["location"] == "kitchen" and back["macro"]["primitive_steps"] == 4
@@ -76,7 +77,7 @@ def test_goto_unknown_target_and_already_there(hardest):
     assert "don't know a place called 'narnia'" in observation["observation"]
     assert "corridor" in observation["observation"] and info["macro"]["actions"] == []
     assert (reward, terminated, truncated) == (0.0, False, False)
-    assert info["steps"] == {"decisions": 1, "primitive": 0} and "admissible_commands" in info
+    assert info["steps"]["decisions"] == 1 and info["steps"]["primitive"] == 0 and "admissible_commands" in info
     observation, *_ = hardest.step("go to corridor")
     assert observation["observation"] == "You are already in the corridor."
 
@@ -104,6 +105,15 @@ def test_step_limit_accounting(one_step, expected_truncation_at):
         env.step("look")
         _, _, _, truncated, info = env.step("look")
         assert truncated and info["steps"]["decisions"] == len(TOUR) + 3
+    env.close()
+
+
+def test_moves_that_go_nowhere_still_count():
+    env = MemoryGraphWrapper(gym.make("TextMem/Cooking-v0", max_episode_steps=2))
+    env.reset(seed=0)
+    assert not env.step("go to narnia")[3]
+    _, _, _, truncated, info = env.step("go to narnia")
+    assert truncated and info["steps"]["counted"] == 2 and info["steps"]["primitive"] == 0
     env.close()
 
 

@@ -6,7 +6,8 @@ unexplored exits, memory statistics and step counts; ``go to <known location>`` 
 walk the shortest known path. Rewards and termination are the env's.
 
 Step limit: ``gym.make`` puts a ``TimeLimit`` inside this wrapper. By default primitive moves
-count (a ``go to`` of 4 moves uses 4 steps; the inner ``TimeLimit`` truncates mid-macro).
+count (a ``go to`` of 4 moves uses 4 steps; the inner ``TimeLimit`` truncates mid-macro; a
+``go to`` that moves nowhere, e.g. an unknown target, still uses one step).
 With ``macro_counts_as_one_step=True`` (the papers' accounting) the wrapper switches the
 inner ``TimeLimit`` off and truncates itself after ``max_episode_steps`` agent decisions.
 Either way ``info["steps"]`` reports both ``decisions`` and ``primitive`` moves.
@@ -95,7 +96,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.max_steps = self._take_step_limit(env)
         self.observation_space = text_space() if self.flatten else spaces.Dict(
             {"observation": text_space(), "belief": text_space()})
-        self.decisions = self.primitive_steps = 0
+        self.decisions = self.primitive_steps = self.budget_used = 0
         self._last_info: dict[str, Any] = {}
 
     def _take_step_limit(self, env: gym.Env) -> int | None:
@@ -113,7 +114,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         observation, info = self.env.reset(seed=seed, options=options)
         self.memory.reset()
         self.belief_accuracy.reset()
-        self.decisions = self.primitive_steps = 0
+        self.decisions = self.primitive_steps = self.budget_used = 0
         self.memory.update(observation, "", info)
         self._score_belief(info, "")
         return self._observation(observation), self._augment(info)
@@ -122,17 +123,19 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         """A primitive command, or ``go to X`` (macro) when ``goto`` is on."""
         target = parse_goto(action) if self.goto else None
         self.decisions += 1
+        primitive_before = self.primitive_steps
         if target is None:
             observation, reward, terminated, truncated, info = self._primitive(action)
             macro = None
         else:
             budget = None if self.max_steps is None or self.macro_counts_as_one_step else \
-                max(self.max_steps - self.primitive_steps, 0)
+                max(self.max_steps - self.budget_used, 0)
             result = run_goto(self.memory, target, self._primitive, budget)
             observation, reward = result.observation, result.reward
             terminated, truncated = result.terminated, result.truncated
             info = result.info if result.info is not None else dict(self._last_info)
             macro = result.summary()
+        self.budget_used += 1 if self.macro_counts_as_one_step else max(self.primitive_steps - primitive_before, 1)
         truncated = truncated or (not terminated and self._limit_reached())
         info = self._augment(info)
         if macro is not None:
@@ -147,10 +150,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return observation, reward, terminated, truncated, info
 
     def _limit_reached(self) -> bool:
-        if self.max_steps is None:
-            return False
-        used = self.decisions if self.macro_counts_as_one_step else max(self.primitive_steps, self.decisions)
-        return used >= self.max_steps
+        return self.max_steps is not None and self.budget_used >= self.max_steps
 
     # -- outputs -------------------------------------------------------------------------
     def render_belief(self, observation: str) -> str:
@@ -171,7 +171,8 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         info["known_locations"] = self.memory.known_locations()
         info["unexplored_exits"] = self.memory.unexplored_exits()
         info["memory"] = self.memory.stats.as_dict()
-        info["steps"] = {"decisions": self.decisions, "primitive": self.primitive_steps}
+        info["steps"] = {"decisions": self.decisions, "primitive": self.primitive_steps,
+                         "counted": self.budget_used, "limit": self.max_steps}
         if self.goto and "admissible_commands" in info:
             info["admissible_commands"] = self._with_gotos(info["admissible_commands"])
         return info
