@@ -1,6 +1,8 @@
 """RL learning benchmark: MaskablePPO (DRRN policy) on the AriGraph RL cooking levels.
 
-Cases (each trains from scratch, evaluating the greedy policy every ``--eval-freq`` steps):
+Cases (each trains from scratch with the default ``PPOArgs``: DRRN policy, bag-of-words
+encoding, episodic novelty bonus 0.05 during training; the greedy policy is evaluated every
+``--eval-freq`` steps on the game's own normalized score):
 
 * ``l1``: TextMem/CookingRL-L1-v0 (one game, one room), target mean normalized score >= 0.9
   within 50k env steps on 2 CPU cores; also the training throughput (env steps/s).
@@ -52,6 +54,7 @@ def run_case(case: str, out: Path, steps: int | None, n_envs: int, eval_freq: in
     start = time.perf_counter()
     result = train(args)
     row = {"case": case, "env_id": env_id, "memory": args.memory or "-", "steps": args.total_timesteps,
+           "novelty_bonus": args.novelty_bonus,
            "n_envs": n_envs, "steps_per_second": round(result.steps_per_second, 1),
            "final_score": result.final_eval.get("mean_normalized_score"),
            "best_score": max((r["mean_normalized_score"] for r in result.eval_history), default=None),
