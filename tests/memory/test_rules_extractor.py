@@ -110,3 +110,29 @@ def test_lists_directions_and_no_header():
     assert [move_direction(a) for a in ("go north", "s", "walk west", "go to kitchen", "take key")] == \
         ["north", "south", "west", None, None]
     assert parse_room("You take the knife.") is None
+
+
+# Recorded from TextMem/Jericho-Zork1-v0 (Infocom phrasing: title line, terse feedback).
+ZORK_START = ("Copyright (c) 1981, 1982, 1983 Infocom, Inc. All rights reserved.\nZORK is a registered trademark "
+              "of Infocom, Inc.\nRevision 88 / Serial number 840726\n\nWest of House\nYou are standing in an open "
+              "field west of a white house, with a boarded front door.\nThere is a small mailbox here.")
+ZORK_BEHIND = ("Behind House\nYou are behind the white house. A path leads into the forest to the east. In one corner "
+               "of the house there is a small window which is slightly ajar.")
+
+
+def test_interactive_fiction_titles_and_terse_feedback():
+    memory = AriGraphMemory()
+    memory.update(ZORK_START, "", {})
+    assert memory.location == "west of house"
+    assert ("small mailbox", "is at", "west of house") in memory.believed_triples()
+    memory.update("North of House", "north", {})
+    assert ("north of house", "is north of", "west of house") in memory.believed_triples()
+    assert ("small mailbox", "is at", "west of house") in memory.believed_triples(), "brief text is no snapshot"
+    memory.update(ZORK_BEHIND, "east", {})
+    assert ("behind house", "has exit", "east") in memory.believed_triples()
+    memory.update("Taken.", "take lamp", {})
+    memory.update("You are carrying:\n  A brass lantern", "inventory", {})
+    assert ("brass lantern", "is in", "inventory") in memory.believed_triples()
+    assert ("lamp", "is in", "inventory") not in memory.believed_triples(), "the inventory listing replaces it"
+    memory.update("Dropped.", "drop brass lantern", {})
+    assert ("brass lantern", "is at", "behind house") in memory.believed_triples()

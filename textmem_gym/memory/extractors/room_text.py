@@ -23,6 +23,10 @@ from dataclasses import dataclass, field
 from textmem_gym.memory.relations import DIRECTIONS
 
 HEADER = re.compile(r"^\s*-=\s*(.+?)\s*=-\s*$", re.M)
+_SMALL_WORDS = "of|the|and|in|on|at|a|an|to|by"
+#: Interactive-fiction room titles ("West of House", "Living Room"): a line of capitalized words.
+IF_TITLE = re.compile(rf"^(?:[A-Z][\w'-]*)(?: (?:[A-Z][\w'-]*|{_SMALL_WORDS}))*$")
+_NOT_ROOMS = frozenset({"taken", "dropped", "ok", "okay", "done", "opened", "closed", "time passes"})
 _DIR = "|".join(DIRECTIONS)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _ARTICLE = r"(?:an?|some|the)"
@@ -34,11 +38,12 @@ _HERE = r"(?:here|in the room|nearby|close by|in the corner|right there by you)"
 _TAIL = re.compile(r"\s*(?:,\s*so (?:there's that|why not take a picture.*)|,\s*which looks.*)?[.!?]*\s*$")
 _PRESENCE = re.compile(
     r"(?:^|\b(?:see|make out|seeing|it's|It's|follow it to|fall onto|find|other than|just|"
-    r"Here's|notice|reveal|there,|over there!?)\s+)(?:an?|some)\s+([^,.!?]+?)"
+    r"Here's|notice|reveal|there,|over there!?|There is|There are)\s+)(?:an?|some)\s+([^,.!?]+?)"
     rf"(?:\s+{_HERE})?\s*(?:,\s*so .*)?[.!?]*$")
 _STATE_SUBJECT = re.compile(rf"^(?:an?|An?)\s+(open|opened|closed|locked)\s+(.+?)\s+is\s+{_HERE}[.!?]*$")
 _DOOR = re.compile(rf"\b(?:an?\s+)?(open|opened|closed|locked)\s+([^,.!?]+?)\s+(?:leading|leads|facing|heading)\s+({_DIR})\b")
-_EXIT = re.compile(rf"\b(?:exits?|going|go|leave by the|exit to the)\b[^.!?]*?\b({_DIR})\b|\b({_DIR})\b[^.!?]*\bexits?\b")
+_EXIT = re.compile(rf"\b(?:exits?|going|go|leave by the|exit to the|leads?(?: off)?(?: to the)?|to the)\s+(?:[^.!?]*?\s)?({_DIR})\b"
+                   rf"|\b({_DIR})\b[^.!?]*\bexits?\b")
 _CONTAINS = r"(?:contains|has|is filled with|reveals inside it|holds|shelters|offers you|reveals to you)"
 _WHICH_LOOKS = re.compile(r",\s*which looks [^,.!?]+,?")
 #: Things TextWorld describes as "closed" although they cannot be opened (no state fact).
@@ -130,19 +135,34 @@ class RoomView:
         return ref
 
 
-def room_name(text: str) -> str | None:
-    """The room of a ``-= Room =-`` header in ``text`` (lower case), or ``None``."""
+def _header(text: str) -> tuple[str, int, bool] | None:
+    """``(room, end of header, complete)``: TextWorld's ``-= Room =-`` header (a full
+    description), else an interactive-fiction title line (the description may be brief)."""
     match = HEADER.search(text)
-    return match.group(1).strip().lower() if match else None
+    if match:
+        return match.group(1).strip().lower(), match.end(), True
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        title = line.strip()
+        if 2 < len(title) <= 40 and IF_TITLE.match(title) and title.lower() not in _NOT_ROOMS:
+            return title.lower(), offset + len(line), False
+        offset += len(line)
+    return None
+
+
+def room_name(text: str) -> str | None:
+    """The room named by a header or title line in ``text`` (lower case), or ``None``."""
+    header = _header(text)
+    return header[0] if header else None
 
 
 def parse_room(text: str) -> RoomView | None:
-    """Parses a room description; ``None`` if ``text`` has no room header."""
-    match = HEADER.search(text)
-    if not match:
+    """Parses a room description; ``None`` if ``text`` has no room header or title."""
+    header = _header(text)
+    if header is None:
         return None
-    view = RoomView(room=match.group(1).strip().lower())
-    body = text[match.end():]
+    view = RoomView(room=header[0], complete=header[2])
+    body = text[header[1]:]
     for sentence in (s.strip() for s in _SENTENCE_END.split(body)):
         if sentence:
             _parse_sentence(sentence, view)

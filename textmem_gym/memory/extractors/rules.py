@@ -74,6 +74,8 @@ class RulesExtractor(StructuralOutdated):
             (_UNLOCK, re.compile(rf"You unlock {_NAME}(?: with .+?)?[.!]"), lambda out, m: self._state(out, m.group(1), "closed")),
             (_LOCK, re.compile(rf"You lock {_NAME}(?: with .+?)?[.!]"), lambda out, m: self._state(out, m.group(1), "locked")),
             (_EAT, re.compile(r"You eat (?:the )?(.+?)[.!]"), self._gone),
+            (_TAKE, re.compile(r"^\s*Taken\.?\s*$"), lambda out, m: self._by_action(out, IN, INVENTORY)),
+            (_DROP, re.compile(r"^\s*Dropped\.?\s*$"), lambda out, m: self._by_action(out, AT, self.location)),
             (_ANY, re.compile(r"Adding the meal to your inventory"), self._meal),
             (_ANY, re.compile(r"You are carrying(?::\s*(.+?)|\s+nothing)\s*(?:\.\s*)?$", re.S), self._inventory),
             (_ANY, re.compile(r"You (fried|roasted|grilled) the (.+?)[.!]"), self._cooked),
@@ -122,7 +124,8 @@ class RulesExtractor(StructuralOutdated):
             add((room, HAS_EXIT, exit_direction))
         for door_direction_, door in view.doors.items():
             add((room, door_relation(door_direction_), door))
-        self._snapshot(out, view)
+        if view.complete:
+            self._snapshot(out, view)
 
     def _snapshot(self, out: Extraction, view: RoomView) -> None:
         """Invalidates what a full description of the room no longer shows."""
@@ -153,6 +156,13 @@ class RulesExtractor(StructuralOutdated):
 
     def _state(self, out: Extraction, name: str, state: str) -> None:
         out.triples.append((clean_name(name)[0], IS, state))
+
+    def _by_action(self, out: Extraction, relation: str, obj: str | None) -> None:
+        """Terse feedback ("Taken.") names nothing: the thing is the action's object."""
+        words = self._action.split(maxsplit=1)
+        thing = clean_name(re.split(r"\s+(?:from|in|on|into)\s+", words[1])[0])[0] if len(words) == 2 else ""
+        if thing and obj and thing.lower() not in ("all", "everything", "it"):
+            out.triples.append((thing, relation, obj))
 
     def _taken(self, out: Extraction, match: re.Match[str]) -> None:
         out.triples.append((clean_name(match.group(1))[0], IN, INVENTORY))
