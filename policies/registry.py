@@ -18,6 +18,15 @@ from policies.base import Policy
 POLICIES: dict[str, str] = {
     "random": "policies.simple:RandomPolicy",
     "walkthrough": "policies.simple:WalkthroughPolicy",
+    "explorer": "policies.explorer:ExplorerPolicy",
+    "ariadne": "policies.ariadne:AriadnePolicy",
+    "full-history": "policies.baselines:FullHistoryPolicy",
+    "summary": "policies.baselines:SummaryPolicy",
+    "rag": "policies.baselines:RAGPolicy",
+    "simulacra": "policies.baselines:SimulacraPolicy",
+    "reflexion": "policies.baselines:ReflexionPolicy",
+    "react": "policies.baselines:ReActPolicy",
+    "reflact": "policies.reflact:ReflActPolicy",
 }
 
 #: prefix -> ``"module:factory"`` for names like ``rl:PATH`` (the factory gets the argument).
@@ -29,6 +38,15 @@ PREFIXED_POLICIES: dict[str, str] = {
 DESCRIPTIONS: dict[str, str] = {
     "random": "uniform over the admissible commands (seeded)",
     "walkthrough": "PRIVILEGED ORACLE: replays the game's walkthrough (upper bound, not an agent)",
+    "explorer": "no LLM: explores with MemoryGraphWrapper (go to unexplored exits, read, take, open), critic vetoes repeats",
+    "ariadne": "LLM: AriGraph memory + planner + ReAct decisions with go to (AriGraph paper)",
+    "full-history": "LLM baseline: planner + ReAct over the full history of observations and actions",
+    "summary": "LLM baseline: planner + ReAct, last 5 steps + running summary",
+    "rag": "LLM baseline: planner + ReAct, last 5 steps + 5 memories (recency, importance, relevance)",
+    "simulacra": "LLM baseline: rag + reflections over retrieved memories (Generative Agents)",
+    "reflexion": "LLM baseline: rag + reflections written after failed trials of the same game",
+    "react": "LLM baseline: ReAct decisions over the last 5 steps, no planner, no memory",
+    "reflact": "LLM: seed Jericho agent's ReflAct loop (reflection, objective, critic, loop guards, narrative)",
     "rl": "rl:PATH plays a model trained by baselines_rl (MaskablePPO / masked DQN .zip)",
 }
 

@@ -1,0 +1,101 @@
+"""Ariadne (AriGraph paper, section 3): AriGraph long-term memory + planner + ReAct decisions.
+
+Working memory each step: the goal, the current observation, the last ``n_prev`` observations
+and actions, the semantic triples and top-``k`` episodic memories retrieved from AriGraph for
+the observation and the plan, the plan, and (when the exploration check says the plan needs
+exploring) the unexplored exits. Actions are the admissible commands plus ``go to X``.
+
+Rendering is tight at equal information: triples are grouped by subject, an episodic memory
+already shown in the recent history is replaced by the next best one, and the banner that
+repeats the goal is not repeated in the history.
+
+Example:
+    >>> policy = AriadnePolicy()
+    >>> (policy.name, policy.n_prev, policy.top_k)
+    ('ariadne', 5, 2)
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium as gym
+
+from policies.base import Info
+from policies.llm_agent import LLMAgent, Section, Turn, compact
+from policies.memory_env import ensure_memory_wrapper, find_memory_wrapper
+from textmem_gym.memory import make_memory
+from textmem_gym.memory.triples import Triple
+
+
+def render_triples(triples: list[Triple]) -> str:
+    """Triples grouped by subject: ``fridge: is at kitchen, is open; knife: is on table``."""
+    grouped: dict[str, list[str]] = {}
+    for t in triples:
+        grouped.setdefault(t.subject, []).append(f"{t.relation} {t.object}")
+    return "; ".join(f"{subject}: {', '.join(facts)}" for subject, facts in grouped.items()) or "nothing yet"
+
+
+class AriadnePolicy(LLMAgent):
+    """The Ariadne agent.
+
+    Args:
+        top_k: Episodic memories retrieved per step.
+        extractor: AriGraph extractor: ``"rules"`` (default, no LLM calls), ``"llm"`` (the paper's
+            extraction and replacement prompts, at temperature 0, through this policy's client)
+            or ``"oracle"``.
+        memory_options: Further :class:`~textmem_gym.memory.arigraph.AriGraphMemory` arguments
+            (``depth``, ``width``, ``similarity``...).
+        episode_chars: Characters shown of each episodic memory.
+        **options: :class:`~policies.llm_agent.LLMAgent` arguments (``model``, ``base_url``...).
+    """
+
+    name: ClassVar[str] = "ariadne"
+
+    def __init__(self, *args: Any, top_k: int = 2, extractor: str = "rules",
+                 memory_options: dict[str, Any] | None = None, episode_chars: int = 500, **options: Any) -> None:
+        self.top_k, self.extractor, self.episode_chars = top_k, extractor, episode_chars
+        self.memory_options = dict(memory_options or {})
+        self.memory: Any = None
+        super().__init__(*args, **options)
+
+    def wrap_env(self, env: gym.Env) -> gym.Env:
+        """Adds the MemoryGraphWrapper holding this agent's AriGraph (or adopts an existing one)."""
+        existing = find_memory_wrapper(env)
+        if existing is not None:
+            self.memory = existing.memory
+            return env
+        extractor_options = {"client": self.llm.client} if self.extractor == "llm" else None
+        self.memory = make_memory("arigraph", extractor=self.extractor, extractor_options=extractor_options,
+                                  episodes=self.top_k, **self.memory_options)
+        return ensure_memory_wrapper(env, memory=self.memory, goto=True)
+
+    def _queries(self, observation: str) -> list[str]:
+        queries = [compact(observation, 400)]
+        if self.plan != "{}":
+            queries.append(compact(self.plan, 400))
+        return queries
+
+    def memory_sections(self, observation: str, info: Info) -> list[Section]:
+        if self.memory is None:
+            raise RuntimeError("Ariadne needs its MemoryGraphWrapper: run it through textmem_gym.evaluate "
+                               "or wrap the env with policy.wrap_env(env)")
+        found = self.memory.retrieve(self._queries(observation), episodes=self.top_k + self.n_prev)
+        shown = {turn.observation for turn in self.history_turns()} | {observation}
+        episodes = [e for e, _ in found.episodes if e.observation not in shown][: self.top_k]
+        rendered = "; ".join(f"[step {e.step}, after '{e.action}'] {compact(e.observation, self.episode_chars)}"
+                             for e in episodes) or "none"
+        return [("Information from the memory module that can be relevant to current situation",
+                 render_triples(found.triples)),
+                (f"Your {self.top_k} most relevant episodic memories from the past for the current situation",
+                 rendered)]
+
+    def exploration_section(self, info: Info) -> Section | None:
+        exits = info.get("unexplored_exits") or {}
+        if not exits or not self.plan_needs_exploration():
+            return None
+        return ("Yet unexplored exits in the environment",
+                "; ".join(f"{room}: {', '.join(dirs)}" for room, dirs in exits.items()))
+
+    def remember(self, turn: Turn, info: Info) -> None:
+        """AriGraph is updated by the wrapper on every primitive step."""

@@ -1,0 +1,118 @@
+"""LLM access for policies: a lazily built client, fault-tolerant calls, per-episode accounting.
+
+A call that still fails after the client's retries (:class:`~textmem_gym.llm.LLMError`) returns
+``None`` and is counted; the policy then falls back. Per-episode statistics are the client's
+usage totals since :meth:`LLMCalls.begin_episode`, plus calls, prompt tokens and errors by kind
+(``plan``, ``action``, ``summary``...).
+
+Example:
+    >>> from textmem_gym.llm import LocalOpenAIServer
+    >>> with LocalOpenAIServer(script=["True", "False"]) as server:
+    ...     calls = LLMCalls(model="local", base_url=server.base_url)
+    ...     calls.begin_episode()
+    ...     answers = [calls.ask("check", "Is it?"), calls.ask("check", "And now?")]
+    ...     calls.close()
+    >>> answers, calls.episode_stats()["calls_by_kind"]
+    (['True', 'False'], {'check': 2})
+"""
+
+from __future__ import annotations
+
+import functools
+import string
+from pathlib import Path
+from typing import Any
+
+from textmem_gym.llm import LLMClient, LLMError
+from textmem_gym.llm.accounting import estimate_prompt_tokens
+
+PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
+_USAGE_NUMBERS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "total_tokens", "cost_usd",
+                  "latency_s", "retries", "failed_calls")
+
+
+@functools.cache
+def load_prompt(name: str) -> string.Template:
+    """The template ``policies/prompts/<name>.txt`` (``$placeholders``)."""
+    return string.Template((PROMPTS_DIR / f"{name}.txt").read_text(encoding="utf-8"))
+
+
+def render_prompt(name: str, **fields: Any) -> str:
+    """Fills a prompt template; every placeholder must be given."""
+    return load_prompt(name).substitute({key: str(value) for key, value in fields.items()})
+
+
+class LLMCalls:
+    """The LLM side of a policy.
+
+    Args:
+        model, base_url, api_key: Passed to :class:`~textmem_gym.llm.LLMClient` (else ``OPENAI_*``).
+        client: Use this client instead (shared, e.g. with an LLM extractor).
+        client_options: Further :class:`LLMClient` arguments (``timeout``, ``max_retries``,
+            ``cache``, ``seed``...).
+    """
+
+    def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
+                 client: LLMClient | None = None, client_options: dict[str, Any] | None = None) -> None:
+        self._settings = {"model": model, "base_url": base_url, "api_key": api_key, **(client_options or {})}
+        self._client = client
+        self.begin_episode()
+
+    @property
+    def client(self) -> LLMClient:
+        """The client (built on first use, so a policy can be created without any configuration)."""
+        if self._client is None:
+            self._client = LLMClient(**self._settings)
+        return self._client
+
+    def begin_episode(self) -> None:
+        """Starts per-episode counting."""
+        self._start = self._usage()
+        self.calls_by_kind: dict[str, int] = {}
+        self.prompt_tokens_by_kind: dict[str, int] = {}
+        self.errors_by_kind: dict[str, int] = {}
+        self.empty_answers = 0
+        self.step_prompt_estimate = 0
+
+    def _usage(self) -> dict[str, Any]:
+        return self._client.usage.as_dict() if self._client is not None else {}
+
+    def ask(self, kind: str, prompt: str, *, temperature: float = 0.0, max_tokens: int | None = 512) -> str | None:
+        """One user-message chat; the answer text, or ``None`` after an unrecoverable LLM error."""
+        messages = [{"role": "user", "content": prompt}]
+        self.step_prompt_estimate += estimate_prompt_tokens(messages)
+        try:
+            result = self.client.chat(messages, temperature=temperature, max_tokens=max_tokens)
+        except LLMError:
+            self.errors_by_kind[kind] = self.errors_by_kind.get(kind, 0) + 1
+            return None
+        self.calls_by_kind[kind] = self.calls_by_kind.get(kind, 0) + 1
+        self.prompt_tokens_by_kind[kind] = self.prompt_tokens_by_kind.get(kind, 0) + result.prompt_tokens
+        if not result.text.strip():
+            self.empty_answers += 1
+        return result.text
+
+    def take_step_estimate(self) -> int:
+        """Prompt tokens (estimated as characters / 4) sent since the last call of this method."""
+        value, self.step_prompt_estimate = self.step_prompt_estimate, 0
+        return value
+
+    def episode_stats(self) -> dict[str, Any]:
+        """Usage since :meth:`begin_episode`: tokens, calls, cost, latency, retries, faults."""
+        now, start = self._usage(), self._start
+        stats: dict[str, Any] = {name: round(float(now.get(name, 0)) - float(start.get(name, 0)), 6)
+                                 for name in _USAGE_NUMBERS}
+        for name in ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "total_tokens", "retries",
+                     "failed_calls"):
+            stats[name] = int(stats[name])
+        before = start.get("failures", {})
+        stats["faults"] = {k: v - before.get(k, 0) for k, v in now.get("failures", {}).items() if v - before.get(k, 0)}
+        stats["tokens_estimated"] = bool(now.get("tokens_estimated", False))
+        stats.update(calls_by_kind=dict(self.calls_by_kind), prompt_tokens_by_kind=dict(self.prompt_tokens_by_kind),
+                     llm_errors=dict(self.errors_by_kind), empty_answers=self.empty_answers)
+        return stats
+
+    def close(self) -> None:
+        """Closes the client (if it was built)."""
+        if self._client is not None:
+            self._client.close()
