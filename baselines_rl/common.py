@@ -142,6 +142,12 @@ class CommonArgs:
     """Overrides the id's step limit."""
     game_seed: int | None = None
     """Game instance (``None``: the id's default game)."""
+    embedding_dim: int = 64
+    """DRRN word-embedding size."""
+    hidden_dim: int = 128
+    """DRRN state/command representation size (and MLP width for ``model=mlp``)."""
+    device: str = "cpu"
+    """Torch device."""
     out_dir: str = "runs/rl"
     """Where the model, checkpoints and CSV logs go."""
     eval_freq: int = 5_000

@@ -135,12 +135,6 @@ class DQNArgs(CommonArgs):
     """Fraction of training over which epsilon decays."""
     exploration_final_eps: float = 0.05
     """Final epsilon."""
-    embedding_dim: int = 64
-    """DRRN word-embedding size."""
-    hidden_dim: int = 128
-    """DRRN state/command representation size (and MLP width for ``model=mlp``)."""
-    device: str = "cpu"
-    """Torch device."""
 
 
 def build_model(args: DQNArgs, vec_env: Any) -> MaskedDQN:

@@ -53,12 +53,6 @@ class PPOArgs(CommonArgs):
     """PPO clipping range."""
     ent_coef: float = 0.01
     """Entropy bonus (exploration)."""
-    embedding_dim: int = 64
-    """DRRN word-embedding size."""
-    hidden_dim: int = 128
-    """DRRN state/command representation size (and MLP width for ``model=mlp``)."""
-    device: str = "cpu"
-    """Torch device."""
 
 
 def build_model(args: PPOArgs, vec_env: Any) -> Any:
