@@ -51,9 +51,11 @@ class StepWatchdog:
         self._halt = halt
         self._lock = threading.Lock()
         self._current: tuple[Watch, float] | None = None  # (watch, deadline)
-        self._stop = threading.Event()
+        self._closed = False
         poll = min(max(self.timeout / 10, 0.001), 1.0) if poll is None else poll
-        thread = threading.Thread(target=_run, args=(weakref.ref(self), self._stop, poll),
+        # The thread holds only a weak reference, and nothing here uses a lock shared with a
+        # finalizer: at interpreter exit, Python stops daemon threads wherever they stand.
+        thread = threading.Thread(target=_run, args=(weakref.ref(self), poll),
                                   name="textmem-step-watchdog", daemon=True)
         thread.start()
 
@@ -78,19 +80,15 @@ class StepWatchdog:
             self._halt()
 
     def close(self) -> None:
-        """Stops the watchdog thread."""
-        self._stop.set()
-
-    def __del__(self) -> None:
-        stop = getattr(self, "_stop", None)  # absent if __init__ rejected its arguments
-        if stop is not None:
-            stop.set()
+        """Stops the watchdog thread (within one poll interval)."""
+        self._closed = True
 
 
-def _run(ref: weakref.ref[StepWatchdog], stop: threading.Event, poll: float) -> None:
-    while not stop.wait(poll):
+def _run(ref: weakref.ref[StepWatchdog], poll: float) -> None:
+    while True:
+        time.sleep(poll)
         watchdog = ref()
-        if watchdog is None:
+        if watchdog is None or watchdog._closed:
             return
         watchdog.check()
         del watchdog
