@@ -15,6 +15,7 @@ import textmem_gym  # noqa: F401
 from textmem_gym.envs.jericho_actions import AdmissibleCommands
 from textmem_gym.envs.jericho_env import JerichoEnv
 from textmem_gym.envs.jericho_ids import ENV_TABLE, GAMES, WALKTHROUGH_DOES_NOT_WIN, env_id
+from textmem_gym.envs.jericho_world import snapshot
 from textmem_gym.envs.lazy import LazyCommands
 from textmem_gym.envs.roms import ROM_SHA256
 from textmem_gym.envs.step_guard import StepWatchdog
@@ -129,8 +130,7 @@ def test_seed_zero_is_the_walkthrough_seed_and_other_seeds_differ():
 
 def _make_interpreter_loop_forever(env: JerichoEnv) -> None:
     """Writes a Z-machine ``jump`` to itself into memory and points the program counter at it."""
-    ram, stack, _, sp, fp, frames, _, rng, narrative = env._frotz.get_state()
-    ram = ram.copy()
+    ram, stack, _, sp, fp, frames, _, rng, narrative = snapshot(env._frotz)
     address = len(ram) - 8
     ram[address:address + 3] = [0x8C, 0xFF, 0xFF]  # 1OP jump, offset -1: back to its own opcode
     env._frotz.set_state((ram, stack, address + 1, sp, fp, frames, 0x8C, rng, narrative))

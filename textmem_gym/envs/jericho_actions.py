@@ -11,8 +11,8 @@ available offline). This module builds the same kind of list from the game's own
 2. **Candidates**: Jericho's action templates for the game (``FrotzEnv.act_gen``, from its
    bindings) filled with those names; two-object templates only with pairs whose acting
    object is carried (see :func:`fill_templates`).
-3. **Filter**: each candidate is simulated from the current state (Jericho's C loop over
-   ``get_state``/``set_state``) and kept if it changes the world (object tree, tracked RAM,
+3. **Filter**: each candidate is simulated from the current state (Jericho's C loop, which
+   saves and restores the machine state) and kept if it changes the world (object tree, tracked RAM,
    score or game end); candidates with the same effect are kept once.
 4. ``look`` and ``inventory`` are always admissible.
 
@@ -22,12 +22,17 @@ available offline). This module builds the same kind of list from the game's own
 
 from __future__ import annotations
 
+import ctypes
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+import numpy as np
+
+from textmem_gym.envs.jericho_world import snapshot
 
 #: Commands listed in every state (they never change the world, so the filter cannot find them).
 ALWAYS_ADMISSIBLE: tuple[str, ...] = ("look", "inventory")
@@ -51,6 +56,7 @@ NOT_OBJECT_NAMES: frozenset[str] = frozenset(
 MAX_NAMES = 12
 
 _WORD = re.compile(r"[a-z][a-z'-]*")
+_DIFF_SIZE = 128  # words of world diff the C filter writes per kept candidate
 _WITH_SECOND = re.compile(r"\b(with|using) OBJ$")
 
 
@@ -124,7 +130,7 @@ def scope_of(frotz: Any, vocabulary: Vocabulary, max_names: int = MAX_NAMES) -> 
     """The things in scope, one name per distinct ``examine`` answer (see module doc)."""
     from jericho import util
 
-    state = frotz.get_state()
+    state = snapshot(frotz)
     from_tree = tree_names(frotz, vocabulary)
     names = list(dict.fromkeys([*from_tree, *text_names(_simulate(frotz, state, "look"), vocabulary)]))
     by_answer: dict[str, str] = {}
@@ -182,15 +188,42 @@ def verb_popularity(verb: str, max_word_length: int | None) -> int:
     return util.verb_usage_count(verb, max_word_length)
 
 
+def changes_by_effect(frotz: Any, candidates: Sequence[str]) -> dict[tuple[int, ...], list[str]]:
+    """Simulates every candidate from the current state (Jericho's C loop) and groups those that
+    change the world by their change; the state is restored.
+
+    Unlike ``FrotzEnv._filter_candidate_actions``, the state is saved with
+    :func:`~textmem_gym.envs.jericho_world.snapshot`: ``FrotzEnv.get_state`` lets the C side
+    write a stack twice the size of its buffer.
+    """
+    if not candidates or frotz.game_over() or frotz.victory() or frotz._emulator_halted():
+        return {}
+    state = snapshot(frotz)
+    joined = ";".join(candidates).encode("utf-8")
+    valid = ctypes.create_string_buffer(len(joined) + 1)
+    diffs = np.zeros(len(candidates) * _DIFF_SIZE, dtype=np.uint16)
+    try:
+        count = frotz.frotz_lib.filter_candidate_actions(joined, ctypes.cast(valid, ctypes.c_char_p),
+                                                         diffs.ctypes.data)
+        if frotz._emulator_halted():
+            frotz.reset()
+    finally:
+        frotz.set_state(state)
+    kept = valid.value.decode("cp1252").split(";")[:count]
+    groups: dict[tuple[int, ...], list[str]] = {}
+    for index, command in enumerate(kept):
+        groups.setdefault(tuple(diffs[index * _DIFF_SIZE:(index + 1) * _DIFF_SIZE].tolist()), []).append(command)
+    return groups
+
+
 def world_changing(frotz: Any, candidates: Sequence[str]) -> list[str]:
     """The candidates that change the world when simulated, one per distinct change.
 
     Among candidates with the same change, the one with the most used verb is kept.
     """
-    groups = frotz._filter_candidate_actions(list(candidates), use_ctypes=True, use_parallel=False)
     max_len = frotz.bindings.get("max_word_length") if frotz.bindings else None
     return [max(group, key=lambda command: verb_popularity(command.split()[0], max_len))
-            for group in groups.values()]
+            for group in changes_by_effect(frotz, candidates).values()]
 
 
 def compute_admissible(frotz: Any, vocabulary: Vocabulary) -> list[str]:
@@ -238,11 +271,11 @@ class AdmissibleCommands:
         return list(commands)
 
     def compute(self, snapshot: Any = None) -> list[str]:
-        """Computes the list for ``snapshot`` (a ``get_state()``; default: now), uncached."""
+        """Computes the list for ``state`` (a :func:`~textmem_gym.envs.jericho_world.snapshot`; default: now)."""
         self.misses += 1
         if snapshot is None:
             return compute_admissible(self.frotz, self.vocabulary)
-        current = self.frotz.get_state()
+        current = snapshot(self.frotz)
         try:
             self.frotz.set_state(snapshot)
             return compute_admissible(self.frotz, self.vocabulary)
@@ -250,7 +283,7 @@ class AdmissibleCommands:
             self.frotz.set_state(current)
 
     def commands(self, state_hash: str, snapshot: Any = None) -> list[str]:
-        """The list for the state ``state_hash`` (whose ``get_state()`` is ``snapshot``)."""
+        """The list for the state ``state_hash`` (whose snapshot is ``state``), cached."""
         commands = self.cached(state_hash)
         if commands is not None:
             return commands
