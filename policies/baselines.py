@@ -91,7 +91,8 @@ class RAGPolicy(LLMAgent):
 
     def memory_reset(self, observation: str, info: Info) -> None:
         self.stream = MemoryStream(self.decay)
-        self._add_memory(compact(observation), "observation")
+        if observation:  # the constructor resets with no observation: no LLM call then
+            self._add_memory(compact(observation), "observation")
 
     def rate_importance(self, text: str) -> float:
         """The LLM's 1..10 importance rating (5 when the answer has no number)."""

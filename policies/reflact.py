@@ -1,0 +1,191 @@
+"""The seed Jericho agent's ReflAct loop (reflect, keep an objective, act) and its helpers.
+
+Each step one LLM call answers ``REFLECTION`` (belief state + goal progress), ``OBJECTIVE``
+(persistent: it stays in every prompt until the LLM replaces it) and ``ACTION``. Around it:
+the heuristic critic (substitutes the best untried valid command when it scores -1), loop
+guards (three identical commands force ``look``; 4+ of the last 10 and revisited game states
+add warnings; escalating stuck warnings), narrative synthesis (every 5 steps or on a score
+change), action hints (on room change) and the NPC-conversation stall tracker. The belief
+state comes from AriGraph through MemoryGraphWrapper.
+
+Example:
+    >>> parse_reflact("REFLECTION: in the hall\\nOBJECTIVE: find the lamp\\nACTION: go north")
+    {'reflection': 'in the hall', 'objective': 'find the lamp', 'action': 'go north'}
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from typing import Any, ClassVar
+
+import gymnasium as gym
+
+from policies.base import BasePolicy, Info
+from policies.critic import HeuristicCritic, LoopGuard, room_from
+from policies.llm_agent import SAFE_COMMAND, Turn, compact, resolve_action
+from policies.llm_calls import LLMCalls, render_prompt
+from policies.memory_env import admissible, ensure_memory_wrapper, observation_text
+
+CONVERSATION_VERBS = ("ask", "tell", "say", "answer", "speak", "talk")
+_FIELD = re.compile(r"^\s*(REFLECTION|OBJECTIVE|ACTION)\s*:\s*(.*)$", re.I | re.M)
+#: Turns without a score change -> warning.
+STUCK_WARNINGS = {30: "CRITICAL: 30 turns without progress. Try unexplored exits, open containers, use items you hold.",
+                  20: "URGENT: 20 turns without progress; change strategy.",
+                  10: "NOTE: 10 turns without progress; consider exploring."}
+
+
+def parse_reflact(text: str) -> dict[str, str]:
+    """The REFLECTION / OBJECTIVE / ACTION fields of an answer (missing ones are absent)."""
+    return {m.group(1).lower(): m.group(2).strip() for m in _FIELD.finditer(text or "")}
+
+
+class ReflActPolicy(BasePolicy):
+    """ReflAct agent of the seed Jericho agent.
+
+    Args:
+        model, base_url, api_key, client, **client_options: LLM endpoint (see :class:`~policies.llm_calls.LLMCalls`).
+        temperature: Temperature of the main call.
+        history: Recent steps shown verbatim.
+        narrative_every: Steps between narrative syntheses.
+    """
+
+    name: ClassVar[str] = "reflact"
+
+    def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
+                 client: Any = None, temperature: float = 0.2, history: int = 10, narrative_every: int = 5,
+                 max_tokens: int = 300, **client_options: Any) -> None:
+        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options)
+        self.temperature, self.history, self.narrative_every, self.max_tokens = \
+            temperature, history, narrative_every, max_tokens
+        self.critic, self.guard = HeuristicCritic(), LoopGuard()
+        self.reset("", {})
+
+    def wrap_env(self, env: gym.Env) -> gym.Env:
+        """Adds MemoryGraphWrapper (the AriGraph belief state of the prompt)."""
+        return ensure_memory_wrapper(env)
+
+    def reset(self, observation: Any, info: Info) -> None:
+        self.llm.begin_episode()
+        self.critic.reset()
+        self.guard.reset()
+        self.goal = compact(info.get("objective") or observation_text(observation))
+        self.objective, self.narrative, self.hints, self.npc_analysis = "explore and make progress", "", "", ""
+        self.turns: list[Turn] = []
+        self.room_log: dict[str | None, list[Turn]] = defaultdict(list)
+        self.room = room_from(observation_text(observation), info)
+        self.score, self.since_score, self.last_npc = float(info.get("score", 0) or 0), 0, -99
+        self.belief = observation.get("belief", "") if isinstance(observation, dict) else ""
+        self.counts = {"steps": 0, "objective_changes": 0, "critic_substitutions": 0, "loop_forced_look": 0,
+                       "invalid_actions_mapped": 0, "invalid_actions_defaulted": 0, "llm_fallbacks": 0,
+                       "parse_failures": 0, "narratives": 0, "hints": 0, "npc_analyses": 0}
+
+    # -- prompt --------------------------------------------------------------------------
+    def warnings(self) -> list[str]:
+        out = self.guard.warnings()
+        out += [text for limit, text in STUCK_WARNINGS.items() if self.since_score >= limit][:1]
+        return out
+
+    def sections(self, observation: str) -> str:
+        tried = sorted({t.action for t in self.room_log[self.room]})
+        recent = "\n".join(f"> {t.action} -> {compact(t.observation, 200)}" for t in self.turns[-self.history:])
+        parts = [("GOAL", self.goal), ("CURRENT_OBJECTIVE", self.objective),
+                 ("NARRATIVE_SYNTHESIS", self.narrative or "none yet"), ("ACTION_HINTS", self.hints or "none"),
+                 ("NPC_PUZZLE_ANALYSIS", self.npc_analysis or "none"), ("ROOM", self.room or "unknown"),
+                 ("ALL_TRIED_IN_THIS_ROOM", ", ".join(tried) or "nothing"),
+                 ("ARIGRAPH_BELIEF_STATE", compact(self.belief, 1500) or "none"),
+                 ("RECENT_HISTORY", "\n" + recent if recent else "none"),
+                 ("CURRENT_OBSERVATION", compact(observation)), ("WARNINGS", " ".join(self.warnings()) or "none")]
+        return "\n".join(f"{label}: {text}" for label, text in parts)
+
+    # -- Policy API ----------------------------------------------------------------------
+    def act(self, observation: Any, info: Info) -> str:
+        text, commands = observation_text(observation), admissible(info)
+        self.belief = observation.get("belief", "") if isinstance(observation, dict) else ""
+        self.counts["steps"] += 1
+        prompt = render_prompt("reflact", sections=self.sections(text), actions=json.dumps(commands))
+        answer = self.llm.ask("reflact", prompt, temperature=self.temperature, max_tokens=self.max_tokens)
+        fields = parse_reflact(answer or "")
+        if answer is None:
+            self.counts["llm_fallbacks"] += 1
+        elif "action" not in fields:
+            self.counts["parse_failures"] += 1
+        if fields.get("objective") and fields["objective"] != self.objective:
+            self.objective = fields["objective"]
+            self.counts["objective_changes"] += 1
+        if "action" in fields:
+            action, how = resolve_action(fields["action"], commands)
+            if how != "exact":
+                self.counts[f"invalid_actions_{how}"] += 1
+        else:
+            action = self.critic.best_untried(self.room, commands) or SAFE_COMMAND
+        action, _, substituted = self.critic.review(action, self.room, commands)
+        self.counts["critic_substitutions"] += int(substituted)
+        action, forced = self.guard.check(action)
+        self.counts["loop_forced_look"] += int(forced)
+        return action
+
+    def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
+                info: Info) -> None:
+        text = observation_text(observation)
+        before, self.room = self.room, room_from(text, info, self.room)
+        self.critic.record(action, before, self.room, reward)
+        score = float(info.get("score", self.score) or 0)
+        self.guard.record(action, f"{self.room}|{text}|{score}")
+        turn = Turn(action, text, float(reward))
+        self.turns.append(turn)
+        self.room_log[before].append(turn)
+        changed, self.score = score != self.score, score
+        self.since_score = 0 if changed else self.since_score + 1
+        if terminated or truncated:
+            return
+        if changed or len(self.turns) % self.narrative_every == 0:
+            self._synthesize()
+        if self.room != before:
+            self._hint(admissible(info))
+        self._track_npc()
+
+    # -- helpers (sub-agents) --------------------------------------------------------------
+    def _call(self, kind: str, prompt: str, max_tokens: int) -> str | None:
+        answer = self.llm.ask(kind, prompt, temperature=0.0, max_tokens=max_tokens)
+        if answer is None:
+            self.counts["llm_fallbacks"] += 1
+        return compact(answer) if answer and answer.strip() else None
+
+    def _synthesize(self) -> None:
+        history = "\n".join(f"> {t.action} -> {compact(t.observation, 200)}" for t in self.turns[-30:])
+        answer = self._call("narrative", render_prompt("narrative", goal=self.goal, score=self.score,
+                                                       history=history), 250)
+        if answer:
+            self.narrative = answer
+            self.counts["narratives"] += 1
+
+    def _hint(self, commands: list[str]) -> None:
+        tried = sorted({t.action for t in self.room_log[self.room]}) or ["nothing"]
+        answer = self._call("hints", render_prompt("action_hints", goal=self.goal, room=self.room,
+                                                   actions=commands, tried=tried), 100)
+        if answer:
+            self.hints = answer
+            self.counts["hints"] += 1
+
+    def _track_npc(self) -> None:
+        log = self.room_log[self.room]
+        talks = [t for t in log if t.action.split()[:1] and t.action.split()[0].lower() in CONVERSATION_VERBS]
+        if len(talks) < 5 or self.since_score < 10 or len(self.turns) - self.last_npc < 5:
+            return
+        self.last_npc = len(self.turns)
+        conversation = "\n".join(f"> {t.action} -> {compact(t.observation, 300)}" for t in log[-10:])
+        answer = self._call("npc", render_prompt("npc_tracker", goal=self.goal, conversation=conversation), 120)
+        if answer:
+            self.npc_analysis = answer
+            self.counts["npc_analyses"] += 1
+
+    def episode_stats(self) -> dict[str, Any]:
+        stats = self.llm.episode_stats()
+        stats.update(self.counts)
+        return stats
+
+    def close(self) -> None:
+        """Closes the LLM client."""
+        self.llm.close()
