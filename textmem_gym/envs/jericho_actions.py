@@ -270,24 +270,24 @@ class AdmissibleCommands:
         self._cache.move_to_end(state_hash)
         return list(commands)
 
-    def compute(self, snapshot: Any = None) -> list[str]:
+    def compute(self, state: Any = None) -> list[str]:
         """Computes the list for ``state`` (a :func:`~textmem_gym.envs.jericho_world.snapshot`; default: now)."""
         self.misses += 1
-        if snapshot is None:
+        if state is None:
             return compute_admissible(self.frotz, self.vocabulary)
         current = snapshot(self.frotz)
         try:
-            self.frotz.set_state(snapshot)
+            self.frotz.set_state(state)
             return compute_admissible(self.frotz, self.vocabulary)
         finally:
             self.frotz.set_state(current)
 
-    def commands(self, state_hash: str, snapshot: Any = None) -> list[str]:
+    def commands(self, state_hash: str, state: Any = None) -> list[str]:
         """The list for the state ``state_hash`` (whose snapshot is ``state``), cached."""
         commands = self.cached(state_hash)
         if commands is not None:
             return commands
-        commands = self.compute(snapshot)
+        commands = self.compute(state)
         self.store(state_hash, commands)
         return list(commands)
 
