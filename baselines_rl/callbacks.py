@@ -61,14 +61,16 @@ class TrainingLog(BaseCallback):
         eval_episodes: Episodes per evaluation.
         checkpoint_freq: Checkpoint every this many env steps (0: never).
         seed: First reset seed of evaluation episodes.
+        stop_score: End training once an evaluation's mean normalized score reaches it.
     """
 
     def __init__(self, run_dir: Path, spec: EnvSpec, algorithm: str, eval_freq: int = 0,
-                 eval_episodes: int = 3, checkpoint_freq: int = 0, seed: int = 0):
+                 eval_episodes: int = 3, checkpoint_freq: int = 0, seed: int = 0,
+                 stop_score: float | None = None):
         super().__init__()
         self.run_dir, self.spec, self.algorithm = run_dir, spec, algorithm
         self.eval_freq, self.eval_episodes, self.checkpoint_freq = eval_freq, eval_episodes, checkpoint_freq
-        self.eval_seed = seed
+        self.eval_seed, self.stop_score = seed, stop_score
         self.episodes = CSVWriter(run_dir / "episodes.csv", EPISODE_FIELDS)
         self.evals = CSVWriter(run_dir / "eval.csv", EVAL_FIELDS)
         self.eval_history: list[dict[str, float]] = []
@@ -90,7 +92,12 @@ class TrainingLog(BaseCallback):
                 self._running[index] = [0.0, 0, 0]
         self._maybe(self._next_eval, self.eval_freq, self.evaluate, "_next_eval")
         self._maybe(self._next_checkpoint, self.checkpoint_freq, self.checkpoint, "_next_checkpoint")
-        return True
+        return not self.reached_stop_score()
+
+    def reached_stop_score(self) -> bool:
+        """Whether the last evaluation reached ``stop_score``."""
+        return self.stop_score is not None and bool(self.eval_history) and \
+            self.eval_history[-1]["mean_normalized_score"] >= self.stop_score
 
     def _maybe(self, due: int, every: int, action: Callable[[], Any], attr: str) -> None:
         if every > 0 and self.num_timesteps >= due:

@@ -154,6 +154,8 @@ class CommonArgs:
     """Evaluate the greedy policy every this many env steps (0: never)."""
     eval_episodes: int = 3
     """Episodes per evaluation."""
+    stop_score: float | None = None
+    """Stop training once an evaluation's mean normalized score reaches this (``None``: never)."""
     checkpoint_freq: int = 0
     """Save a checkpoint every this many env steps (0: only the final model)."""
     torch_threads: int = 1

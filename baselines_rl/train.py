@@ -81,7 +81,7 @@ def run_training(args: CommonArgs, algorithm: str, build: Callable[[Any], Any]) 
     (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
     vec_env = make_vec_env(spec, args.n_envs, args.seed, args.subprocess)
     log = TrainingLog(run_dir, spec, algorithm, args.eval_freq, args.eval_episodes,
-                      args.checkpoint_freq, args.seed)
+                      args.checkpoint_freq, args.seed, args.stop_score)
     try:
         model = build(vec_env)
         model.learn(total_timesteps=args.total_timesteps, callback=log)

@@ -46,14 +46,15 @@ CASES: dict[str, tuple[str, dict[str, Any], int]] = {
 }
 
 
-def run_case(case: str, out: Path, steps: int | None, n_envs: int, eval_freq: int, seed: int) -> dict[str, Any]:
-    """Trains one case and writes ``out/<case>.json``."""
+def run_case(case: str, out: Path, steps: int | None, n_envs: int, eval_freq: int, seed: int,
+             stop_score: float | None = None) -> dict[str, Any]:
+    """Trains one case (until ``stop_score`` if given) and writes ``out/<case>.json``."""
     env_id, overrides, default_steps = CASES[case]
     args = PPOArgs(env_id=env_id, total_timesteps=steps or default_steps, n_envs=n_envs, seed=seed,
-                   eval_freq=eval_freq, eval_episodes=2, out_dir=str(out / case), **overrides)
+                   eval_freq=eval_freq, eval_episodes=2, stop_score=stop_score, out_dir=str(out / case), **overrides)
     start = time.perf_counter()
     result = train(args)
-    row = {"case": case, "env_id": env_id, "memory": args.memory or "-", "steps": args.total_timesteps,
+    row = {"case": case, "env_id": env_id, "memory": args.memory or "-", "steps": int(result.model.num_timesteps),
            "novelty_bonus": args.novelty_bonus,
            "n_envs": n_envs, "steps_per_second": round(result.steps_per_second, 1),
            "final_score": result.final_eval.get("mean_normalized_score"),
@@ -66,7 +67,7 @@ def run_case(case: str, out: Path, steps: int | None, n_envs: int, eval_freq: in
 
 def print_table(rows: list[dict[str, Any]]) -> None:
     """The results table (one line per case)."""
-    header = ("case", "env_id", "memory", "steps", "steps/s", "final", "best", f"steps to >={TARGET}")
+    header = ("case", "env_id", "memory", "steps trained", "steps/s", "final", "best", f"steps to >={TARGET}")
     print(" | ".join(header))
     print(" | ".join("-" * len(h) for h in header))
     for r in rows:
@@ -108,6 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--n-envs", type=int, default=2)
     parser.add_argument("--eval-freq", type=int, default=2_500)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--stop-score", type=float, default=TARGET,
+                        help=f"stop a case once its greedy score reaches this (default {TARGET}; 2 = never)")
     parser.add_argument("--out", default=str(ROOT / "runs" / "rl_benchmark"))
     parser.add_argument("--table-only", action="store_true", help="only tabulate results already in --out")
     args = parser.parse_args(argv)
@@ -115,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     if not args.table_only:
         for case in args.cases:
-            run_case(case, out, args.steps, args.n_envs, args.eval_freq, args.seed)
+            run_case(case, out, args.steps, args.n_envs, args.eval_freq, args.seed, args.stop_score)
     rows = [json.loads((out / f"{c}.json").read_text()) for c in CASES if (out / f"{c}.json").is_file()]
     print_table(rows)
     print(f"\nlearning curves: {plot(rows, out / 'learning_curves.png')}")
