@@ -30,6 +30,8 @@ from policies.memory_env import admissible, observation_text
 from textmem_gym.llm import parse_json_object
 
 SAFE_COMMAND = "look"
+#: How an answer was resolved -> the counter it increments.
+INVALID_COUNTERS = {"mapped": "invalid_actions_mapped", "default": "invalid_actions_defaulted"}
 Section = tuple[str, str]
 
 
@@ -212,7 +214,7 @@ class LLMAgent(BasePolicy):
             proposed = _first_line(answer)
         action, how = resolve_action(proposed, commands)
         if how != "exact":
-            self.counts[f"invalid_actions_{how}"] += 1
+            self.counts[INVALID_COUNTERS[how]] += 1
         return action
 
     def act(self, observation: Any, info: Info) -> str:

@@ -24,7 +24,7 @@ import gymnasium as gym
 
 from policies.base import BasePolicy, Info
 from policies.critic import HeuristicCritic, LoopGuard, room_from
-from policies.llm_agent import SAFE_COMMAND, Turn, compact, resolve_action
+from policies.llm_agent import INVALID_COUNTERS, SAFE_COMMAND, Turn, compact, resolve_action
 from policies.llm_calls import LLMCalls, render_prompt
 from policies.memory_env import admissible, ensure_memory_wrapper, observation_text
 
@@ -117,7 +117,7 @@ class ReflActPolicy(BasePolicy):
         if "action" in fields:
             action, how = resolve_action(fields["action"], commands)
             if how != "exact":
-                self.counts[f"invalid_actions_{how}"] += 1
+                self.counts[INVALID_COUNTERS[how]] += 1
         else:
             action = self.critic.best_untried(self.room, commands) or SAFE_COMMAND
         action, _, substituted = self.critic.review(action, self.room, commands)
