@@ -75,3 +75,15 @@ def test_bad_arguments_are_rejected_by_name(tmp_path):
         EnvSpec("TextMem/CookingRL-L1-v0", env_kwargs={"privileged": True})
     with pytest.raises(ValueError, match="does not exist"):
         load_model(tmp_path / "missing.zip")
+
+
+def test_stop_score_ends_training_after_a_good_evaluation(tmp_path):
+    from baselines_rl.callbacks import TrainingLog
+
+    log = TrainingLog(tmp_path, EnvSpec("TextMem/CookingRL-L1-v0"), "maskable_ppo", stop_score=0.9)
+    assert not log.reached_stop_score()
+    log.eval_history.append({"timesteps": 100, "mean_normalized_score": 0.75})
+    assert not log.reached_stop_score()
+    log.eval_history.append({"timesteps": 200, "mean_normalized_score": 1.0})
+    assert log.reached_stop_score()
+    assert not TrainingLog(tmp_path, EnvSpec("TextMem/CookingRL-L1-v0"), "maskable_ppo").reached_stop_score()
