@@ -48,7 +48,7 @@ def test_a_dead_endpoint_falls_back_to_the_critic_every_step():
 
 
 def test_off_list_and_unparseable_actions_are_mapped_and_counted():
-    answers = ["take the knife", "xyzzy plugh", '{"action_to_take": "TAKE KNIFE FROM TABLE"}']
+    answers = ["take the knife", "xyzzy plugh", '{"action_to_take": "Inventory"}']
     with LocalOpenAIServer(script=answers) as server:
         policy = make_policy("react", model="m", base_url=server.base_url)
         result = evaluate(GAME, policy, max_steps=3)[0]

@@ -1,0 +1,59 @@
+"""The heuristic critic's scores and substitutions, and the loop guards."""
+
+from __future__ import annotations
+
+from policies.critic import HeuristicCritic, LoopGuard, direction_of, room_from
+
+VALID = ["go north", "go east", "open chest", "take key", "look"]
+
+
+def test_scores_follow_the_seed_rules():
+    critic = HeuristicCritic()
+    assert critic.score("open chest", "hall", VALID) == 1.0          # valid, untried
+    assert critic.score("dance wildly", "hall", VALID) == 0.0        # not valid
+    critic.record("open chest", "hall", "hall", 0.0)
+    assert critic.score("open chest", "hall", VALID) == -0.5         # tried once, no reward
+    assert critic.score("open chest", "cellar", VALID) == 1.0        # room-local
+    critic.record("open chest", "hall", "hall", 0.0)
+    assert critic.score("open chest", "hall", VALID) == -1.0         # tried twice
+    critic.record("go north", "hall", "hall", 0.0)
+    assert critic.score("go north", "hall", VALID) == -1.0           # blocked direction
+    assert critic.score("n", "hall", VALID) == -1.0
+    critic.record("take key", "hall", "hall", 1.0)
+    assert critic.score("take key", "hall", VALID) == 0.5            # earned reward before
+
+
+def test_review_substitutes_the_best_untried_valid_command_only_at_minus_one():
+    critic = HeuristicCritic()
+    critic.record("open chest", "hall", "hall", 0.0)
+    assert critic.review("open chest", "hall", VALID) == ("open chest", -0.5, False)
+    critic.record("open chest", "hall", "hall", 0.0)
+    action, score, substituted = critic.review("open chest", "hall", VALID)
+    assert substituted and score == -1.0 and action in {"go north", "go east", "take key"}
+    assert critic.substitutions == 1
+    critic.record("go north", "hall", "hall", 0.0)
+    assert critic.review("go north", "hall", ["go north"]) == ("go south", -1.0, True)  # untried direction
+
+
+def test_movement_and_rooms_are_recognised():
+    assert [direction_of(c) for c in ("go north", "n", "SW", "go to kitchen", "open door")] == \
+        ["north", "north", "southwest", None, None]
+    assert room_from("-= Kitchen =-\nA room.", {}) == "kitchen"
+    assert room_from("Nothing here.", {}, "hall") == "hall"
+    assert room_from("-= Kitchen =-", {"location": "pantry"}) == "pantry"
+
+
+def test_loop_guard_forces_look_warns_on_frequency_and_revisits():
+    guard = LoopGuard()
+    guard.record("take lamp", "s1")
+    assert guard.check("take lamp") == ("take lamp", False)
+    guard.record("take lamp", "s2")
+    assert guard.check("take lamp") == ("look", True) and guard.forced == 1
+    assert guard.check("go north") == ("go north", False)
+    for state in ("s3", "s1", "s4"):
+        guard.record("go north" if state != "s1" else "take lamp", state)
+    warnings = " ".join(guard.warnings())
+    assert "'take lamp' 3 times" not in warnings
+    guard.record("take lamp", "s1")
+    warnings = " ".join(guard.warnings())
+    assert "'take lamp' 4 times" in warnings and "seen 3 times" in warnings

@@ -1,0 +1,63 @@
+"""The non-LLM explorer: it uses MemoryGraphWrapper through the runner hook, solves a treasure
+hunt by reading notes and going to the rooms they name, and its ablation has no map."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+
+import textmem_gym  # noqa: F401
+from policies import make_policy
+from policies.explorer import ExplorerPolicy, take_object
+from policies.memory_env import find_memory_wrapper
+from textmem_gym.runner import evaluate
+from textmem_gym.wrappers import MemoryGraphWrapper
+
+
+@pytest.fixture(scope="module")
+def treasure_runs():
+    return {memory: evaluate("TextMem/TreasureHunt-v0", ExplorerPolicy(memory=memory), max_steps=60)[0]
+            for memory in (True, False)}
+
+
+def test_explorer_with_memory_wins_the_treasure_hunt_by_following_notes(treasure_runs):
+    result = treasure_runs[True]
+    rules = result["policy_stats"]["rules"]
+    assert result["won"] and result["normalized_score"] == 1.0
+    assert rules["read"] >= 3 and rules["go_mentioned"] >= 1 and rules["open"] >= 2
+    assert result["primitive_steps"] > result["steps"]  # go to macros
+
+
+def test_the_ablation_has_no_map_and_does_worse(treasure_runs):
+    result = treasure_runs[False]
+    assert "go_mentioned" not in result["policy_stats"]["rules"]
+    assert result["primitive_steps"] == result["steps"]
+    assert result["normalized_score"] < treasure_runs[True]["normalized_score"]
+
+
+def test_runner_applies_the_policy_wrapper_hook_after_the_user_wrap():
+    seen = []
+
+    class Probe(ExplorerPolicy):
+        def reset(self, observation, info):
+            if observation:  # not the constructor's empty reset
+                seen.append((sorted(observation) if isinstance(observation, dict) else "text", "location" in info))
+            super().reset(observation, info)
+
+    evaluate("TextMem/CookingRL-L1-v0", Probe(), max_steps=2)
+    evaluate("TextMem/CookingRL-L1-v0", Probe(memory=False), max_steps=2)
+    assert seen == [(["belief", "observation"], True), ("text", False)]
+    user = []
+    evaluate("TextMem/CookingRL-L1-v0", Probe(), max_steps=2,
+             wrap=lambda env: user.append(MemoryGraphWrapper(env, belief="full")) or user[-1])
+    env = Probe().wrap_env(user[0])
+    assert env is user[0] and find_memory_wrapper(env).belief_mode == "full"  # kept, not doubled
+
+
+def test_registry_builds_it_and_it_never_asks_for_privileged_info():
+    policy = make_policy("explorer", memory=False)
+    assert isinstance(policy, ExplorerPolicy) and not policy.privileged
+    env = policy.wrap_env(gym.make("TextMem/CookingRL-L1-v0"))
+    assert find_memory_wrapper(env) is None
+    env.close()
+    assert take_object("take knife from table") == "knife" and take_object("open fridge") is None
