@@ -73,7 +73,7 @@ def llm_extractors(limit: int) -> dict[str, dict]:
 
 
 def fmt(c: Counts) -> str:
-    return f"{c.precision:5.3f}/{c.recall:5.3f}"
+    return f"{c.precision:6.4f}/{c.recall:6.4f}"
 
 
 def main() -> None:
@@ -108,9 +108,10 @@ def main() -> None:
         print(f"{env_id:32s} rules P/R overall {fmt(per_env[(env_id, 'rules')]['overall'])}  "
               f"oracle {fmt(per_env[(env_id, 'oracle')]['overall'])}", flush=True)
     print(f"\n{episodes} episodes, {steps} scored steps, {time.time() - start:.0f} s")
-    print(f"{'extractor':10s}" + "".join(f"{c + ' P/R':>16s}" for c in CLASSES))
+    print(f"{'extractor':10s}" + "".join(f"{c + ' P/R':>18s}" for c in CLASSES) + "   overall TP/FP/FN")
     for name, counts in totals.items():
-        print(f"{name:10s}" + "".join(f"{fmt(counts[c]):>16s}" for c in CLASSES))
+        total = counts["overall"]
+        print(f"{name:10s}" + "".join(f"{fmt(counts[c]):>18s}" for c in CLASSES) + f"   {total.tp}/{total.fp}/{total.fn}")
     rules = totals["rules"]["overall"]
     ok = rules.precision >= 0.98 and rules.recall >= 0.95
     print(f"rules target (precision >= 0.98, recall >= 0.95): {'OK' if ok else 'MISSED'}; "

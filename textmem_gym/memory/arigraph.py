@@ -98,6 +98,7 @@ class AriGraphMemory:
         self.step = -1
         self.location: str | None = None
         self.stats = UpdateStats()
+        self._derived: dict[str, Any] = {}
         self.extractor.reset()
 
     def update(self, observation: str, action: str, info: dict[str, Any]) -> None:
@@ -126,6 +127,7 @@ class AriGraphMemory:
             self.location = normalize(extraction.location)
         self.stats = UpdateStats(len(self.store.triples) - before, invalidated, len(self.store),
                                  len(self.store.triples), len(self.episodic))
+        self._derived = {}
 
     def _add(self, triple: TripleKey, *, inferred: bool) -> int:
         existed = self.store.find(*triple)
@@ -180,15 +182,19 @@ class AriGraphMemory:
 
     def known_locations(self) -> list[str]:
         """Rooms the memory knows (including the current one)."""
-        rooms = set(self.spatial.locations())
-        if self.location:
-            rooms.add(self.location)
-        return sorted(rooms)
+        if "locations" not in self._derived:
+            rooms = set(self.spatial.locations())
+            if self.location:
+                rooms.add(self.location)
+            self._derived["locations"] = sorted(rooms)
+        return list(self._derived["locations"])
 
     def unexplored_exits(self) -> dict[str, list[str]]:
         """Algorithm 3 for every known room: exits whose destination is unknown."""
-        exits = {room: self.spatial.unexplored_exits(room) for room in self.known_locations()}
-        return {room: dirs for room, dirs in exits.items() if dirs}
+        if "unexplored" not in self._derived:
+            exits = {room: self.spatial.unexplored_exits(room) for room in self.known_locations()}
+            self._derived["unexplored"] = {room: dirs for room, dirs in exits.items() if dirs}
+        return {room: list(dirs) for room, dirs in self._derived["unexplored"].items()}
 
     def route(self, start: str, goal: str) -> list[tuple[str, str]] | None:
         """Shortest known path from ``start`` to ``goal`` (see :class:`SpatialMap`)."""
@@ -249,6 +255,7 @@ class AriGraphMemory:
         for triple in self.store.active():
             self.index.add(triple.id, triple.text())
         self.step, self.location = data["step"], data["location"]
+        self._derived = {}
         self.stats = UpdateStats(**data["stats"])
         if hasattr(self.extractor, "location"):
             self.extractor.location = self.location

@@ -20,11 +20,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Any
 
 TripleKey = tuple[str, str, str]
 
 
+@lru_cache(maxsize=1 << 16)
 def normalize(text: str) -> str:
     """Canonical form of an entity or relation: trimmed, inner spaces collapsed, lower case
     (games print one name in several cases: ``-= Room Ae =-`` for ``Room AE``)."""

@@ -10,7 +10,12 @@ count (a ``go to`` of 4 moves uses 4 steps; the inner ``TimeLimit`` truncates mi
 ``go to`` that moves nowhere, e.g. an unknown target, still uses one step).
 With ``macro_counts_as_one_step=True`` (the papers' accounting) the wrapper switches the
 inner ``TimeLimit`` off and truncates itself after ``max_episode_steps`` agent decisions.
-Either way ``info["steps"]`` reports both ``decisions`` and ``primitive`` moves.
+Either way ``info["steps"]`` reports ``decisions``, ``primitive`` moves, the ``counted`` steps
+and the ``limit``.
+
+With privileged facts in ``info`` (``gym.make(id, privileged=True)``), each step also reports
+``info["belief_accuracy"]`` (precision/recall/F1 per relation class against the observed
+ground truth) and ``wrapper.belief_accuracy.summary()`` accumulates it.
 
 Example:
     >>> import gymnasium as gym, textmem_gym
