@@ -136,6 +136,16 @@ class AriGraphMemory:
             self.index.add(tid, self.store.triples[tid].text())
         return tid
 
+    def invalidate(self, subject: str, relation: str, obj: str) -> bool:
+        """Stops believing a triple now (e.g. a route the game refused); returns whether it
+        was believed."""
+        tid = self.store.find(subject, relation, obj)
+        if tid is None or not self.store.invalidate(tid, max(self.step, 0)):
+            return False
+        self.index.remove(tid)
+        self._derived = {}
+        return True
+
     # -- retrieval -----------------------------------------------------------------------
     def semantic_search(self, query: str, depth: int | None = None, width: int | None = None) -> list[Triple]:
         """Algorithm 2: BFS from ``query``; each hop keeps the ``width`` most similar triples

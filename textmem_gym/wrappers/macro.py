@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from textmem_gym.memory.relations import direction_relation
 from textmem_gym.memory.triples import normalize
 
 _GOTO = re.compile(r"^\s*go\s+to\s+(?:the\s+)?(.+?)\s*[.!]?\s*$", re.I)
@@ -94,13 +95,16 @@ def plan_route(memory: Any, target: str) -> tuple[list[tuple[str, str, str | Non
 def run_goto(memory: Any, target: str, step: Callable[[str], StepResult], budget: int | None) -> MacroResult:
     """Walks to ``target`` with primitive commands sent through ``step`` (which also updates
     the memory); stops on termination, truncation, an exhausted ``budget`` of primitive steps,
-    or when the believed location is not the expected one."""
+    or when the believed location is not the expected one. A move that left the agent where
+    it was (maps of interactive fiction are not always symmetric, so an inferred inverse exit
+    can be wrong) is forgotten, so the next plan avoids it."""
     result = MacroResult(target)
     hops, problem = plan_route(memory, target)
     if problem:
         result.reason, result.observation = problem, problem
         result.completed = problem.startswith("You are already")
         return result
+    room = memory.location
     for direction, expected, door in hops:
         for command in ([f"open {door}"] if door else []) + [f"go {direction}"]:
             if budget is not None and len(result.actions) >= budget:
@@ -116,6 +120,9 @@ def run_goto(memory: Any, target: str, step: Callable[[str], StepResult], budget
                 return result
         if memory.location != expected:
             result.reason = f"expected to reach the {expected} but the game says otherwise"
+            if memory.location == room and hasattr(memory, "invalidate"):  # the way is not there
+                memory.invalidate(expected, direction_relation(direction), room)
             return result
+        room = expected
     result.completed = True
     return result
