@@ -155,7 +155,10 @@ def test_a_hanging_interpreter_truncates_the_episode_and_reset_recovers():
         env.close()
 
 
-@pytest.mark.parametrize("command", ["", "x" * 10_000, "ouvrir la boîte ☕ 北", "look\nnorth\x00\x07\x1b[2J", "\t\r"])
+BAD_INPUT = ["", "x" * 10_000, "ouvrir la boîte ☕ 北", "look\nnorth\x00\x07\x1b[2J", "\t\r"]
+
+
+@pytest.mark.parametrize("command", BAD_INPUT)
 def test_bad_input_gets_parser_feedback_and_changes_nothing(zork: JerichoEnv, command: str):
     _, info = zork.reset()
     observation, reward, terminated, truncated, after = zork.step(command)
@@ -217,3 +220,18 @@ def test_watchdog_halts_only_overdue_calls():
         watchdog.close()
     with pytest.raises(ValueError, match="timeout"):
         StepWatchdog(lambda: None, timeout=0)
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="step_timeout|timeout must be a positive number"):
+        JerichoEnv("zork1", step_timeout=-1)
+    with pytest.raises(ValueError, match="admissible_cache_size"):
+        JerichoEnv("zork1", admissible_cache_size=-5)
+    with pytest.raises(ValueError, match="unknown Jericho game 'nope'"):
+        gym.make("TextMem/Jericho-v0", game="nope")
+    env = JerichoEnv("zork1")
+    try:
+        with pytest.raises(ValueError, match="seed must be a non-negative int"):
+            env.reset(seed=-3)
+    finally:
+        env.close()

@@ -17,7 +17,10 @@ available offline). This module builds the same kind of list from the game's own
 4. ``look`` and ``inventory`` are always admissible.
 
 :class:`AdmissibleCommands` caches lists by world-state hash, so a state seen before (after
-``look``, a failed command, or a loop) costs a dictionary lookup.
+``look``, a failed command, or a loop) costs a dictionary lookup. The hash covers the object
+tree and the RAM Jericho tracks, not every variable: where a game keeps state elsewhere (Zork
+I's combat strengths), a cached list can be stale. ``admissible_cache_size=0`` on the env
+recomputes on every read.
 """
 
 from __future__ import annotations

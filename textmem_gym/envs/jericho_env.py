@@ -78,8 +78,12 @@ class JerichoEnv(TextGameEnv):
 
     def __init__(self, game: str | None = None, *, rom_path: str | Path | None = None,
                  step_timeout: float = DEFAULT_STEP_TIMEOUT, download: bool = True,
-                 admissible_cache_size: int = 4096, privileged: bool | str | Iterable[str] = False, render_mode: str | None = None):
+                 admissible_cache_size: int = 4096, privileged: bool | str | Iterable[str] = False,
+                 render_mode: str | None = None):
         super().__init__(privileged=privileged, render_mode=render_mode)
+        if not isinstance(admissible_cache_size, int) or admissible_cache_size < 0:
+            raise ValueError(f"admissible_cache_size must be a non-negative int, got {admissible_cache_size!r}")
+        self._watchdog = StepWatchdog(self._halt, step_timeout)  # validates step_timeout
         self.rom_path = find_rom(game, rom_path, download=download)
         self.game = game or self.rom_path.stem
         self._frotz = _load_frotz(self.rom_path)
@@ -89,9 +93,6 @@ class JerichoEnv(TextGameEnv):
         self.interpreter_seed = self.walkthrough_seed
         self._rng_seeded = False
         self._halt_flag = ctypes.c_int.in_dll(self._frotz.frotz_lib, "emulator_halted")
-        self._watchdog = StepWatchdog(self._halt, step_timeout)
-        if not isinstance(admissible_cache_size, int) or admissible_cache_size < 0:
-            raise ValueError(f"admissible_cache_size must be a non-negative int, got {admissible_cache_size!r}")
         self._actions = AdmissibleCommands(self._frotz, capacity=admissible_cache_size)
         self._visits: Counter[str] = Counter()
         max_score = self._frotz.get_max_score() if self.supported else 0
