@@ -122,6 +122,8 @@ def test_seed_zero_is_the_walkthrough_seed_and_other_seeds_differ():
                 if terminated:
                     break
             outcomes.append((terminated, info["lost"], info["moves"]))
+            if terminated:  # an ended game admits only the commands that never change it
+                assert list(info["admissible_commands"]) == ["look", "inventory"]
         assert outcomes[0] == (False, False, 40)
         assert outcomes[1][:2] == (True, True)  # another seed: random events kill the walkthrough
     finally:

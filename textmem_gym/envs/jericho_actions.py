@@ -199,7 +199,7 @@ def changes_by_effect(frotz: Any, candidates: Sequence[str]) -> dict[tuple[int, 
     :func:`~textmem_gym.envs.jericho_world.snapshot`: ``FrotzEnv.get_state`` lets the C side
     write a stack twice the size of its buffer.
     """
-    if not candidates or frotz.game_over() or frotz.victory() or frotz._emulator_halted():
+    if not candidates or frotz._emulator_halted():
         return {}
     state = snapshot(frotz)
     joined = ";".join(candidates).encode("utf-8")
@@ -230,9 +230,11 @@ def world_changing(frotz: Any, candidates: Sequence[str]) -> list[str]:
 
 
 def compute_admissible(frotz: Any, vocabulary: Vocabulary) -> list[str]:
-    """The admissible commands of the frotz env's current state, sorted (no cache)."""
-    if frotz.game_over() or frotz.victory():
-        return list(ALWAYS_ADMISSIBLE)
+    """The admissible commands of the frotz env's current state, sorted (no cache).
+
+    The caller handles ended games: Jericho's ``victory()`` and ``game_over()`` read the text of
+    the last command run, which is a simulated one once this function has run.
+    """
     scope = scope_of(frotz, vocabulary)
     changing = world_changing(frotz, fill_templates(templates_of(frotz), scope.names, scope.held))
     return sorted(set(changing) | set(ALWAYS_ADMISSIBLE))

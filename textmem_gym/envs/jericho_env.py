@@ -151,7 +151,7 @@ class JerichoEnv(TextGameEnv):
         self._visits[state_hash] += 1
         lost = frotz.game_over()
         won = frotz.victory() or (lost and bool(_WON_TEXT.search(text)))
-        admissible = self._actions.cached(state_hash)
+        admissible = list(ALWAYS_ADMISSIBLE) if won or lost else self._actions.cached(state_hash)
         return GameState(
             feedback=text, score=frotz.get_score(), max_score=frotz.get_max_score(), won=won,
             lost=lost and not won, moves=frotz.get_moves(),
