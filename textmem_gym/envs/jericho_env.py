@@ -1,7 +1,7 @@
 """Jericho backend: classic interactive fiction (Z-machine games) through ``jericho.FrotzEnv``.
 
 Beyond the TextMem contract, ``info`` carries ``world_state_hash`` (see
-:func:`~textmem_gym.envs.jericho_world.world_state_hash`) and ``state_visits``, how many
+:class:`~textmem_gym.envs.jericho_world.WorldStateHasher`) and ``state_visits``, how many
 times this episode has been in that world state (1 on the first visit), for loop detection.
 ``info["admissible_commands"]`` is computed on first read (see
 :mod:`~textmem_gym.envs.jericho_actions`) and cached by world state.
@@ -33,7 +33,7 @@ from typing import Any
 import gymnasium as gym
 
 from textmem_gym.envs.jericho_actions import ALWAYS_ADMISSIBLE, AdmissibleCommands
-from textmem_gym.envs.jericho_world import object_tree_facts, snapshot, world_state_hash
+from textmem_gym.envs.jericho_world import WorldStateHasher, object_tree_facts, snapshot
 from textmem_gym.envs.roms import find_rom
 from textmem_gym.envs.step_guard import StepWatchdog
 from textmem_gym.envs.text_game import GameState, TextGameEnv
@@ -94,6 +94,7 @@ class JerichoEnv(TextGameEnv):
         self._rng_seeded = False
         self._halt_flag = ctypes.c_int.in_dll(self._frotz.frotz_lib, "emulator_halted")
         self._actions = AdmissibleCommands(self._frotz, capacity=admissible_cache_size)
+        self._world_state_hash = WorldStateHasher(self._frotz)
         self._visits: Counter[str] = Counter()
         max_score = self._frotz.get_max_score() if self.supported else 0
         goal = f" (maximum score {max_score})" if max_score > 0 else ""
@@ -147,7 +148,7 @@ class JerichoEnv(TextGameEnv):
 
     def _game_state(self, text: str) -> GameState:
         frotz = self._frotz
-        state_hash = world_state_hash(frotz)
+        state_hash = self._world_state_hash()
         self._visits[state_hash] += 1
         lost = frotz.game_over()
         won = frotz.victory() or (lost and bool(_WON_TEXT.search(text)))
