@@ -9,9 +9,9 @@ Example:
 from __future__ import annotations
 
 from textmem_gym.wrappers.macro import MacroResult, parse_goto, plan_route, run_goto
-from textmem_gym.wrappers.memory_graph import MemoryGraphWrapper, find_time_limit
+from textmem_gym.wrappers.memory_graph import MemoryGraphWrapper, find_wrapper
 
-__all__ = ["MacroResult", "MemoryGraphWrapper", "find_time_limit", "parse_goto", "plan_route", "run_goto"]
+__all__ = ["MacroResult", "MemoryGraphWrapper", "find_wrapper", "parse_goto", "plan_route", "run_goto"]
 
 # RL encodings (text to arrays, commands to masked discrete actions); see the RL baselines issue.
 from textmem_gym.wrappers.action_encoding import CommandVocabulary, select_commands  # noqa: E402

@@ -32,7 +32,7 @@ Example:
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, TypeVar
 
 import gymnasium as gym
 from gymnasium import spaces
@@ -49,10 +49,14 @@ from textmem_gym.wrappers.macro import goto_commands, parse_goto, run_goto
 BELIEF_MODES = ("retrieve", "full")
 
 
-def find_time_limit(env: gym.Env) -> TimeLimit | None:
-    """The first ``TimeLimit`` in a wrapper chain, if any."""
+W = TypeVar("W", bound=gym.Wrapper)
+
+
+def find_wrapper(env: gym.Env, kind: type[W]) -> W | None:
+    """The outermost wrapper of type ``kind`` in ``env``'s wrapper chain, if any
+    (e.g. ``find_wrapper(env, MemoryGraphWrapper)``)."""
     while isinstance(env, gym.Wrapper):
-        if isinstance(env, TimeLimit):
+        if isinstance(env, kind):
             return env
         env = env.env
     return None
@@ -105,7 +109,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._last_info: dict[str, Any] = {}
 
     def _take_step_limit(self, env: gym.Env) -> int | None:
-        limit = find_time_limit(env)
+        limit = find_wrapper(env, TimeLimit)
         if limit is None:
             return env.spec.max_episode_steps if env.spec is not None else None
         steps = limit._max_episode_steps
