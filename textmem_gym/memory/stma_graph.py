@@ -1,0 +1,154 @@
+"""Graph operations of STMA's spatial memory (also used by DAVIS's graph QA).
+
+- :class:`EntityIndex`: cosine similarity between a query and entity names (TF-IDF over
+  words and character trigrams; no embedding model needed).
+- :func:`k_hop`: Algorithm 3 (``single_source_shortest_path_length`` with cutoff ``K``).
+- :func:`retrieve_subgraph`: Algorithm 1 (top-``n`` entities, ``K``-hop expansion, the edges
+  between candidate vertices).
+- :func:`transitive_directions` and :func:`describe`: the deterministic relation aggregator
+  (A west of B, B west of C => A west of C; triples as sentences).
+
+Example:
+    >>> from textmem_gym.memory.triples import TripleStore
+    >>> store = TripleStore()
+    >>> for s, o in (("a", "b"), ("b", "c"), ("c", "d")):
+    ...     _ = store.add(s, "is west of", o, 0)
+    >>> sorted(t for t in transitive_directions(store.active()) if t[0] == "a")
+    [('a', 'is west of', 'c'), ('a', 'is west of', 'd')]
+    >>> sorted(k_hop(graph_of(store.active()), ["a"], 2))
+    ['a', 'b', 'c']
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+import networkx as nx
+
+from textmem_gym.memory.relations import AT, HAS_EXIT, IN, IS, ON, relation_direction
+from textmem_gym.memory.retrieval import tokenize
+from textmem_gym.memory.triples import Triple, TripleKey
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _features(text: str) -> Counter[str]:
+    words = tokenize(text) or _WORD.findall(text.lower())
+    grams = [f"#{w[i:i + 3]}" for w in words for i in range(max(len(w) - 2, 1))]
+    return Counter(words + grams)
+
+
+class EntityIndex:
+    """Cosine similarity of TF-IDF vectors (words + character trigrams) of entity names.
+
+    Example:
+        >>> index = EntityIndex(["red potato", "kitchen", "knife"])
+        >>> index.top("where is the potato", 1)
+        ['red potato']
+    """
+
+    def __init__(self, entities: Iterable[str]):
+        self.entities = sorted(set(entities))
+        self._vectors = [_features(e) for e in self.entities]
+        df: Counter[str] = Counter(f for v in self._vectors for f in v)
+        n = len(self.entities)
+        self._idf = {f: math.log((1 + n) / (1 + d)) + 1.0 for f, d in df.items()}
+        self._norms = [self._norm(v) for v in self._vectors]
+
+    def _norm(self, vector: Counter[str]) -> float:
+        return math.sqrt(sum((c * self._idf.get(f, 0.0)) ** 2 for f, c in vector.items())) or 1.0
+
+    def scores(self, query: str) -> list[tuple[str, float]]:
+        """``(entity, cosine similarity)`` for every entity, best first (ties: name order)."""
+        q = _features(query)
+        q_norm = self._norm(q)
+        out = []
+        for entity, vector, norm in zip(self.entities, self._vectors, self._norms):
+            dot = sum(c * vector.get(f, 0) * self._idf.get(f, 0.0) ** 2 for f, c in q.items())
+            out.append((entity, dot / (norm * q_norm)))
+        return sorted(out, key=lambda pair: (-pair[1], pair[0]))
+
+    def top(self, query: str, n: int) -> list[str]:
+        """The ``n`` entities most similar to ``query`` (similarity > 0)."""
+        return [e for e, s in self.scores(query)[:n] if s > 0]
+
+
+def graph_of(triples: Iterable[Triple]) -> nx.MultiDiGraph:
+    """The triples as a directed multigraph (edge key = triple id)."""
+    graph = nx.MultiDiGraph()
+    for t in triples:
+        graph.add_edge(t.subject, t.object, key=t.id, relation=t.relation)
+    return graph
+
+
+def k_hop(graph: nx.Graph, vertices: Sequence[str], k: int) -> set[str]:
+    """Algorithm 3: every vertex within ``k`` hops (edges in either direction) of ``vertices``."""
+    undirected = graph.to_undirected(as_view=True) if graph.is_directed() else graph
+    nodes: set[str] = set()
+    for vertex in vertices:
+        if vertex in undirected:
+            nodes |= set(nx.single_source_shortest_path_length(undirected, vertex, cutoff=k))
+    return nodes
+
+
+def retrieve_subgraph(triples: Sequence[Triple], query: str, top_n: int = 8, k: int = 3) -> list[Triple]:
+    """Algorithm 1: the top-``n`` entities by cosine similarity to ``query``, their ``k``-hop
+    neighbourhood, and the triples whose two ends are both candidates (oldest first)."""
+    if not triples:
+        return []
+    graph = graph_of(triples)
+    seeds = EntityIndex(graph.nodes).top(query, top_n)
+    candidates = k_hop(graph, seeds, k)
+    return [t for t in triples if t.subject in candidates and t.object in candidates]
+
+
+def transitive_directions(triples: Iterable[Triple | TripleKey], max_chain: int = 6) -> list[TripleKey]:
+    """Direction facts that follow from chains of the same direction and are not stated:
+    ``(a, is west of, b)`` and ``(b, is west of, c)`` give ``(a, is west of, c)``."""
+    keys = [t.as_tuple() if isinstance(t, Triple) else tuple(t) for t in triples]
+    stated = set(keys)
+    inferred: list[TripleKey] = []
+    by_relation: dict[str, dict[str, list[str]]] = {}
+    for s, r, o in keys:
+        if relation_direction(r) is not None:
+            by_relation.setdefault(r, {}).setdefault(s, []).append(o)
+    for relation, edges in sorted(by_relation.items()):
+        for start in sorted(edges):
+            frontier, seen = list(edges[start]), {start, *edges[start]}
+            for _ in range(max_chain - 1):
+                nxt = [o for v in frontier for o in edges.get(v, ()) if o not in seen]
+                for o in nxt:
+                    seen.add(o)
+                    if (start, relation, o) not in stated:
+                        inferred.append((start, relation, o))
+                frontier = nxt
+    return list(dict.fromkeys(inferred))
+
+
+_SENTENCE = {AT: "The {s} is in the {o}.", IN: "The {s} is in the {o}.", ON: "The {s} is on the {o}.",
+             HAS_EXIT: "The {s} has an exit to the {o}.", IS: "The {s} is {o}."}
+
+
+def sentence(triple: TripleKey) -> str:
+    """One triple as an English sentence."""
+    s, r, o = triple
+    if r in _SENTENCE:
+        return _SENTENCE[r].format(s=s, o=o)
+    direction = relation_direction(r)
+    if direction is not None:
+        where = {"up": "above", "down": "below"}.get(direction, f"to the {direction} of")
+        return f"The {s} is {where} the {o}."
+    return f"The {s} {r} the {o}."
+
+
+def describe(triples: Sequence[Triple | TripleKey]) -> str:
+    """The deterministic relation aggregator: stated facts as sentences, then what follows."""
+    keys = [t.as_tuple() if isinstance(t, Triple) else tuple(t) for t in triples]
+    lines = [sentence(k) for k in keys]  # type: ignore[arg-type]
+    inferred = transitive_directions(keys)  # type: ignore[arg-type]
+    if inferred:
+        lines.append("It follows that: " + " ".join(sentence(k) for k in inferred))
+    return " ".join(lines) if lines else "Nothing is known about the surroundings yet."
