@@ -107,7 +107,8 @@ class AriGraphMemory:
         extraction = self.extractor.extract(observation, action, info, self.store)
         new = [tuple(normalize(x) for x in t) for t in extraction.triples if all(str(x).strip() for x in t)]
         new = list(dict.fromkeys(new))
-        inferred = [inv for t in new if (inv := inverse_spatial(t)) is not None and inv not in new]  # type: ignore[arg-type]
+        inverses = (inverse_spatial(t) for t in new)  # type: ignore[arg-type]
+        inferred = [inv for inv in inverses if inv is not None and inv not in new]
         entities = {e for s, _, o in new + inferred for e in (s, o)}
         incident = {t.id: t for e in entities for t in self.store.incident(e)}
         outdated = {t.id for t in self.extractor.outdated(list(incident.values()), new + inferred)}

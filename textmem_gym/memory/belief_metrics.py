@@ -101,7 +101,8 @@ class BeliefAccuracy:
         truth = self.truth.step(facts, action, observation)
         believed = {tuple(normalize(x) for x in t) for t in believed}
         scored = {t for t in believed if relation_class(t)}  # type: ignore[arg-type]
-        self.last_errors = {"false_positives": scored - truth, "false_negatives": truth - scored}  # type: ignore[operator]
+        self.last_errors = {"false_positives": scored - truth,  # type: ignore[operator]
+                            "false_negatives": truth - scored}
         score = score_beliefs(believed, truth)  # type: ignore[arg-type]
         for name, counts in score.items():
             self.totals[name] += counts

@@ -15,11 +15,13 @@ import re
 
 from textmem_gym.memory.triples import TripleKey
 
-_SECTION = re.compile(r"Ingredients:\s*\n(?P<ingredients>.*?)\n\s*\nDirections:\s*\n(?P<directions>.*?)(?:\n\s*\n|\Z)", re.S)
+_SECTION = re.compile(r"Ingredients:\s*\n(?P<ingredients>.*?)\n\s*\n"
+                      r"Directions:\s*\n(?P<directions>.*?)(?:\n\s*\n|\Z)", re.S)
 _STEP = re.compile(r"^\s*(\w+) the (.+?)\s*$")
 _PARTICIPLE = {"slice": "sliced", "dice": "diced", "chop": "chopped", "fry": "fried", "roast": "roasted",
                "grill": "grilled", "cook": "cooked"}
-_OPENS = re.compile(r"\b(?:the )?([\w -]+? key) (?:opens|unlocks|fits) (?:the )?([\w -]+?)(?: (?:in|at) (?:the )?([\w -]+?))?[.!]", re.I)
+_OPENS = re.compile(r"\b(?:the )?([\w -]+? key) (?:opens|unlocks|fits) (?:the )?([\w -]+?)"
+                    r"(?: (?:in|at) (?:the )?([\w -]+?))?[.!]", re.I)
 _READ_VERBS = frozenset({"read", "examine", "x", "look"})
 
 

@@ -41,7 +41,8 @@ _PRESENCE = re.compile(
     r"Here's|notice|reveal|there,|over there!?|There is|There are)\s+)(?:an?|some)\s+([^,.!?]+?)"
     rf"(?:\s+{_HERE})?\s*(?:,\s*so .*)?[.!?]*$")
 _STATE_SUBJECT = re.compile(rf"^(?:an?|An?)\s+(open|opened|closed|locked)\s+(.+?)\s+is\s+{_HERE}[.!?]*$")
-_DOOR = re.compile(rf"\b(?:an?\s+)?(open|opened|closed|locked)\s+([^,.!?]+?)\s+(?:leading|leads|facing|heading)\s+({_DIR})\b")
+_DOOR = re.compile(rf"\b(?:an?\s+)?(open|opened|closed|locked)\s+([^,.!?]+?)\s+"
+                   rf"(?:leading|leads|facing|heading)\s+({_DIR})\b")
 _EXIT = re.compile(rf"\b(?:exits?|going|go|leave by the|exit to the|leads?(?: off)?(?: to the)?|to the)\s+(?:[^.!?]*?\s)?({_DIR})\b"
                    rf"|\b({_DIR})\b[^.!?]*\bexits?\b")
 _CONTAINS = r"(?:contains|has|is filled with|reveals inside it|holds|shelters|offers you|reveals to you)"
@@ -57,7 +58,8 @@ _LIST_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("in", re.compile(rf"^The (?P<ref>.+?) {_CONTAINS} (?P<list>.+)$")),
     ("in", re.compile(rf"^(?:It|it|the (?P<ref>.+?)) {_CONTAINS} (?P<list>.+)$")),
     ("in", re.compile(rf"^It is [^,]+, and {_CONTAINS} (?P<list>.+)$")),
-    ("in", re.compile(r"^(?:Also, )?[Tt]here (?:is|are) (?P<list>.+?) (?:in|found in) (?:it|the (?P<ref>.+?)|this silly .+ thing)$")),
+    ("in", re.compile(r"^(?:Also, )?[Tt]here (?:is|are) (?P<list>.+?) (?:in|found in) "
+                      r"(?:it|the (?P<ref>.+?)|this silly .+ thing)$")),
     ("in", re.compile(r"^You can see (?P<list>.+?) in (?:it|the (?!(?:room|corner)$)(?P<ref>.+?))$")),
     ("in", re.compile(r"^In it, you can see (?P<list>.+)$")),
     ("in", re.compile(r"^(?:Let's see what's inside -|Contents-|Contained within-|Inside are the following-|"

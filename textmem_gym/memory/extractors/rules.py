@@ -65,14 +65,17 @@ class RulesExtractor(StructuralOutdated):
     def __init__(self) -> None:
         self.location: str | None = None
         self._feedback: list[tuple[frozenset[str], re.Pattern[str], Callable[..., None]]] = [
-            (_TAKE, re.compile(rf"You (?:pick up|take) {_NAME}(?: from (?:the )?(?:ground|floor|.+?))?[.!]"), self._taken),
+            (_TAKE, re.compile(rf"You (?:pick up|take) {_NAME}(?: from (?:the )?(?:ground|floor|.+?))?[.!]"),
+             self._taken),
             (_DROP, re.compile(rf"You drop {_NAME}(?: on the (?:ground|floor))?[.!]"), self._dropped),
             (_PUT, re.compile(rf"You (?:put|place) {_NAME} on {_NAME}[.!]"), self._put_on),
             (_PUT, re.compile(rf"You (?:put|place|insert) {_NAME} (?:into|in) {_NAME}[.!]"), self._put_in),
             (_OPEN, re.compile(rf"You open {_NAME}(?:, revealing (.+?))?[.!]"), self._opened),
             (_CLOSE, re.compile(rf"You close {_NAME}[.!]"), lambda out, m: self._state(out, m.group(1), "closed")),
-            (_UNLOCK, re.compile(rf"You unlock {_NAME}(?: with .+?)?[.!]"), lambda out, m: self._state(out, m.group(1), "closed")),
-            (_LOCK, re.compile(rf"You lock {_NAME}(?: with .+?)?[.!]"), lambda out, m: self._state(out, m.group(1), "locked")),
+            (_UNLOCK, re.compile(rf"You unlock {_NAME}(?: with .+?)?[.!]"),
+             lambda out, m: self._state(out, m.group(1), "closed")),
+            (_LOCK, re.compile(rf"You lock {_NAME}(?: with .+?)?[.!]"),
+             lambda out, m: self._state(out, m.group(1), "locked")),
             (_EAT, re.compile(r"You eat (?:the )?(.+?)[.!]"), self._gone),
             (_TAKE, re.compile(r"^\s*Taken\.?\s*$"), lambda out, m: self._by_action(out, IN, INVENTORY)),
             (_DROP, re.compile(r"^\s*Dropped\.?\s*$"), lambda out, m: self._by_action(out, AT, self.location)),
