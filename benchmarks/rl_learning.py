@@ -9,7 +9,7 @@ encoding, episodic novelty bonus 0.05 during training; the greedy policy is eval
 * ``l3``/``l3-memory``: TextMem/CookingRL-L3-v0 (9 rooms), the same agent without and with the
   arigraph memory belief (rules extractor, no ``go to`` macros) in its observation.
 
-Each finished case is written to ``OUT/<case>.json`` (so cases can run in separate processes
+Each finished case and seed is written to ``OUT/<case>-seed<seed>.json`` (so cases can run in separate processes
 and be tabulated together); the script then prints a table of every case found in ``OUT`` and
 saves ``OUT/learning_curves.png``. Not a timed test: numbers depend on the machine's load.
 
@@ -17,7 +17,7 @@ Usage::
 
     python benchmarks/rl_learning.py                       # all cases
     python benchmarks/rl_learning.py --cases l1            # just the L1 target
-    python benchmarks/rl_learning.py --cases l3 l3-memory --steps 30000
+    python benchmarks/rl_learning.py --cases l3 l3-memory --steps 15000 --seeds 0 1 2
     python benchmarks/rl_learning.py --table-only          # tabulate earlier results
 """
 
@@ -48,33 +48,40 @@ CASES: dict[str, tuple[str, dict[str, Any], int]] = {
 
 def run_case(case: str, out: Path, steps: int | None, n_envs: int, eval_freq: int, seed: int,
              stop_score: float | None = None) -> dict[str, Any]:
-    """Trains one case (until ``stop_score`` if given) and writes ``out/<case>.json``."""
+    """Trains one case (until ``stop_score`` if given) and writes ``out/<case>-seed<seed>.json``."""
     env_id, overrides, default_steps = CASES[case]
     args = PPOArgs(env_id=env_id, total_timesteps=steps or default_steps, n_envs=n_envs, seed=seed,
-                   eval_freq=eval_freq, eval_episodes=2, stop_score=stop_score, out_dir=str(out / case), **overrides)
+                   eval_freq=eval_freq, eval_episodes=2, stop_score=stop_score, out_dir=str(out / f"{case}-seed{seed}"), **overrides)
     start = time.perf_counter()
     result = train(args)
-    row = {"case": case, "env_id": env_id, "memory": args.memory or "-", "steps": int(result.model.num_timesteps),
+    row = {"case": case, "seed": seed, "env_id": env_id, "memory": args.memory or "-", "steps": int(result.model.num_timesteps),
            "novelty_bonus": args.novelty_bonus,
            "n_envs": n_envs, "steps_per_second": round(result.steps_per_second, 1),
            "final_score": result.final_eval.get("mean_normalized_score"),
            "best_score": max((r["mean_normalized_score"] for r in result.eval_history), default=None),
            "steps_to_target": result.first_reaching(TARGET), "wall_time_s": round(time.perf_counter() - start, 1),
            "curve": [(r["timesteps"], r["mean_normalized_score"]) for r in result.eval_history]}
-    (out / f"{case}.json").write_text(json.dumps(row, indent=1))
+    (out / f"{case}-seed{seed}.json").write_text(json.dumps(row, indent=1))
     return row
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:
-    """The results table (one line per case)."""
-    header = ("case", "env_id", "memory", "steps trained", "steps/s", "final", "best", f"steps to >={TARGET}")
+    """The results table (one line per case and seed), then the per-case means over seeds."""
+    header = ("case", "seed", "env_id", "memory", "steps trained", "steps/s", "final", "best", f"steps to >={TARGET}")
     print(" | ".join(header))
     print(" | ".join("-" * len(h) for h in header))
     for r in rows:
         final = "-" if r["final_score"] is None else f"{r['final_score']:.2f}"
         best = "-" if r["best_score"] is None else f"{r['best_score']:.2f}"
-        print(" | ".join([r["case"], r["env_id"], r["memory"], str(r["steps"]), f"{r['steps_per_second']:.1f}",
-                          final, best, str(r["steps_to_target"] or "not reached")]))
+        print(" | ".join([r["case"], str(r["seed"]), r["env_id"], r["memory"], str(r["steps"]),
+                          f"{r['steps_per_second']:.1f}", final, best, str(r["steps_to_target"] or "not reached")]))
+    print()
+    for case in dict.fromkeys(r["case"] for r in rows):
+        runs = [r for r in rows if r["case"] == case]
+        reached = [r["steps_to_target"] for r in runs if r["steps_to_target"]]
+        mean = f"{sum(reached) / len(reached):.0f}" if reached else "-"
+        print(f"{case}: reached >={TARGET} in {len(reached)}/{len(runs)} seeds, mean steps to target {mean}, "
+              f"mean {sum(r['steps_per_second'] for r in runs) / len(runs):.1f} steps/s")
 
 
 def plot(rows: list[dict[str, Any]], path: Path) -> Path:
@@ -88,7 +95,8 @@ def plot(rows: list[dict[str, Any]], path: Path) -> Path:
     for r in rows:
         if r["curve"]:
             xs, ys = zip(*r["curve"])
-            ax.plot(xs, ys, marker="o", label=f"{r['case']} ({r['env_id'].split('/')[-1]}, memory {r['memory']})")
+            ax.plot(xs, ys, marker="o", label=f"{r['case']} seed {r['seed']} ({r['env_id'].split('/')[-1]}, "
+                                               f"memory {r['memory']})")
     ax.axhline(TARGET, color="grey", linestyle="--", linewidth=1)
     ax.set_xlabel("env steps")
     ax.set_ylabel("greedy mean normalized score")
@@ -108,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=None, help="env steps per case (default: per case)")
     parser.add_argument("--n-envs", type=int, default=2)
     parser.add_argument("--eval-freq", type=int, default=2_500)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--stop-score", type=float, default=TARGET,
                         help=f"stop a case once its greedy score reaches this (default {TARGET}; 2 = never)")
     parser.add_argument("--out", default=str(ROOT / "runs" / "rl_benchmark"))
@@ -118,8 +126,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     if not args.table_only:
         for case in args.cases:
-            run_case(case, out, args.steps, args.n_envs, args.eval_freq, args.seed, args.stop_score)
-    rows = [json.loads((out / f"{c}.json").read_text()) for c in CASES if (out / f"{c}.json").is_file()]
+            for seed in args.seeds:
+                run_case(case, out, args.steps, args.n_envs, args.eval_freq, seed, args.stop_score)
+    rows = [json.loads(p.read_text()) for c in CASES for p in sorted(out.glob(f"{c}-seed*.json"))]
     print_table(rows)
     print(f"\nlearning curves: {plot(rows, out / 'learning_curves.png')}")
     return 0
