@@ -141,7 +141,8 @@ def build_model(args: DQNArgs, vec_env: Any) -> MaskedDQN:
     """The masked DQN ``args`` describe, on ``vec_env``."""
     policy_kwargs: dict[str, Any] = {"head": args.model, "net_arch": [args.hidden_dim, args.hidden_dim]}
     if args.model == "drrn":
-        policy_kwargs["features_extractor_kwargs"] = {"embedding_dim": args.embedding_dim, "hidden_dim": args.hidden_dim}
+        policy_kwargs["features_extractor_kwargs"] = {"embedding_dim": args.embedding_dim,
+                                                      "hidden_dim": args.hidden_dim}
     return MaskedDQN(MaskedDQNPolicy, vec_env, learning_rate=args.learning_rate, buffer_size=args.buffer_size,
                      learning_starts=args.learning_starts, batch_size=args.batch_size, gamma=args.gamma,
                      train_freq=args.train_freq, gradient_steps=args.gradient_steps,

@@ -51,10 +51,12 @@ def run_case(case: str, out: Path, steps: int | None, n_envs: int, eval_freq: in
     """Trains one case (until ``stop_score`` if given) and writes ``out/<case>-seed<seed>.json``."""
     env_id, overrides, default_steps = CASES[case]
     args = PPOArgs(env_id=env_id, total_timesteps=steps or default_steps, n_envs=n_envs, seed=seed,
-                   eval_freq=eval_freq, eval_episodes=2, stop_score=stop_score, out_dir=str(out / f"{case}-seed{seed}"), **overrides)
+                   eval_freq=eval_freq, eval_episodes=2, stop_score=stop_score,
+                   out_dir=str(out / f"{case}-seed{seed}"), **overrides)
     start = time.perf_counter()
     result = train(args)
-    row = {"case": case, "seed": seed, "env_id": env_id, "memory": args.memory or "-", "steps": int(result.model.num_timesteps),
+    row = {"case": case, "seed": seed, "env_id": env_id, "memory": args.memory or "-",
+           "steps": int(result.model.num_timesteps),
            "novelty_bonus": args.novelty_bonus,
            "n_envs": n_envs, "steps_per_second": round(result.steps_per_second, 1),
            "final_score": result.final_eval.get("mean_normalized_score"),

@@ -54,7 +54,8 @@ def test_adapter_runs_through_the_runner_and_the_cli(ppo_run, tmp_path, capsys):
     out = tmp_path / "results.jsonl"
     results = evaluate(L1, f"rl:{ppo_run.model_path}", episodes=2, max_steps=6, out=out)
     assert len(results) == 2 and all(r["steps"] <= 6 for r in results)
-    assert results[0]["policy"] == f"rl:{ppo_run.model_path}" and results[0]["policy_stats"]["actions"] == results[0]["steps"]
+    assert results[0]["policy"] == f"rl:{ppo_run.model_path}"
+    assert results[0]["policy_stats"]["actions"] == results[0]["steps"]
     assert len(out.read_text().splitlines()) == 2
     assert cli.main(["eval", L1, "--policy", f"rl:{ppo_run.model_path}", "--max-steps", "3", "--quiet"]) == 0
     assert "rl:" in capsys.readouterr().out
@@ -64,7 +65,8 @@ def test_memory_model_keeps_its_own_belief_on_a_plain_env(tmp_path):
     spec = EnvSpec(L1, memory="arigraph", goto=True, env_kwargs={"max_episode_steps": 5})
     venv = make_vec_env(spec, n_envs=1, seed=0, subprocess=False)
     try:
-        path = save_model(build_model(PPOArgs(memory="arigraph"), venv), tmp_path / "memory_model", "maskable_ppo", spec)
+        model = build_model(PPOArgs(memory="arigraph"), venv)
+        path = save_model(model, tmp_path / "memory_model", "maskable_ppo", spec)
     finally:
         venv.close()
     result = evaluate(L1, f"rl:{path}", episodes=1, max_steps=4)[0]

@@ -19,9 +19,11 @@ def test_ppo_run_writes_model_logs_and_checkpoints(ppo_run):
     assert episodes, "20-step episodes must finish within 256 steps"
     assert all(row["steps"] <= 20 and 0.0 <= row["normalized_score"] <= 1.0 for row in episodes)
     assert sum(row["invalid_actions"] for row in episodes) == 0, "masked actions were chosen"
-    assert [p.name for p in sorted((ppo_run.run_dir / "checkpoints").glob("*.zip"))] == ["model_128.zip", "model_256.zip"]
+    checkpoints = sorted((ppo_run.run_dir / "checkpoints").glob("*.zip"))
+    assert [p.name for p in checkpoints] == ["model_128.zip", "model_256.zip"]
     evaluation = read_csv(ppo_run.run_dir / "eval.csv")
-    assert len(evaluation) == 1 and evaluation[0]["mean_normalized_score"] == ppo_run.final_eval["mean_normalized_score"]
+    assert len(evaluation) == 1
+    assert evaluation[0]["mean_normalized_score"] == ppo_run.final_eval["mean_normalized_score"]
     assert ppo_run.steps_per_second > 0
 
 

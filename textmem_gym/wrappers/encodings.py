@@ -168,7 +168,8 @@ class TextEncodingWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         """JSON-able settings; ``TextEncodingWrapper(env, **config)`` rebuilds the same encoding."""
         return self.encoding.config()
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         observation, info = self.env.reset(seed=seed, options=options)
         return self.encoding.encode(observation, info.get("admissible_commands")), info
 
