@@ -17,7 +17,6 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 from textmem_gym.memory.extractors.base import Extraction, StructuralOutdated
@@ -39,6 +38,27 @@ _EAT = frozenset({"eat", "drink"})
 _ANY: frozenset[str] = frozenset()
 _COOK_STATES = {"fried": "fried", "roasted": "roasted", "grilled": "grilled", "dice": "diced",
                 "slice": "sliced", "chop": "chopped"}
+
+
+#: Feedback patterns: (verbs of the action they answer, pattern, handler method, extra arguments).
+#: Kept as data (method names, no lambdas) so that extractors pickle and copy.
+FEEDBACK: tuple[tuple[frozenset[str], re.Pattern[str], str, tuple[str, ...]], ...] = (
+    (_TAKE, re.compile(rf"You (?:pick up|take) {_NAME}(?: from (?:the )?(?:ground|floor|.+?))?[.!]"), "_taken", ()),
+    (_DROP, re.compile(rf"You drop {_NAME}(?: on the (?:ground|floor))?[.!]"), "_dropped", ()),
+    (_PUT, re.compile(rf"You (?:put|place) {_NAME} on {_NAME}[.!]"), "_put", (ON,)),
+    (_PUT, re.compile(rf"You (?:put|place|insert) {_NAME} (?:into|in) {_NAME}[.!]"), "_put", (IN,)),
+    (_OPEN, re.compile(rf"You open {_NAME}(?:, revealing (.+?))?[.!]"), "_opened", ()),
+    (_CLOSE, re.compile(rf"You close {_NAME}[.!]"), "_set_state", ("closed",)),
+    (_UNLOCK, re.compile(rf"You unlock {_NAME}(?: with .+?)?[.!]"), "_set_state", ("closed",)),
+    (_LOCK, re.compile(rf"You lock {_NAME}(?: with .+?)?[.!]"), "_set_state", ("locked",)),
+    (_EAT, re.compile(r"You eat (?:the )?(.+?)[.!]"), "_gone", ()),
+    (_TAKE, re.compile(r"^\s*Taken\.?\s*$"), "_terse", (IN,)),
+    (_DROP, re.compile(r"^\s*Dropped\.?\s*$"), "_terse", (AT,)),
+    (_ANY, re.compile(r"Adding the meal to your inventory"), "_meal", ()),
+    (_ANY, re.compile(r"You are carrying(?::\s*(.+?)|\s+nothing)\s*(?:\.\s*)?$", re.S), "_inventory", ()),
+    (_ANY, re.compile(r"You (fried|roasted|grilled) the (.+?)[.!]"), "_cooked", ()),
+    (_ANY, re.compile(r"You (dice|slice|chop) the (.+?)[.!]"), "_cooked", ()),
+)
 
 
 def move_direction(action: str) -> str | None:
@@ -64,26 +84,6 @@ class RulesExtractor(StructuralOutdated):
 
     def __init__(self) -> None:
         self.location: str | None = None
-        self._feedback: list[tuple[frozenset[str], re.Pattern[str], Callable[..., None]]] = [
-            (_TAKE, re.compile(rf"You (?:pick up|take) {_NAME}(?: from (?:the )?(?:ground|floor|.+?))?[.!]"),
-             self._taken),
-            (_DROP, re.compile(rf"You drop {_NAME}(?: on the (?:ground|floor))?[.!]"), self._dropped),
-            (_PUT, re.compile(rf"You (?:put|place) {_NAME} on {_NAME}[.!]"), self._put_on),
-            (_PUT, re.compile(rf"You (?:put|place|insert) {_NAME} (?:into|in) {_NAME}[.!]"), self._put_in),
-            (_OPEN, re.compile(rf"You open {_NAME}(?:, revealing (.+?))?[.!]"), self._opened),
-            (_CLOSE, re.compile(rf"You close {_NAME}[.!]"), lambda out, m: self._state(out, m.group(1), "closed")),
-            (_UNLOCK, re.compile(rf"You unlock {_NAME}(?: with .+?)?[.!]"),
-             lambda out, m: self._state(out, m.group(1), "closed")),
-            (_LOCK, re.compile(rf"You lock {_NAME}(?: with .+?)?[.!]"),
-             lambda out, m: self._state(out, m.group(1), "locked")),
-            (_EAT, re.compile(r"You eat (?:the )?(.+?)[.!]"), self._gone),
-            (_TAKE, re.compile(r"^\s*Taken\.?\s*$"), lambda out, m: self._by_action(out, IN, INVENTORY)),
-            (_DROP, re.compile(r"^\s*Dropped\.?\s*$"), lambda out, m: self._by_action(out, AT, self.location)),
-            (_ANY, re.compile(r"Adding the meal to your inventory"), self._meal),
-            (_ANY, re.compile(r"You are carrying(?::\s*(.+?)|\s+nothing)\s*(?:\.\s*)?$", re.S), self._inventory),
-            (_ANY, re.compile(r"You (fried|roasted|grilled) the (.+?)[.!]"), self._cooked),
-            (_ANY, re.compile(r"You (dice|slice|chop) the (.+?)[.!]"), self._cooked),
-        ]
 
     def reset(self) -> None:
         """Forgets the current room."""
@@ -99,10 +99,10 @@ class RulesExtractor(StructuralOutdated):
         else:
             self._already(out, observation, action)
             verb = action.strip().lower().split(maxsplit=1)[0] if action.strip() else ""
-            for verbs, pattern, handler in self._feedback:
+            for verbs, pattern, handler, args in FEEDBACK:
                 match = pattern.search(observation) if (not verbs or verb in verbs) else None
                 if match:
-                    handler(out, match)
+                    getattr(self, handler)(out, match, *args)
         out.triples.extend(read_text(observation, action))
         out.location = self.location
         return out
@@ -160,8 +160,12 @@ class RulesExtractor(StructuralOutdated):
     def _state(self, out: Extraction, name: str, state: str) -> None:
         out.triples.append((clean_name(name)[0], IS, state))
 
-    def _by_action(self, out: Extraction, relation: str, obj: str | None) -> None:
-        """Terse feedback ("Taken.") names nothing: the thing is the action's object."""
+    def _set_state(self, out: Extraction, match: re.Match[str], state: str) -> None:
+        self._state(out, match.group(1), state)
+
+    def _terse(self, out: Extraction, match: re.Match[str], relation: str) -> None:
+        """Terse feedback ("Taken.", "Dropped.") names nothing: the thing is the action's object."""
+        obj = INVENTORY if relation == IN else self.location
         words = self._action.split(maxsplit=1)
         thing = clean_name(re.split(r"\s+(?:from|in|on|into)\s+", words[1])[0])[0] if len(words) == 2 else ""
         if thing and obj and thing.lower() not in ("all", "everything", "it"):
@@ -174,11 +178,8 @@ class RulesExtractor(StructuralOutdated):
         if self.location:
             out.triples.append((clean_name(match.group(1))[0], AT, self.location))
 
-    def _put_on(self, out: Extraction, match: re.Match[str]) -> None:
-        out.triples.append((clean_name(match.group(1))[0], ON, clean_name(match.group(2))[0]))
-
-    def _put_in(self, out: Extraction, match: re.Match[str]) -> None:
-        out.triples.append((clean_name(match.group(1))[0], IN, clean_name(match.group(2))[0]))
+    def _put(self, out: Extraction, match: re.Match[str], relation: str) -> None:
+        out.triples.append((clean_name(match.group(1))[0], relation, clean_name(match.group(2))[0]))
 
     def _opened(self, out: Extraction, match: re.Match[str]) -> None:
         holder = clean_name(match.group(1))[0]
