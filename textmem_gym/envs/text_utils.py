@@ -16,6 +16,7 @@ import unicodedata
 #: Characters allowed in observations and actions (``gymnasium.spaces.Text`` charset).
 PRINTABLE_CHARSET: str = string.printable
 _PRINTABLE = frozenset(PRINTABLE_CHARSET)
+_NON_PRINTABLE = re.compile(f"[^{re.escape(PRINTABLE_CHARSET)}]")
 
 #: Commands longer than this are cut: interpreters' line buffers are small (Jericho: under 198 bytes).
 MAX_COMMAND_CHARS: int = 190
@@ -33,7 +34,7 @@ _SPACES = re.compile(r"\s+")
 
 def to_printable(text: str) -> str:
     """Maps text onto :data:`PRINTABLE_CHARSET` (accents folded, other characters dropped)."""
-    if all(ch in _PRINTABLE for ch in text):
+    if _NON_PRINTABLE.search(text) is None:
         return text
     folded = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in folded if ch in _PRINTABLE)
