@@ -27,14 +27,17 @@ import gymnasium as gym
 
 from policies.base import BasePolicy, Info
 from policies.critic import HeuristicCritic, LoopGuard, direction_of, room_from
-from policies.memory_env import admissible, ensure_memory_wrapper, observation_text
+from policies.instructions import Directions
+from policies.memory_env import admissible, ensure_memory_wrapper, find_memory_wrapper, observation_text
 
 READABLE = ("note", "recipe", "cookbook", "book", "letter", "scroll", "paper", "sign", "manual", "diary",
             "journal", "map", "leaflet", "message", "card")
 #: Verbs never tried blindly: they can lose a game (cooking), undo progress or waste steps.
 RISKY_VERBS = ("eat", "drink", "cook", "slice", "dice", "chop", "drop", "close", "lock", "examine", "look",
-               "inventory", "put", "insert", "go", "kill", "attack", "burn", "break", "quit", "restart")
+               "inventory", "put", "insert", "go", "prepare", "kill", "attack", "burn", "break", "quit", "restart")
 _WORD = re.compile(r"[a-z]+")
+#: Rules carrying out read directions: exempt from the critic's no-repeat veto.
+PURPOSEFUL = frozenset({"follow", "drop_unneeded", "make_room", "go_to_tool", "go_to_needed"})
 
 
 def verb(command: str) -> str:
@@ -68,11 +71,16 @@ class ExplorerPolicy(BasePolicy):
         self.memory, self.memory_options = bool(memory), dict(memory_options or {})
         self._rng = random.Random(seed)
         self.critic, self.guard = HeuristicCritic(), LoopGuard()
+        self._memory: Any = None
         self.reset("", {})
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds the MemoryGraphWrapper (only when ``memory`` is on)."""
-        return ensure_memory_wrapper(env, **self.memory_options) if self.memory else env
+        if not self.memory:
+            return env
+        env = ensure_memory_wrapper(env, **self.memory_options)
+        self._memory = find_memory_wrapper(env).memory  # type: ignore[union-attr]
+        return env
 
     def seed(self, seed: int | None) -> None:
         self._rng = random.Random(seed)
@@ -87,6 +95,11 @@ class ExplorerPolicy(BasePolicy):
         self.rewarded_items: set[str] = set()
         self.placing_goal = bool(set(_WORD.findall(str(info.get("objective", "")).lower())) & {"put", "place"})
         self.mentioned: list[str] = []
+        self.directions, self.rules_text = Directions(), str(info.get("objective", ""))
+        self.held: set[str] = set()
+        self.read_room: str | None = None
+        self.trips: set[str] = set()
+        self.place_rooms: dict[str, set[str]] = {}
         self.rule_counts: dict[str, int] = {}
         self._observe_room(observation, info)
 
@@ -103,10 +116,74 @@ class ExplorerPolicy(BasePolicy):
         return next((c for c in fresh if verb(c) in ("read", "examine") and
                      any(word in c.lower().split() for word in READABLE)), None)
 
+    def _follow(self, commands: list[str], info: Info) -> str | None:
+        """Carries out a direction read earlier (a recipe step) when a command does it."""
+        return self.directions.command_for(commands, ready=self.directions.named <= self.held)
+
+    def _take_useful(self, command: str) -> bool:
+        item = take_object(command)
+        return item not in self.held and (item != "knife" or self.directions.needs_knife(self.held))
+
+    def _drop_unneeded(self, commands: list[str], info: Info) -> str | None:
+        """Once directions are known, drops held things they do not name (inventory space)."""
+        needed = self.directions.named | ({"knife"} if self.directions.needs_knife(self.held) else set())
+        if not self.directions.active:
+            return None
+        return next((c for c in commands if verb(c) == "drop" and c[5:].lower() not in needed
+                     and c[5:].lower() in self.held), None)
+
+    def _make_room(self, commands: list[str], info: Info) -> str | None:
+        """The knife is here but cannot be taken (hands full): drop a thing whose directions are done."""
+        if "knife" in self.held or not self.directions.needs_knife(self.held):
+            return None
+        if not any("knife" in c for c in commands) or any(take_object(c) == "knife" for c in commands):
+            return None
+        finished = sorted(self.held - self.directions.things())
+        return next((f"drop {t}" for t in finished if f"drop {t}" in commands), None)
+
+    def _locate(self, entity: str, hops: int = 3) -> str | None:
+        """The room where the memory believes ``entity`` is (through the furniture holding it)."""
+        if self._memory is None or hops == 0:
+            return None
+        rooms = set(self._memory.known_locations())
+        for s, _, o in self._memory.believed_triples():
+            if s == entity and o != "inventory":
+                return o if o in rooms else self._locate(o, hops - 1)
+        return None
+
+    def _go_to_needed(self, commands: list[str], info: Info) -> str | None:
+        """With memory: ``go to`` the room of a thing the directions need and not held yet, or
+        back to where they were read for the finale (``prepare meal``)."""
+        if self.directions.active and not self.directions.pending and self.read_room:
+            target = f"go to {self.read_room}"
+            return target if target in commands else None
+        for thing in sorted(self.directions.named - self.held):
+            room = self._locate(thing)
+            if room and room != self.room and f"go to {room}" in commands:
+                return f"go to {room}"
+        return None
+
+    def _go_to_tool(self, commands: list[str], info: Info) -> str | None:
+        """With memory: ``go to`` the room of the tool a pending direction needs for a held item."""
+        needs = [tool for thing, tool in self.directions.tools_needed() if thing in self.held]
+        if "knife" not in self.held and self.directions.needs_knife(self.held):
+            needs.append("knife")
+        for tool in needs:
+            room = self._locate(tool)
+            if room and room != self.room and f"go to {room}" in commands and tool not in self.trips:
+                self.trips.add(tool)  # one trip per tool until the next reward
+                return f"go to {room}"
+        return None
+
     def _take(self, commands: list[str], info: Info) -> str | None:
+        needed = self.directions.named
+        if self.directions.active:  # following read directions: take only what they name (and a knife)
+            useful = [c for c in commands if take_object(c) in needed | {"knife"} and self._take_useful(c)]
+            useful.sort(key=lambda c: take_object(c) != "knife")
+            return useful[0] if useful else None
         takes = [c for c in self._fresh(commands) if take_object(c) is not None]
         named = [c for c in takes if set(_WORD.findall(take_object(c) or "")) & self.read_words]
-        if self.taking_penalized:
+        if self.taking_penalized or not self.placing_goal:  # unnamed things only when the goal moves things
             return named[0] if named else None
         return (named or takes or [None])[0]
 
@@ -121,6 +198,18 @@ class ExplorerPolicy(BasePolicy):
         for command in self._fresh(commands):
             if verb(command) in ("put", "insert") and any(item in command.lower() for item in self.rewarded_items):
                 return command
+        return None
+
+    def _go_place(self, commands: list[str], info: Info) -> str | None:
+        """With memory: carry a rewarded item to the known rooms where it was not tried yet."""
+        if not self.placing_goal:
+            return None
+        for item in sorted(self.rewarded_items & self.held):
+            tried = self.place_rooms.setdefault(item, set())
+            tried.add(self.room or "")
+            for room in info.get("known_locations") or []:
+                if room not in tried and f"go to {room}" in commands:
+                    return f"go to {room}"
         return None
 
     def _go_mentioned(self, commands: list[str], info: Info) -> str | None:
@@ -153,7 +242,8 @@ class ExplorerPolicy(BasePolicy):
         open_moves = [c for c in moves if direction_of(c) not in self.critic.blocked[self.room]]
         return self._rng.choice(open_moves) if open_moves else None
 
-    RULES: ClassVar[tuple[str, ...]] = ("read", "take", "open", "put_rewarded", "go_mentioned", "untried",
+    RULES: ClassVar[tuple[str, ...]] = ("read", "follow", "drop_unneeded", "make_room", "take", "go_to_tool", "open",
+                                         "put_rewarded", "go_place", "go_mentioned", "go_to_needed", "untried",
                                          "explore", "wander")
 
     def _rule(self, name: str) -> Callable[[list[str], Info], str | None]:
@@ -170,8 +260,12 @@ class ExplorerPolicy(BasePolicy):
             if proposal is not None:
                 action, rule = proposal, name
                 break
-        safe = [c for c in commands if verb(c) not in RISKY_VERBS or c == action or direction_of(c)]
-        action, _, substituted = self.critic.review(action, self.room, safe)
+        substituted = False
+        if rule not in PURPOSEFUL and not (rule == "take" and self.directions.active):
+            # the critic vetoes blind repeats (not steps of read directions); it never substitutes a take
+            safe = [c for c in commands if (verb(c) not in RISKY_VERBS and take_object(c) is None)
+                    or c == action or direction_of(c)]
+            action, _, substituted = self.critic.review(action, self.room, safe)
         action, forced = self.guard.check(action)
         rule = "guard" if forced else "critic" if substituted else rule
         self.rule_counts[rule] = self.rule_counts.get(rule, 0) + 1
@@ -189,13 +283,26 @@ class ExplorerPolicy(BasePolicy):
         text = observation_text(observation).lower()
         if verb(action) in ("read", "examine") and any(w in action.lower() for w in READABLE):
             self.read_words |= {w for w in _WORD.findall(text) if len(w) > 2}
+            self.directions.read(text, self.rules_text)
+            self.read_room = self.read_room or (self.room if self.directions.active else None)
             places = [p for p in info.get("known_locations") or [] if p in text and p != self.room]
             self.mentioned = [p for p in self.mentioned if p not in places] + places
+        if reward > 0:
+            self.directions.done(action)
+            self.trips.clear()
+        self._track_inventory(action, text)
         item = take_object(action)
         if item is not None and reward < 0:
             self.taking_penalized = True
         elif item is not None and reward > 0:
             self.rewarded_items.add(item)
+
+    def _track_inventory(self, action: str, text: str) -> None:
+        item = take_object(action)
+        if item is not None and text.startswith(("you take", "you pick up", "taken")):
+            self.held.add(item)
+        elif verb(action) == "drop" and text.startswith("you drop"):
+            self.held.discard(action.lower().split(" ", 1)[1])
 
     def episode_stats(self) -> dict[str, Any]:
         return {"rules": dict(self.rule_counts), "critic_substitutions": self.critic.substitutions,

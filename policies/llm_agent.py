@@ -117,7 +117,6 @@ class LLMAgent(BasePolicy):
         self.room = room_from(first, info)
         self.counts = {"steps": 0, "plan_updates": 0, "invalid_actions_mapped": 0, "invalid_actions_defaulted": 0,
                        "llm_fallbacks": 0, "parse_failures": 0, "exploration_checks": 0}
-        self.step_prompt_tokens: list[int] = []
         self.memory_reset(first, info)
 
     def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
@@ -227,9 +226,7 @@ class LLMAgent(BasePolicy):
         exits = self.exploration_section(info)
         if exits is not None:
             sections.append(exits)
-        action = self.decide(sections, commands)
-        self.step_prompt_tokens.append(self.llm.take_step_estimate())
-        return action
+        return self.decide(sections, commands)
 
     def close(self) -> None:
         """Closes the LLM client."""

@@ -27,6 +27,8 @@ POLICIES: dict[str, str] = {
     "reflexion": "policies.baselines:ReflexionPolicy",
     "react": "policies.baselines:ReActPolicy",
     "reflact": "policies.reflact:ReflActPolicy",
+    "stma": "policies.stma:STMAPolicy",
+    "davis": "policies.davis:DAVISPolicy",
 }
 
 #: prefix -> ``"module:factory"`` for names like ``rl:PATH`` (the factory gets the argument).
@@ -47,6 +49,8 @@ DESCRIPTIONS: dict[str, str] = {
     "reflexion": "LLM baseline: rag + reflections written after failed trials of the same game",
     "react": "LLM baseline: ReAct decisions over the last 5 steps, no planner, no memory",
     "reflact": "LLM: seed Jericho agent's ReflAct loop (reflection, objective, critic, loop guards, narrative)",
+    "stma": "LLM: STMA spatio-temporal memory + planner-critic (multi-step plans checked before each action)",
+    "davis": "LLM: DAVIS temporal-KG world model (predicts 5 steps, asks its graph) + actor-critic with reflection",
     "rl": "rl:PATH plays a model trained by baselines_rl (MaskablePPO / masked DQN .zip)",
 }
 

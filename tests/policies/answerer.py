@@ -37,12 +37,18 @@ def prompt_kind(prompt: str) -> str:
 
 
 class WalkthroughAnswerer:
-    """``messages -> answer`` following the walkthrough of ``env_id``; records prompts by kind."""
+    """``messages -> answer`` following the walkthrough of ``env_id``; records prompts by kind.
 
-    def __init__(self, env_id: str, **env_kwargs: object) -> None:
+    With ``hold_back=N`` the last N walkthrough commands are never played: the answerer then
+    cycles through harmless listed actions (go, examine, look), so an episode runs to its limit.
+    """
+
+    def __init__(self, env_id: str, hold_back: int = 0, **env_kwargs: object) -> None:
         env = gym.make(env_id, privileged=["walkthrough"], **env_kwargs)
         observation, info = env.reset(seed=0)
         self.walkthrough = list(info["walkthrough"])
+        self.playable = len(self.walkthrough) - hold_back
+        self.idle = 0
         room = room_from(observation, {})
         self.room_before: list[str | None] = []
         for command in self.walkthrough:
@@ -65,12 +71,12 @@ class WalkthroughAnswerer:
     def _next_command(self, prompt: str) -> str:
         match = _ACTIONS.search(prompt)
         actions = json.loads(match.group(1)) if match else []
-        if self.next >= len(self.walkthrough):
-            return "look"
+        if self.next >= self.playable:
+            return self._idle(actions)
         goto = self._goto(actions)
         if goto is not None:
             return goto
-        while self.next < len(self.walkthrough):
+        while self.next < self.playable:
             command = self.walkthrough[self.next]
             self.next += 1
             listed = _listed(command, actions)
@@ -79,10 +85,15 @@ class WalkthroughAnswerer:
                 return listed
         return "look"
 
+    def _idle(self, actions: list[str]) -> str:
+        harmless = [a for a in actions if a.startswith(("go ", "examine ", "look"))] or ["look"]
+        self.idle += 1
+        return harmless[self.idle * 7 % len(harmless)]
+
     def _goto(self, actions: list[str]) -> str | None:
         """``go to R`` when the next walkthrough commands only move (and open doors) to room R."""
         end = self.next
-        while end < len(self.walkthrough) and (direction_of(self.walkthrough[end]) or
+        while end < self.playable and (direction_of(self.walkthrough[end]) or
                                                self.walkthrough[end].startswith("open") and "door" in self.walkthrough[end]):
             end += 1
         if end - self.next < 2:

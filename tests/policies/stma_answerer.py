@@ -1,0 +1,65 @@
+"""Rule-driven stand-ins for the STMA and DAVIS prompts, built on the walkthrough answerer: they
+read the walkthrough from a privileged env of their own (never through the policy) and
+answer each prompt kind of the two agents; the critics reject once, to exercise re-planning."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tests.policies.answerer import WalkthroughAnswerer, _listed
+
+#: STMA prompt kind -> a phrase only that prompt contains.
+STMA_KINDS = {
+    "stma_plan": "operating as the central processor of a robot",
+    "stma_critic": "critically evaluating the suitability",
+    "stma_summary": "summarize the robots history",
+    "stma_relations": "extracting only the spatial relationships",
+    "stma_aggregate": "excellent spatial reasoning skills",
+}
+_AVAILABLE = re.compile(r"\*\*Available actions:\*\* (\[.*\])")
+_PROPOSED = re.compile(r"7\. Proposed Action: (.+)")
+
+
+class STMAAnswerer(WalkthroughAnswerer):
+    """Plans the next ``plan_length`` walkthrough commands; the critic approves walkthrough
+    commands (rejecting the first proposal once); memory prompts get short fixed answers."""
+
+    def __init__(self, env_id: str, plan_length: int = 4, **env_kwargs: object) -> None:
+        super().__init__(env_id, **env_kwargs)
+        self.plan_length, self.rejected = plan_length, 0
+
+    def __call__(self, messages: list[dict[str, str]]) -> str:
+        prompt = messages[-1]["content"]
+        kind = next((k for k, phrase in STMA_KINDS.items() if phrase in prompt), "other")
+        self.prompts[kind].append(prompt)
+        return getattr(self, f"_{kind}", self._other)(prompt)
+
+    def _stma_plan(self, prompt: str) -> str:
+        match = _AVAILABLE.search(prompt)
+        actions = json.loads(match.group(1)) if match else []
+        while self.next < len(self.walkthrough) and _listed(self.walkthrough[self.next], actions) is None:
+            self.next += 1
+        upcoming = self.walkthrough[self.next:self.next + self.plan_length] or ["look"]
+        upcoming[0] = _listed(upcoming[0], actions) or upcoming[0]
+        steps = "\n".join(f'- "{a}"' for a in upcoming)
+        return (f"Thought:\n1. The goal is to cook and eat the meal.\n2. I follow the recipe.\nPlan:\n```YAML\n"
+                f'Subgoal: "carry out {upcoming[0]} and what follows" # detailed\nAction Plan:\n{steps}\n```')
+
+    def _stma_critic(self, prompt: str) -> str:
+        action = _PROPOSED.search(prompt).group(1).strip()
+        if self.rejected == 0:
+            self.rejected += 1
+            return 'Reasoning: let me double-check.\n```YAML\nAction Suitability: False\nFeedback: "Re-check the plan against the recipe."\n```'
+        self.answers.append(action)
+        self.next += 1
+        return '```YAML\nAction Suitability: True\nFeedback: "Fits the subgoal."\n```'
+
+    def _stma_summary(self, prompt: str) -> str:
+        return f"Belief: the robot follows the recipe; {self.next} planned commands executed."
+
+    def _stma_relations(self, prompt: str) -> str:
+        return '```\n[\n["kitchen", "contains", "stove"]\n]\n```'
+
+    def _stma_aggregate(self, prompt: str) -> str:
+        return "The kitchen contains a stove. " + str(prompt.count('", "')) + " relations were given."
