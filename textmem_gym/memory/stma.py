@@ -201,7 +201,7 @@ class STMAMemory(AriGraphMemory):
             triples = self.store.active() if query is None else self.retrieve(query)
             text = describe(triples)
             if self.aggregator_mode == "llm" and triples:
-                listing = json.dumps([list(t.as_tuple()) for t in triples], indent=0)
+                listing = "[\n" + ",\n".join(json.dumps(list(t.as_tuple())) for t in triples) + "\n]"
                 text = self._llm("stma_aggregate", fill(self.prompts["relation_aggregator"], triples=listing)) or text
             self._spatial[key] = text
         return self._spatial[key]

@@ -92,6 +92,8 @@ class HistoryBuffer:
         for i, r in enumerate(self.records):
             parts.append(f"Observation:\n{r.observation.strip()}")
             if i < len(self.records) - 1:
+                if r.feedback:  # critic feedback given before the action was chosen
+                    parts.append(f"FeedBack:\n{r.feedback}")
                 parts.append(f"Action:\n{r.action or '(none)'}")
             else:
                 parts.append(f"FeedBack:\n{r.feedback or '(none)'}")
