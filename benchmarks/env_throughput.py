@@ -21,6 +21,7 @@ Run:
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 from collections.abc import Callable, Iterator, Sequence
 from itertools import cycle, islice
@@ -44,8 +45,20 @@ def _rate(step: Callable[[str], Any], commands: Iterator[str], steps: int) -> fl
     return steps / (time.perf_counter() - start)
 
 
-def _report(name: str, raw: float, ours: float, unit: str = "steps/s") -> None:
-    print(f"{name:<48} raw {raw:9.1f} {unit}   textmem {ours:9.1f} {unit}   ratio {ours / raw:6.2f}")
+def _median_rates(steppers: dict[str, Callable[[str], Any]], commands: Sequence[str], steps: int,
+                  rounds: int) -> dict[str, float]:
+    """Steps/s of each stepper: ``rounds`` interleaved rounds (so that load changes on a shared
+    machine hit all alike), median per stepper."""
+    rates: dict[str, list[float]] = {name: [] for name in steppers}
+    streams = {name: cycle(commands) for name in steppers}
+    for _ in range(rounds):
+        for name, step in steppers.items():
+            rates[name].append(_rate(step, streams[name], max(1, steps // rounds)))
+    return {name: statistics.median(values) for name, values in rates.items()}
+
+
+def _report(name: str, raw: float, ours: float) -> None:
+    print(f"{name:<48} raw {raw:9.1f} steps/s   textmem {ours:9.1f} steps/s   ratio {ours / raw:6.2f}")
 
 
 def scienceworld_throughput(steps: int = 200) -> dict[str, float]:
@@ -63,16 +76,17 @@ def scienceworld_throughput(steps: int = 200) -> dict[str, float]:
     raw.reset()
     raw_start = time.perf_counter() - start
     try:
-        raw_rate = _rate(raw.step, cycle(SCIENCEWORLD_COMMANDS), steps)
-        ours_rate = _rate(env.step, cycle(SCIENCEWORLD_COMMANDS), steps)
-        ours_read = _rate(lambda c: list(env.step(c)[4]["admissible_commands"]), cycle(SCIENCEWORLD_COMMANDS),
-                          steps // 4)
+        rates = _median_rates({"raw": raw.step, "ours": env.step,
+                               "ours_read": lambda c: list(env.step(c)[4]["admissible_commands"])},
+                              SCIENCEWORLD_COMMANDS, steps, rounds=3)
     finally:
         raw.close()
         env.close()
+    raw_rate, ours_rate, ours_read = rates["raw"], rates["ours"], rates["ours_read"]
     _report("ScienceWorld step (lazy admissible)", raw_rate, ours_rate)
     _report("ScienceWorld step (admissible read every step)", raw_rate, ours_read)
-    _report("ScienceWorld env start (JVM + load + reset)", 1 / raw_start, 1 / ours_start, "starts/s")
+    print(f"{'ScienceWorld env start (JVM + load + reset)':<48} raw {raw_start:9.2f} s         textmem "
+          f"{ours_start:9.2f} s         speed-up {raw_start / ours_start:5.2f}")
     return {"step": ours_rate / raw_rate, "step_with_admissible": ours_read / raw_rate,
             "start": raw_start / ours_start}
 
@@ -99,26 +113,29 @@ def nethack_throughput(steps: int = 2000, scopes: Sequence[str] = ("RoomObs", "L
         if raw.step(actions[command])[2]:
             raw.reset()
 
-    ratios = {}
+    envs = {scope: gym.make(f"TextMem/NetHack-{scope}-v0", game_seed=7, max_episode_steps=10**9)
+            for scope in scopes}
+    steppers: dict[str, Callable[[str], Any]] = {"raw": raw_step}
+    for scope, env in envs.items():
+        env.reset(seed=0)
+        steppers[scope] = _resetting_step(env)
     try:
-        raw_rate = _rate(raw_step, cycle(NETHACK_COMMANDS), steps)
-        for scope in scopes:
-            env = gym.make(f"TextMem/NetHack-{scope}-v0", game_seed=7, max_episode_steps=10**9)
-            env.reset(seed=0)
-
-            def ours_step(command: str) -> None:
-                if env.step(command)[2]:
-                    env.reset()
-
-            try:
-                ours_rate = _rate(ours_step, cycle(NETHACK_COMMANDS), steps)
-            finally:
-                env.close()
-            _report(f"NetHack {scope} step", raw_rate, ours_rate)
-            ratios[scope] = ours_rate / raw_rate
+        rates = _median_rates(steppers, NETHACK_COMMANDS, steps, rounds=5)
     finally:
         raw.close()
-    return ratios
+        for env in envs.values():
+            env.close()
+    for scope in scopes:
+        _report(f"NetHack {scope} step", rates["raw"], rates[scope])
+    return {scope: rates[scope] / rates["raw"] for scope in scopes}
+
+
+def _resetting_step(env: gym.Env) -> Callable[[str], None]:
+    def step(command: str) -> None:
+        if env.step(command)[2]:
+            env.reset()
+
+    return step
 
 
 def jericho_throughput(steps: int = 2000) -> dict[str, float]:
