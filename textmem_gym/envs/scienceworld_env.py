@@ -11,6 +11,18 @@ task with a negative score: the env then reports ``lost=True``, ``score`` 0 (so
 
 Determinism: ScienceWorld seeds its world from the variation index, so the game is fixed by
 the constructor arguments (task, variation, simplification); the ``reset`` seed changes nothing.
+(The JVM runs with a constant identity hash so that object order, too, is the same after every
+reset: see :mod:`~textmem_gym.envs.scienceworld_process`.)
+
+Observations: ScienceWorld's own feedback; the reset observation is the task description and the
+start room's "look around". ``info`` adds ``scienceworld_score``, ``task`` and ``variation``.
+
+Admissible commands: ScienceWorld's valid action-object combinations, computed (about 0.1 s)
+only when ``info["admissible_commands"]`` is first read; if an ``info`` still holds them unread
+when the env steps again, they are computed just before that step, so a late read still gets
+its own step's commands. Privileged: ``facts`` (see
+:mod:`~textmem_gym.envs.scienceworld_facts`), ``walkthrough`` (ScienceWorld's gold action
+sequence, generated at load time only when requested).
 """
 
 from __future__ import annotations
