@@ -86,6 +86,8 @@ class Memory(Protocol):
 #: Memory name -> ``"module:Class"``; later architectures add one line each.
 MEMORIES: dict[str, str] = {
     "arigraph": "textmem_gym.memory.arigraph:AriGraphMemory",
+    "stma": "textmem_gym.memory.stma:STMAMemory",
+    "davis": "textmem_gym.memory.davis:DAVISMemory",
 }
 
 

@@ -1,0 +1,149 @@
+"""DAVIS's temporal knowledge graph (section 3.2): ``(subject, relation, object, step)`` tuples
+with entity types; facts are only ever added (``G_{t+1} = G_t U {(v_i, e_j, v_k, tau)}``).
+
+Each fact also names its ``episode`` (a training variation of the world model, or the current
+episode), so time is ``(episode, step)``. :meth:`TemporalKG.expand` is the retrieval of
+section 3.4: the path between the selected entities plus their ``k``-hop neighbourhood, edges
+ordered by time.
+
+Example:
+    >>> kg = TemporalKG()
+    >>> _ = kg.add("agent", "moved to", "kitchen", 1, types={"agent": PERSON, "kitchen": LOCATION})
+    >>> _ = kg.add("apple", "is in", "kitchen", 2)
+    >>> _ = kg.add("agent", "moved to", "hallway", 3, types={"hallway": LOCATION})
+    >>> [f.text() for f in kg.expand(["agent", "apple"], hops=1)]
+    ['[ep 0, t=1] agent, moved to, kitchen', '[ep 0, t=2] apple, is in, kitchen', '[ep 0, t=3] agent, moved to, hallway']
+    >>> kg.entities(LOCATION)
+    ['hallway', 'kitchen']
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from textmem_gym.memory.triples import normalize
+
+PERSON, OBJECT, LOCATION = "person", "object", "location"
+ENTITY_TYPES: tuple[str, ...] = (PERSON, OBJECT, LOCATION)
+FORMAT = "textmem-davis-tkg"
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One temporal tuple ``(subject, relation, object, step)`` of episode ``episode``."""
+
+    id: int
+    subject: str
+    relation: str
+    object: str
+    step: int
+    episode: int | str = 0
+
+    def text(self) -> str:
+        """``[ep E, t=S] subject, relation, object``."""
+        return f"[ep {self.episode}, t={self.step}] {self.subject}, {self.relation}, {self.object}"
+
+
+class TemporalKG:
+    """Append-only temporal KG with entity types.
+
+    Args:
+        read_only: Refuse additions (a world model during test episodes).
+    """
+
+    def __init__(self, read_only: bool = False) -> None:
+        self.facts: list[Fact] = []
+        self.types: dict[str, str] = {}
+        self.read_only = read_only
+        self._graph = nx.MultiDiGraph()
+        self._episodes: list[int | str] = []
+
+    def __len__(self) -> int:
+        return len(self.facts)
+
+    def add(self, subject: str, relation: str, obj: str, step: int, *, episode: int | str = 0,
+            types: dict[str, str] | None = None) -> Fact:
+        """Adds a fact at ``step`` (the same fact at the same time is stored once).
+
+        Raises:
+            PermissionError: If the graph is read-only.
+        """
+        if self.read_only:
+            raise PermissionError("this temporal KG is read-only (a world model is not changed during tests)")
+        s, r, o = normalize(subject), normalize(relation), normalize(obj)
+        for name, kind in (types or {}).items():
+            if kind not in ENTITY_TYPES:
+                raise ValueError(f"entity type must be one of {ENTITY_TYPES}, got {kind!r}")
+            self.types[normalize(name)] = kind
+        for entity in (s, o):
+            self.types.setdefault(entity, OBJECT)
+        for key, data in self._graph.get_edge_data(s, o, default={}).items():
+            if data["relation"] == r and data["step"] == step and data["episode"] == episode:
+                return self.facts[key]
+        fact = Fact(len(self.facts), s, r, o, step, episode)
+        self.facts.append(fact)
+        self._graph.add_edge(s, o, key=fact.id, relation=r, step=step, episode=episode)
+        if episode not in self._episodes:
+            self._episodes.append(episode)
+        return fact
+
+    def entities(self, kind: str | None = None) -> list[str]:
+        """Entities (of one type when ``kind`` is given), sorted."""
+        return sorted(e for e, t in self.types.items() if kind is None or t == kind)
+
+    def order(self, facts: Iterable[Fact]) -> list[Fact]:
+        """Facts in time order: episode (in the order added), then step, then insertion."""
+        rank = {e: i for i, e in enumerate(self._episodes)}
+        return sorted(set(facts), key=lambda f: (rank.get(f.episode, len(rank)), f.step, f.id))
+
+    def expand(self, entities: Sequence[str], hops: int = 1) -> list[Fact]:
+        """Section 3.4: the shortest path between the first two entities plus the ``hops``-hop
+        neighbourhood of each, as time-ordered facts between those vertices."""
+        graph = self._graph.to_undirected(as_view=True)
+        seeds = [normalize(e) for e in entities if normalize(e) in graph]
+        nodes: set[str] = set()
+        for seed in seeds:
+            nodes |= set(nx.single_source_shortest_path_length(graph, seed, cutoff=hops))
+        if len(seeds) >= 2 and nx.has_path(graph, seeds[0], seeds[1]):
+            nodes |= set(nx.shortest_path(graph, seeds[0], seeds[1]))
+        sub = self._graph.subgraph(nodes)
+        return self.order(self.facts[key] for _, _, key in sub.edges(keys=True))
+
+    def to_networkx(self) -> nx.MultiDiGraph:
+        """A copy of the graph (edges carry ``relation``, ``step``, ``episode``; vertices ``type``)."""
+        graph = self._graph.copy()
+        nx.set_node_attributes(graph, {n: self.types.get(n, OBJECT) for n in graph.nodes}, "type")
+        return graph
+
+    # -- persistence ---------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready content."""
+        return {"format": FORMAT, "version": 1, "types": dict(self.types), "facts": [asdict(f) for f in self.facts]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], *, read_only: bool = False) -> TemporalKG:
+        """Rebuilds a graph written by :meth:`to_json`."""
+        if data.get("format") != FORMAT:
+            raise ValueError("not a DAVIS temporal KG")
+        kg = cls()
+        for row in data["facts"]:
+            kg.add(row["subject"], row["relation"], row["object"], row["step"], episode=row["episode"])
+        kg.types.update(data["types"])
+        kg.read_only = read_only
+        return kg
+
+    def save(self, path: str | Path) -> None:
+        """Writes the graph as JSON."""
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(json.dumps(self.to_json()), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path, *, read_only: bool = False) -> TemporalKG:
+        """Reads a graph written by :meth:`save`."""
+        return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")), read_only=read_only)
