@@ -30,6 +30,8 @@ from policies.memory_env import admissible, observation_text
 from textmem_gym.llm import parse_json_object
 
 SAFE_COMMAND = "look"
+#: Prompt style -> template name suffix (``planning.txt`` or ``planning_paper.txt``...).
+PROMPT_STYLES = {"compact": "", "paper": "_paper"}
 #: How an answer was resolved -> the counter it increments.
 INVALID_COUNTERS = {"mapped": "invalid_actions_mapped", "default": "invalid_actions_defaulted"}
 Section = tuple[str, str]
@@ -67,6 +69,22 @@ def _similarity(wanted: str, command: str) -> float:
     return max(difflib.SequenceMatcher(None, wanted, command).ratio(), covered if same_verb else 0.0)
 
 
+def group_commands(commands: list[str]) -> str:
+    """Commands as compact JSON grouped by first word (``go to`` apart): same list, fewer tokens.
+
+    Example:
+        >>> group_commands(["go east", "go to kitchen", "take knife", "take apple", "look"])
+        '{"go":["east"],"go to":["kitchen"],"take":["knife","apple"],"look":[""]}'
+    """
+    groups: dict[str, list[str]] = {}
+    for command in commands:
+        head, _, rest = command.partition(" ")
+        if head == "go" and rest.startswith("to "):
+            head, rest = "go to", rest[3:]
+        groups.setdefault(head, []).append(rest)
+    return json.dumps(groups, ensure_ascii=False, separators=(",", ":"))
+
+
 @dataclass
 class Turn:
     """One executed step: the action and what the game answered."""
@@ -86,6 +104,8 @@ class LLMAgent(BasePolicy):
         plan_temperature, action_temperature: Sampling temperatures of the two modules.
         max_tokens: Completion limit of planner and decision calls.
         observation_chars: Characters kept of each past observation in the history.
+        prompt_style: ``"compact"`` (default: every rule of the paper's prompts, tighter wording)
+            or ``"paper"`` (appendix E planning and ReAct prompts nearly verbatim).
         **client_options: Further ``LLMClient`` arguments (``timeout``, ``max_retries``, ``cache``...).
     """
 
@@ -96,9 +116,12 @@ class LLMAgent(BasePolicy):
     def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
                  client: Any = None, n_prev: int = 5, plan_temperature: float = 0.2,
                  action_temperature: float = 0.2, max_tokens: int = 400, observation_chars: int = 700,
-                 **client_options: Any) -> None:
+                 prompt_style: str = "compact", **client_options: Any) -> None:
         if n_prev < 0:
             raise ValueError(f"n_prev must be >= 0, got {n_prev!r}")
+        if prompt_style not in PROMPT_STYLES:
+            raise ValueError(f"prompt_style must be one of {sorted(PROMPT_STYLES)}, got {prompt_style!r}")
+        self.prompt_suffix = PROMPT_STYLES[prompt_style]
         self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options)
         self.n_prev, self.max_tokens, self.observation_chars = n_prev, max_tokens, observation_chars
         self.plan_temperature, self.action_temperature = plan_temperature, action_temperature
@@ -177,7 +200,7 @@ class LLMAgent(BasePolicy):
     # -- modules -------------------------------------------------------------------------
     def update_plan(self, sections: list[Section]) -> None:
         """The planning module: replaces :attr:`plan` with the LLM's updated plan."""
-        prompt = render_prompt("planning", sections=self.render_sections(sections + [("Your previous plan", self.plan)]))
+        prompt = render_prompt("planning" + self.prompt_suffix, sections=self.render_sections(sections + [("Your previous plan", self.plan)]))
         answer = self.llm.ask("plan", prompt, temperature=self.plan_temperature, max_tokens=self.max_tokens)
         if answer is None:
             self.counts["llm_fallbacks"] += 1
@@ -199,8 +222,7 @@ class LLMAgent(BasePolicy):
 
     def decide(self, sections: list[Section], commands: list[str]) -> str:
         """The ReAct decision module: one action from ``commands`` (mapped and counted if not)."""
-        prompt = render_prompt("decision", sections=self.render_sections(sections),
-                               actions=json.dumps(commands, ensure_ascii=False))
+        prompt = render_prompt("decision" + self.prompt_suffix, sections=self.render_sections(sections), actions=group_commands(commands))
         answer = self.llm.ask("action", prompt, temperature=self.action_temperature, max_tokens=self.max_tokens)
         if answer is None:
             self.counts["llm_fallbacks"] += 1

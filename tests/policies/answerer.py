@@ -14,10 +14,10 @@ import gymnasium as gym
 import textmem_gym  # noqa: F401  (registers the ids)
 from policies.critic import direction_of, room_from
 
-#: Prompt kind -> a phrase only that prompt's instruction contains.
+#: Prompt kind -> phrase(s) only that prompt's instruction contains (compact and paper styles).
 KINDS = {
-    "plan": "You are a planner within the agent system",
-    "action": "You are an action selector",
+    "plan": ("You are a planner within the agent system", "You are the planner of an agent"),
+    "action": ("You are an action selector", "You are the action selector of an agent"),
     "exploration_check": "state if this sub goals require exploration",
     "summary": "You are a guide within a team of agents",
     "importance": "rate the likely poignancy",
@@ -28,12 +28,26 @@ KINDS = {
     "hints": "just entered a room",
     "npc": "keeps talking to a character",
 }
-_ACTIONS = re.compile(r"(?:Possible actions in current situation|Valid actions): (\[.*\])")
+_ACTIONS = re.compile(r"(?:Possible actions in current situation|Valid actions): ([\[{].*[\]}])")
+
+
+def listed_actions(prompt: str) -> list[str]:
+    """The actions a prompt offers: a JSON list, or a JSON object grouping them by first word."""
+    match = _ACTIONS.search(prompt)
+    if not match:
+        return []
+    listed = json.loads(match.group(1))
+    if isinstance(listed, list):
+        return listed
+    return [f"{head} {rest}".strip() for head, rests in listed.items() for rest in rests]
 
 
 def prompt_kind(prompt: str) -> str:
     """The kind of a prompt (``other`` when unknown)."""
-    return next((kind for kind, phrase in KINDS.items() if phrase in prompt), "other")
+    for kind, phrases in KINDS.items():
+        if any(phrase in prompt for phrase in ((phrases,) if isinstance(phrases, str) else phrases)):
+            return kind
+    return "other"
 
 
 class WalkthroughAnswerer:
@@ -69,8 +83,7 @@ class WalkthroughAnswerer:
 
     # -- actions -------------------------------------------------------------------------
     def _next_command(self, prompt: str) -> str:
-        match = _ACTIONS.search(prompt)
-        actions = json.loads(match.group(1)) if match else []
+        actions = listed_actions(prompt)
         if self.next >= self.playable:
             return self._idle(actions)
         goto = self._goto(actions)

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from policies import make_policy
-from tests.policies.answerer import WalkthroughAnswerer
+from tests.policies.answerer import WalkthroughAnswerer, listed_actions
 from textmem_gym.llm import LocalOpenAIServer
 from textmem_gym.runner import evaluate
 
@@ -61,8 +61,9 @@ def test_ariadne_prompts_hold_the_papers_working_memory(runs):
                         "5. Your 2 most relevant episodic memories"):
             assert section in prompt, section
     assert "6. Your previous plan:" in plan and "6. Your current plan:" in action
-    assert "Write your answer exactly in this json format" in plan and '"plan_steps"' in plan
-    assert "Possible actions in current situation: [" in action and "go to " in action
+    assert "Answer only with JSON" in plan and '"plan_steps"' in plan and "at least one sub-goal" in plan
+    assert "Possible actions in current situation: {" in action and '"go to":["' in action
+    assert "take cookbook" in listed_actions(action) or "examine cookbook" in listed_actions(action)
     assert "reason_for_action" in action and "action_to_take" in action
     assert any("7. Yet unexplored exits in the environment:" in p for p in answerer.prompts["action"])
     assert all(p.count("Plan: {") == 1 for p in answerer.prompts["exploration_check"])
@@ -110,3 +111,15 @@ def test_reflact_keeps_its_objective_and_wins():
     for label in ("REFLECTION:", "ALL_TRIED_IN_THIS_ROOM:", "ARIGRAPH_BELIEF_STATE: Current location: kitchen",
                   "NARRATIVE_SYNTHESIS:", "WARNINGS:", "Valid actions: ["):
         assert label in prompts[-1], label
+
+
+def test_paper_prompt_style_sends_appendix_e_wording():
+    answerer = WalkthroughAnswerer("TextMem/CookingRL-L1-v0")
+    with LocalOpenAIServer(responder=answerer) as server:
+        policy = make_policy("ariadne", model="m", base_url=server.base_url, prompt_style="paper")
+        result = evaluate("TextMem/CookingRL-L1-v0", policy)[0]
+    assert result["won"]
+    assert "Write your answer exactly in this json format" in answerer.prompts["plan"][0]
+    assert "You may choose actions only from the list of possible actions" in answerer.prompts["action"][0]
+    with pytest.raises(ValueError, match="prompt_style"):
+        make_policy("react", prompt_style="verbose")

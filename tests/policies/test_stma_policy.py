@@ -7,7 +7,7 @@ import pytest
 
 from policies import make_policy
 from policies.stma import executable, parse_plan, parse_verdict
-from tests.policies.stma_answerer import STMAAnswerer
+from tests.policies.paper_answerers import STMAAnswerer
 from textmem_gym.llm import Fault, LocalOpenAIServer
 from textmem_gym.runner import evaluate
 

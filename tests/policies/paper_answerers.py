@@ -63,3 +63,60 @@ class STMAAnswerer(WalkthroughAnswerer):
 
     def _stma_aggregate(self, prompt: str) -> str:
         return "The kitchen contains a stove. " + str(prompt.count('", "')) + " relations were given."
+
+
+#: DAVIS prompt kind -> a phrase only that prompt contains.
+DAVIS_KINDS = {
+    "davis_world_model": "You are the world model of DAVIS",
+    "davis_actor": "You are the actor of DAVIS",
+    "davis_critic": "You are the critic of DAVIS",
+    "davis_qa_select": "choose the entity types most relevant",
+    "davis_qa": "from a temporal knowledge graph of past experience.\nThe facts below",
+    "davis_extract": "You build the temporal knowledge graph",
+}
+_HIGH_LEVEL = re.compile(r"High-level actions: (\[.*\])")
+
+
+class DAVISAnswerer(WalkthroughAnswerer):
+    """The world model asks its graph once per plan, then predicts walkthrough commands; the
+    actor passes them through; the critic reports one divergence (then the plan restarts from
+    the commands actually executed)."""
+
+    def __init__(self, env_id: str, question: str = "Where can I find a living thing?", **env_kwargs: object) -> None:
+        super().__init__(env_id, **env_kwargs)
+        self.question, self.executed, self.diverged = question, 0, 0
+
+    def __call__(self, messages: list[dict[str, str]]) -> str:
+        prompt = messages[-1]["content"]
+        kind = next((k for k, phrase in DAVIS_KINDS.items() if phrase in prompt), "other")
+        self.prompts[kind].append(prompt)
+        return getattr(self, f"_{kind}", self._other)(prompt)
+
+    def _davis_world_model(self, prompt: str) -> str:
+        if "Inner monologue (your questions to the knowledge graph and its answers):\n(none)" in prompt:
+            return json.dumps({"question": self.question})
+        if self.next >= len(self.walkthrough):
+            return json.dumps({"done": True})
+        command = self.walkthrough[self.next]
+        self.next += 1
+        return json.dumps({"action": command, "predicted_observation": f"the effect of {command}", "predicted_reward": 0})
+
+    def _davis_actor(self, prompt: str) -> str:
+        actions = json.loads(_HIGH_LEVEL.search(prompt).group(1))
+        return json.dumps({"commands": [{"command": a, "predicted_observation": f"the effect of {a}",
+                                         "predicted_reward": 0} for a in actions]})
+
+    def _davis_critic(self, prompt: str) -> str:
+        self.executed += 1
+        if self.diverged == 0:
+            self.diverged += 1
+            self.next = self.executed
+            return json.dumps({"agreement": 2, "consistent": False, "reflection": "The outcome differed; re-plan."})
+        return json.dumps({"agreement": 9, "consistent": True, "reflection": ""})
+
+    def _davis_qa_select(self, prompt: str) -> str:
+        return json.dumps({"types": ["location", "object"], "entities": ["outside", "agent"]})
+
+    def _davis_qa(self, prompt: str) -> str:
+        facts = prompt.split("Time-ordered facts:\n")[1].split("\n\nQuestion:")[0].splitlines()
+        return f"Living things were found outside ({len(facts)} facts); focus on one, then move it to the box."

@@ -1,0 +1,266 @@
+"""DAVIS: planning with a retrieval-augmented world model, then actor-critic execution
+(section 3.5, Algorithms 1 and 2).
+
+When no plan is pending, the world model predicts a trajectory of up to ``horizon`` (5)
+steps ``(o, a, o', r)``; before each prediction it may ask its temporal KG up to
+``max_questions`` (5) questions (graph QA of :class:`~textmem_gym.memory.davis.DAVISMemory`),
+each answer appended to the inner monologue. The belief state is the recent trajectory of the
+episode plus the critic's reflections. The actor turns the planned high-level actions into
+executable commands (prompted with the admissible commands); they are executed one per step.
+After each step the critic compares the predicted and the actual transition; a significant
+deviation stores a reflection and triggers re-planning. A command that is not admissible when
+its turn comes also triggers re-planning. LLM failures fall back to the heuristic critic.
+
+The world model: on ScienceWorld envs (``world_model="auto"``) the gold trajectories of
+``train_variations`` (5) training variations of the task, built once and cached
+(:func:`~textmem_gym.memory.davis_world.build_world_model`), read-only during the episode.
+
+Example:
+    >>> parse_prediction('{"question": "Where is water?"}')
+    ('question', 'Where is water?')
+    >>> parse_prediction('{"action": "go to kitchen", "predicted_observation": "You move.", "predicted_reward": 5}')
+    ('step', Prediction(action='go to kitchen', observation='You move.', reward=5.0))
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import gymnasium as gym
+
+from policies.base import BasePolicy, Info
+from policies.critic import HeuristicCritic, room_from
+from policies.llm_agent import SAFE_COMMAND, Turn, compact
+from policies.llm_calls import LLMCalls, render_prompt
+from policies.memory_env import admissible, ensure_memory_wrapper, find_memory_wrapper, observation_text
+from policies.stma import executable
+from textmem_gym.llm import parse_json_object
+from textmem_gym.memory.davis import DAVISMemory
+from textmem_gym.memory.davis_kg import TemporalKG
+
+
+@dataclass
+class Prediction:
+    """One predicted step (a high-level action, or an executable command after the actor)."""
+
+    action: str
+    observation: str = ""
+    reward: float = 0.0
+
+
+def _number(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def parse_prediction(answer: str | None) -> tuple[str, Any]:
+    """``("question", text)``, ``("step", Prediction)``, ``("done", None)`` or ``("invalid", None)``."""
+    value = parse_json_object(answer or "").value
+    if not isinstance(value, dict):
+        return "invalid", None
+    if isinstance(value.get("question"), str) and value["question"].strip():
+        return "question", value["question"].strip()
+    if isinstance(value.get("action"), str) and value["action"].strip():
+        return "step", Prediction(value["action"].strip(), str(value.get("predicted_observation", "")),
+                                  _number(value.get("predicted_reward")))
+    return ("done", None) if value.get("done") else ("invalid", None)
+
+
+def scienceworld_task(env: gym.Env) -> str | None:
+    """The ScienceWorld task name of ``env``, if it is a ScienceWorld env."""
+    task = getattr(env.unwrapped, "task", None)
+    return task if type(env.unwrapped).__name__ == "ScienceWorldEnv" and isinstance(task, str) else None
+
+
+class DAVISPolicy(BasePolicy):
+    """The DAVIS agent.
+
+    Args:
+        model, base_url, api_key, client, **client_options: LLM endpoint (see :class:`~policies.llm_calls.LLMCalls`).
+        world_model: ``"auto"`` (ScienceWorld: built from gold trajectories), ``None``, a
+            :class:`TemporalKG` or a path to a saved one.
+        train_variations: Training variations of the ScienceWorld world model (5).
+        horizon: Predicted trajectory length ``L`` (5).
+        max_questions: Graph questions per prediction ``k`` (5).
+        extractor: Temporal-KG extractor of this episode: ``"rules"`` or ``"llm"``.
+        history: Recent steps in the belief state.
+    """
+
+    name: ClassVar[str] = "davis"
+
+    def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
+                 client: Any = None, world_model: TemporalKG | str | Path | None = "auto", train_variations: int = 5,
+                 horizon: int = 5, max_questions: int = 5, extractor: str = "rules", history: int = 10,
+                 max_tokens: int = 800, temperature: float = 0.0, **client_options: Any) -> None:
+        for label, value in (("horizon", horizon), ("max_questions", max_questions), ("history", history)):
+            if not isinstance(value, int) or value < (1 if label == "horizon" else 0):
+                raise ValueError(f"{label} must be a {'positive' if label == 'horizon' else 'non-negative'} int, "
+                                 f"got {value!r}")
+        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options)
+        self.world_model, self.train_variations = world_model, train_variations
+        self.horizon, self.max_questions, self.extractor, self.history = horizon, max_questions, extractor, history
+        self.max_tokens, self.temperature = max_tokens, temperature
+        self.critic = HeuristicCritic()
+        self.memory: DAVISMemory | None = None
+        self.reset("", {})
+
+    def _ask(self, kind: str, prompt: str) -> str | None:
+        return self.llm.ask(kind, prompt, temperature=self.temperature, max_tokens=self.max_tokens)
+
+    def wrap_env(self, env: gym.Env) -> gym.Env:
+        """Adds a MemoryGraphWrapper (``go to`` off: ScienceWorld has its own ``go to``) holding
+        this agent's DAVIS memory with its world model."""
+        existing = find_memory_wrapper(env)
+        if existing is not None and isinstance(existing.memory, DAVISMemory):
+            self.memory = existing.memory
+            return env
+        world = self.world_model
+        if world == "auto":
+            task = scienceworld_task(env)
+            if task is not None:
+                from textmem_gym.memory.davis_world import build_world_model
+
+                world = build_world_model(task, self.train_variations)
+            else:
+                world = None
+        self.memory = DAVISMemory(self.extractor, llm=self._ask, world_model=world)
+        return ensure_memory_wrapper(env, memory=self.memory, goto=False)
+
+    # -- episode -------------------------------------------------------------------------
+    def reset(self, observation: Any, info: Info) -> None:
+        self.llm.begin_episode()
+        self.critic.reset()
+        self.goal = compact(info.get("objective") or observation_text(observation))
+        self.turns: list[Turn] = []
+        self.last_observation = observation_text(observation)
+        self.queue: deque[Prediction] = deque()
+        self.pending: Prediction | None = None
+        self.reflections: list[str] = []
+        self.room = room_from(self.last_observation, info)
+        self.counts = {"steps": 0, "plans": 0, "replans": 0, "predictions": 0, "questions": 0, "critic_calls": 0,
+                       "divergences": 0, "inadmissible_replans": 0, "llm_fallbacks": 0, "parse_failures": 0}
+
+    def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
+                info: Info) -> None:
+        text = observation_text(observation)
+        before, self.room = self.room, room_from(text, info, self.room)
+        self.critic.record(action, before, self.room, reward)
+        self.turns.append(Turn(action, text, float(reward)))
+        if self.pending is not None and not (terminated or truncated):
+            self.criticize(self.pending, text, float(reward))
+        self.pending, self.last_observation = None, text
+
+    # -- world model (Algorithms 1 and 2) ----------------------------------------------------
+    def belief(self) -> str:
+        """The state estimate f(tau): the goal's recent trajectory (oldest first)."""
+        recent = self.turns[-self.history:]
+        lines = [f"> {t.action} -> {compact(t.observation, 300)} (reward {t.reward:g})" for t in recent]
+        return "\n".join(lines + [f"Current observation: {compact(self.last_observation, 1200)}"])
+
+    def predict(self, trajectory: list[Prediction], monologue: list[str]) -> Prediction | None:
+        """Algorithm 2: one transition prediction, asking the graph up to ``max_questions`` times."""
+        for asked in range(self.max_questions + 1):
+            prompt = render_prompt(
+                "davis_world_model", goal=self.goal, belief=self.belief(), executed=len(self.turns),
+                reflections="\n".join(self.reflections[-3:]) or "(none)", monologue="\n".join(monologue) or "(none)",
+                trajectory="\n".join(f"{i}. {p.action} -> {p.observation} (reward {p.reward:g})"
+                                     for i, p in enumerate(trajectory, 1)) or "(none)",
+                predicted=len(trajectory), horizon=self.horizon, questions_left=self.max_questions - asked)
+            answer = self._ask("davis_world_model", prompt)
+            kind, value = parse_prediction(answer)
+            if answer is None:
+                self.counts["llm_fallbacks"] += 1
+                return None
+            if kind == "question" and asked < self.max_questions:
+                self.counts["questions"] += 1
+                found = self.memory.graph_qa(value)  # type: ignore[union-attr]
+                monologue.append(f"Q: {value}\nA: {compact(found.answer, 800)}")
+                continue
+            if kind == "step":
+                self.counts["predictions"] += 1
+                return value
+            self.counts["parse_failures"] += int(kind == "invalid")
+            return None
+        return None
+
+    def plan(self) -> list[Prediction]:
+        """Algorithm 1: a predicted trajectory of up to ``horizon`` steps."""
+        self.counts["plans"] += 1
+        trajectory: list[Prediction] = []
+        monologue: list[str] = []
+        while len(trajectory) < self.horizon:
+            step = self.predict(trajectory, monologue)
+            if step is None:
+                break
+            trajectory.append(step)
+        return trajectory
+
+    def actor(self, trajectory: list[Prediction], commands: list[str]) -> list[Prediction]:
+        """The actor: executable commands (with predicted outcomes) for the planned actions."""
+        prompt = render_prompt("davis_actor", goal=self.goal, observation=compact(self.last_observation, 1200),
+                               trajectory="\n".join(f"{i}. {p.action} -> {p.observation} (reward {p.reward:g})"
+                                                    for i, p in enumerate(trajectory, 1)),
+                               actions=json.dumps([p.action for p in trajectory]), commands=json.dumps(commands))
+        answer = self._ask("davis_actor", prompt)
+        value = parse_json_object(answer or "").value
+        rows = value.get("commands") if isinstance(value, dict) else None
+        if not isinstance(rows, list):
+            self.counts["llm_fallbacks" if answer is None else "parse_failures"] += 1
+            return list(trajectory)  # no decomposition: the planned actions themselves
+        return [Prediction(str(r.get("command", "")).strip(), str(r.get("predicted_observation", "")),
+                           _number(r.get("predicted_reward"))) for r in rows if isinstance(r, dict) and r.get("command")]
+
+    def criticize(self, step: Prediction, actual: str, reward: float) -> None:
+        """The critic: compares predicted and actual transitions; divergence -> reflection + re-plan."""
+        self.counts["critic_calls"] += 1
+        prompt = render_prompt("davis_critic", goal=self.goal, command=step.action,
+                               before=compact(self.last_observation, 800), predicted_observation=step.observation or "?",
+                               predicted_reward=f"{step.reward:g}", actual_observation=compact(actual, 800),
+                               actual_reward=f"{reward:g}")
+        answer = self._ask("davis_critic", prompt)
+        value = parse_json_object(answer or "").value
+        if not isinstance(value, dict) or not isinstance(value.get("consistent"), bool):
+            self.counts["llm_fallbacks" if answer is None else "parse_failures"] += 1
+            return
+        if not value["consistent"]:
+            self.counts["divergences"] += 1
+            self.reflections.append(f"After '{step.action}': {compact(str(value.get('reflection') or 'it diverged'))}")
+            self.queue.clear()
+
+    # -- Policy API ----------------------------------------------------------------------
+    def act(self, observation: Any, info: Info) -> str:
+        if self.memory is None:
+            raise RuntimeError("DAVIS needs its MemoryGraphWrapper: run it through textmem_gym.evaluate "
+                               "or wrap the env with policy.wrap_env(env)")
+        self.last_observation, commands = observation_text(observation), admissible(info)
+        self.counts["steps"] += 1
+        for attempt in range(2):
+            if not self.queue:
+                self.counts["replans"] += int(self.counts["plans"] > 0)
+                trajectory = self.plan()
+                self.queue = deque(self.actor(trajectory, commands) if trajectory else [])
+            while self.queue:
+                step = self.queue.popleft()
+                command = executable(step.action, commands) if commands else step.action
+                if command is not None:
+                    self.pending = Prediction(command, step.observation, step.reward)
+                    return command
+                self.counts["inadmissible_replans"] += 1
+                self.queue.clear()
+        return self.critic.best_untried(self.room, commands) or SAFE_COMMAND
+
+    def episode_stats(self) -> dict[str, Any]:
+        stats = self.llm.episode_stats()
+        stats.update(self.counts)
+        stats["reflections"] = len(self.reflections)
+        return stats
+
+    def close(self) -> None:
+        """Closes the LLM client."""
+        self.llm.close()
