@@ -121,9 +121,10 @@ class NetHackEnv(TextGameEnv):
             self._score = int(blstats[nh.NLE_BL_SCORE])
             self._deepest = max(self._deepest, int(blstats[nh.NLE_BL_DEPTH]))
         self._menu = overlay(self._obs["tty_chars"], self._obs["chars"])
-        feedback = describe(self._obs, self.scope, self._menu)
-        if self._over:
-            feedback += "\n\nThe game is over."
+        if self._over:  # the bottom lines and the map are blank now: the message and final window
+            feedback = "\n\n".join(part for part in (message(self._obs), self._menu, "The game is over.") if part)
+        else:
+            feedback = describe(self._obs, self.scope, self._menu)
         return GameState(
             feedback=feedback, score=self._score, max_score=0, won=won, lost=ended,
             moves=int(blstats[nh.NLE_BL_TIME]), admissible_commands=self._admissible(),
