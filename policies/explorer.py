@@ -6,7 +6,8 @@ read or in the goal); unlock and open containers and doors; put a rewarded item 
 tried yet; try other untried harmless commands; walk through unexplored exits (with memory, ``go
 to`` the nearest room that has some); finally anything untried. The heuristic critic
 (:mod:`policies.critic`) vetoes repeats and blocked directions, the loop guard breaks loops.
-With ``memory=False`` the same agent runs without map and ``go to`` (the ablation).
+With ``memory=False`` the same agent runs without MemoryGraphWrapper (the ablation): no map, no
+``go to``, and what it reads is not recalled after that step.
 
 Example:
     >>> import textmem_gym
@@ -46,6 +47,11 @@ def verb(command: str) -> str:
     return words[0].lower() if words else ""
 
 
+def is_reading(command: str) -> bool:
+    """``read X`` / ``examine X`` of something readable (note, recipe, cookbook...)."""
+    return verb(command) in ("read", "examine") and any(w in command.lower().split() for w in READABLE)
+
+
 def take_object(command: str) -> str | None:
     """The object of ``take X [from Y]``, else ``None``."""
     match = re.match(r"^(?:take|get|pick up)\s+(.+?)(?:\s+from\s+.+)?$", command.strip().lower())
@@ -56,7 +62,9 @@ class ExplorerPolicy(BasePolicy):
     """Memory-driven exploration without an LLM.
 
     Args:
-        memory: Use MemoryGraphWrapper (map, unexplored exits, ``go to``); ``False`` is the ablation.
+        memory: Use MemoryGraphWrapper (map, unexplored exits, ``go to``, and recall of what was
+            read from its episodic memory); ``False`` is the ablation: no wrapper, so no map, no
+            ``go to``, and a note or recipe counts only on the step it is read.
         seed: Seed of the tie-breaking randomness.
         memory_options: Arguments of the MemoryGraphWrapper it adds (``memory``, ``extractor``...).
 
@@ -90,7 +98,9 @@ class ExplorerPolicy(BasePolicy):
         self.guard.reset()
         self.room: str | None = None
         self.done: set[str] = set()
-        self.read_words: set[str] = set(_WORD.findall(str(info.get("objective", "")).lower()))
+        self.goal_words = set(_WORD.findall(str(info.get("objective", "")).lower()))
+        self.read_words: set[str] = set(self.goal_words)
+        self.last_read, self._seen_episodes = "", 0
         self.taking_penalized = False
         self.rewarded_items: set[str] = set()
         self.placing_goal = bool(set(_WORD.findall(str(info.get("objective", "")).lower())) & {"put", "place"})
@@ -251,6 +261,7 @@ class ExplorerPolicy(BasePolicy):
 
     # -- Policy API ----------------------------------------------------------------------
     def act(self, observation: Any, info: Info) -> str:
+        self._recall_reading(info)
         commands = admissible(info)
         if not self.memory:
             commands = [c for c in commands if not c.startswith("go to ")]
@@ -281,12 +292,7 @@ class ExplorerPolicy(BasePolicy):
         self.guard.record(action, f"{self.room}|{observation_text(observation)}|{info.get('score')}")
         self.done.add(action.lower())
         text = observation_text(observation).lower()
-        if verb(action) in ("read", "examine") and any(w in action.lower() for w in READABLE):
-            self.read_words |= {w for w in _WORD.findall(text) if len(w) > 2}
-            self.directions.read(text, self.rules_text)
-            self.read_room = self.read_room or (self.room if self.directions.active else None)
-            places = [p for p in info.get("known_locations") or [] if p in text and p != self.room]
-            self.mentioned = [p for p in self.mentioned if p not in places] + places
+        self.last_read = text if is_reading(action) else ""
         if reward > 0:
             self.directions.done(action)
             self.trips.clear()
@@ -296,6 +302,32 @@ class ExplorerPolicy(BasePolicy):
             self.taking_penalized = True
         elif item is not None and reward > 0:
             self.rewarded_items.add(item)
+
+    def _recall_reading(self, info: Info) -> None:
+        """Learns what was read: with memory, from AriGraph's new episodic vertices (so it is
+        recalled for the rest of the episode); without, only from the observation of the step
+        that read it, forgotten afterwards (nothing keeps it)."""
+        if self.memory and self._memory is not None:
+            episodes = self._memory.episodic.episodes[self._seen_episodes:]
+            self._seen_episodes = len(self._memory.episodic.episodes)
+            texts = [e.observation.lower() for e in episodes if is_reading(e.action)]
+        else:
+            if not self.memory:
+                self._forget_reading()
+            texts = [self.last_read] if self.last_read else []
+        for text in texts:
+            self._learn(text, info)
+
+    def _forget_reading(self) -> None:
+        self.read_words = set(self.goal_words)
+        self.directions, self.mentioned, self.read_room = Directions(), [], None
+
+    def _learn(self, text: str, info: Info) -> None:
+        self.read_words |= {w for w in _WORD.findall(text) if len(w) > 2}
+        self.directions.read(text, self.rules_text)
+        self.read_room = self.read_room or (self.room if self.directions.active else None)
+        places = [p for p in info.get("known_locations") or [] if p in text and p != self.room]
+        self.mentioned = [p for p in self.mentioned if p not in places] + places
 
     def _track_inventory(self, action: str, text: str) -> None:
         item = take_object(action)
