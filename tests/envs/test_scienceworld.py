@@ -83,6 +83,24 @@ def test_close_and_garbage_collection_stop_the_jvm():
     assert java_children() == before
 
 
+def test_class_archive_is_built_once_then_used(monkeypatch, tmp_path):
+    from textmem_gym.envs.scienceworld_process import ScienceWorldProcess
+
+    monkeypatch.setenv("TEXTMEM_CACHE_DIR", str(tmp_path))
+    first = ScienceWorldProcess()
+    assert any("ArchiveClassesAtExit" in arg for arg in first.java_process.args)
+    first.close()
+    archives = list(tmp_path.glob("scienceworld/*"))
+    assert [a.suffix for a in archives] == [".jsa"] and archives[0].stat().st_size > 0
+    second = ScienceWorldProcess()
+    try:
+        assert f"-XX:SharedArchiveFile={archives[0]}" in second.java_process.args
+        second.load("find-plant", 0, "easy")
+        assert "called the" in second.reset()[0]
+    finally:
+        second.close()
+
+
 def test_two_envs_have_their_own_jvm():
     before = java_children()
     first, second = gym.make(LIVING), gym.make(LIVING)

@@ -94,8 +94,11 @@ class ClassArchive:
     """
 
     def __init__(self, jar: str, java: str):
-        stat = os.stat(jar)
-        key = f"{os.path.realpath(jar)}|{stat.st_size}|{stat.st_mtime_ns}|{os.path.realpath(java)}"
+        parts = []
+        for path in (os.path.realpath(jar), os.path.realpath(java)):  # a JDK update changes java's stat
+            stat = os.stat(path)
+            parts.append(f"{path}|{stat.st_size}|{stat.st_mtime_ns}")
+        key = "|".join(parts)
         digest = hashlib.sha256(key.encode()).hexdigest()[:16]
         self.path = cache_dir("scienceworld") / f"classes-{digest}.jsa"
         self.pending: Path | None = None
