@@ -119,7 +119,10 @@ class DAVISPolicy(BasePolicy):
         """Adds a MemoryGraphWrapper (``go to`` off: ScienceWorld has its own ``go to``) holding
         this agent's DAVIS memory with its world model."""
         existing = find_memory_wrapper(env)
-        if existing is not None and isinstance(existing.memory, DAVISMemory):
+        if existing is not None:
+            if not isinstance(existing.memory, DAVISMemory):
+                raise ValueError(f"{self.name} needs a MemoryGraphWrapper with DAVISMemory, the env has "
+                                 f"{type(existing.memory).__name__}: pass the env without a MemoryGraphWrapper")
             self.memory = existing.memory
             return env
         world = self.world_model

@@ -111,7 +111,10 @@ class STMAPolicy(BasePolicy):
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds a MemoryGraphWrapper holding this agent's STMA memory (or adopts an existing one)."""
         existing = find_memory_wrapper(env)
-        if existing is not None and isinstance(existing.memory, STMAMemory):
+        if existing is not None:
+            if not isinstance(existing.memory, STMAMemory):
+                raise ValueError(f"{self.name} needs a MemoryGraphWrapper with STMAMemory, the env has "
+                                 f"{type(existing.memory).__name__}: pass the env without a MemoryGraphWrapper")
             self.memory = existing.memory
             return env
         mode = "llm" if self.memory_llm else "rules"

@@ -25,8 +25,8 @@ class STMAAnswerer(WalkthroughAnswerer):
     """Plans the next ``plan_length`` walkthrough commands; the critic approves walkthrough
     commands (rejecting the first proposal once); memory prompts get short fixed answers."""
 
-    def __init__(self, env_id: str, plan_length: int = 4, **env_kwargs: object) -> None:
-        super().__init__(env_id, **env_kwargs)
+    def __init__(self, env_id: str, plan_length: int = 4, hold_back: int = 0, **env_kwargs: object) -> None:
+        super().__init__(env_id, hold_back=hold_back, **env_kwargs)
         self.plan_length, self.rejected = plan_length, 0
 
     def __call__(self, messages: list[dict[str, str]]) -> str:
@@ -38,9 +38,11 @@ class STMAAnswerer(WalkthroughAnswerer):
     def _stma_plan(self, prompt: str) -> str:
         match = _AVAILABLE.search(prompt)
         actions = json.loads(match.group(1)) if match else []
-        while self.next < len(self.walkthrough) and _listed(self.walkthrough[self.next], actions) is None:
+        while self.next < self.playable and _listed(self.walkthrough[self.next], actions) is None:
             self.next += 1
-        upcoming = self.walkthrough[self.next:self.next + self.plan_length] or ["look"]
+        upcoming = self.walkthrough[self.next:min(self.next + self.plan_length, self.playable)]
+        if not upcoming:  # walkthrough played (or held back): harmless listed actions
+            upcoming, self.next = [self._idle(actions)], self.next - 1
         upcoming[0] = _listed(upcoming[0], actions) or upcoming[0]
         steps = "\n".join(f'- "{a}"' for a in upcoming)
         return (f"Thought:\n1. The goal is to cook and eat the meal.\n2. I follow the recipe.\nPlan:\n```YAML\n"
