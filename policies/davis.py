@@ -5,7 +5,8 @@ When no plan is pending, the world model predicts a trajectory of up to ``horizo
 steps ``(o, a, o', r)``; before each prediction it may ask its temporal KG up to
 ``max_questions`` (5) questions (graph QA of :class:`~textmem_gym.memory.davis.DAVISMemory`),
 each answer appended to the inner monologue. The belief state is the recent trajectory of the
-episode plus the critic's reflections. The actor turns the planned high-level actions into
+episode: a belief the LLM updates after every step (``f(tau)``, updated recurrently) plus
+the last ``history`` steps verbatim, and the critic's reflections. The actor turns the planned high-level actions into
 executable commands (prompted with the admissible commands); they are executed one per step.
 After each step the critic compares the predicted and the actual transition; a significant
 deviation stores a reflection and triggers re-planning. Commands are sent as the actor wrote
@@ -147,6 +148,7 @@ class DAVISPolicy(BasePolicy):
         self.queue: deque[Prediction] = deque()
         self.pending: Prediction | None = None
         self.reflections: list[str] = []
+        self.state = "nothing known yet"
         self.room = room_from(self.last_observation, info)
         self.counts = {"steps": 0, "plans": 0, "replans": 0, "predictions": 0, "questions": 0, "critic_calls": 0,
                        "divergences": 0, "off_list_commands": 0, "llm_fallbacks": 0, "parse_failures": 0}
@@ -157,15 +159,28 @@ class DAVISPolicy(BasePolicy):
         before, self.room = self.room, room_from(text, info, self.room)
         self.critic.record(action, before, self.room, reward)
         self.turns.append(Turn(action, text, float(reward)))
-        if self.pending is not None and not (terminated or truncated):
-            self.criticize(self.pending, text, float(reward))
+        if not (terminated or truncated):
+            self.update_belief(action, text, float(reward))
+            if self.pending is not None:
+                self.criticize(self.pending, text, float(reward))
         self.pending, self.last_observation = None, text
 
     # -- world model (Algorithms 1 and 2) ----------------------------------------------------
+    def update_belief(self, action: str, observation: str, reward: float) -> None:
+        """``f``: the LLM folds the latest transition into the belief (kept when the call fails)."""
+        answer = self._ask("davis_belief", render_prompt("davis_belief", goal=self.goal, belief=self.state,
+                                                         action=action, observation=compact(observation, 1200),
+                                                         reward=f"{reward:g}"))
+        if answer is None or not answer.strip():
+            self.counts["llm_fallbacks"] += 1
+            return
+        self.state = compact(answer, 1500)
+
     def belief(self) -> str:
-        """The state estimate f(tau): the goal's recent trajectory (oldest first)."""
+        """The state estimate: the updated belief, then the recent trajectory (oldest first)."""
         recent = self.turns[-self.history:]
-        lines = [f"> {t.action} -> {compact(t.observation, 300)} (reward {t.reward:g})" for t in recent]
+        lines = [f"Belief: {self.state}"]
+        lines += [f"> {t.action} -> {compact(t.observation, 300)} (reward {t.reward:g})" for t in recent]
         return "\n".join(lines + [f"Current observation: {compact(self.last_observation, 1200)}"])
 
     def predict(self, trajectory: list[Prediction], monologue: list[str]) -> Prediction | None:

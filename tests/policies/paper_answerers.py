@@ -75,6 +75,7 @@ DAVIS_KINDS = {
     "davis_qa_select": "choose the entity types most relevant",
     "davis_qa": "from a temporal knowledge graph of past experience.\nThe facts below",
     "davis_extract": "You build the temporal knowledge graph",
+    "davis_belief": "You keep the belief state of DAVIS",
 }
 _HIGH_LEVEL = re.compile(r"High-level actions: (\[.*\])")
 
@@ -115,6 +116,9 @@ class DAVISAnswerer(WalkthroughAnswerer):
             self.next = self.executed
             return json.dumps({"agreement": 2, "consistent": False, "reflection": "The outcome differed; re-plan."})
         return json.dumps({"agreement": 9, "consistent": True, "reflection": ""})
+
+    def _davis_belief(self, prompt: str) -> str:
+        return f"The agent has executed {self.executed + 1} commands of its plan."
 
     def _davis_qa_select(self, prompt: str) -> str:
         return json.dumps({"types": ["location", "object"], "entities": ["outside", "agent"]})

@@ -36,7 +36,8 @@ def test_davis_finishes_find_living_thing_through_the_full_pipeline():
     assert result["won"] and result["normalized_score"] == 1.0
     assert stats["divergences"] == 1 and stats["replans"] >= 1 and stats["reflections"] == 1
     assert stats["questions"] == stats["plans"] and stats["calls_by_kind"]["davis_qa"] == stats["questions"]
-    assert stats["critic_calls"] == result["steps"] - 1  # every step but the winning one
+    assert stats["critic_calls"] == stats["calls_by_kind"]["davis_belief"] == result["steps"] - 1  # not after the win
+    assert any("Belief: The agent has executed" in p for p in answerer.prompts["davis_world_model"])
     assert max(1, stats["predictions"]) <= stats["plans"] * 5
     # the world model: read-only, five training variations, none of them the test variation
     world = memory.world_model
