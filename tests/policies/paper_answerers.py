@@ -49,7 +49,7 @@ class STMAAnswerer(WalkthroughAnswerer):
                 f'Subgoal: "carry out {upcoming[0]} and what follows" # detailed\nAction Plan:\n{steps}\n```')
 
     def _stma_critic(self, prompt: str) -> str:
-        action = _PROPOSED.search(prompt).group(1).strip()
+        action = _PROPOSED.findall(prompt)[-1].strip()
         if self.rejected == 0:
             self.rejected += 1
             return 'Reasoning: let me double-check.\n```YAML\nAction Suitability: False\nFeedback: "Re-check the plan against the recipe."\n```'

@@ -141,7 +141,7 @@ def sentence(triple: TripleKey) -> str:
     if direction is not None:
         where = {"up": "above", "down": "below"}.get(direction, f"to the {direction} of")
         return f"The {s} is {where} the {o}."
-    return f"The {s} {r} the {o}."
+    return f"The {s} {r} {o}."
 
 
 def describe(triples: Sequence[Triple | TripleKey]) -> str:
