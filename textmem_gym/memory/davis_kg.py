@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -139,9 +140,12 @@ class TemporalKG:
         return kg
 
     def save(self, path: str | Path) -> None:
-        """Writes the graph as JSON."""
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(json.dumps(self.to_json()), encoding="utf-8")
+        """Writes the graph as JSON (atomically: concurrent builders never expose a partial file)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+        partial.write_text(json.dumps(self.to_json()), encoding="utf-8")
+        os.replace(partial, path)
 
     @classmethod
     def load(cls, path: str | Path, *, read_only: bool = False) -> TemporalKG:
