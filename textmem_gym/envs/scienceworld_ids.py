@@ -103,12 +103,13 @@ def split_variations(task: str, split: str) -> range:
     return range(start, start + sizes[index])
 
 
-#: Tasks whose gold action sequence (variation 0, ``easy``) is longer than
-#: :data:`STEP_LIMIT`: it wins only when the step limit is raised.
+#: Tasks whose gold action sequence (default instance: the first test variation, ``easy``) is
+#: longer than :data:`STEP_LIMIT`: it wins only when the step limit is raised.
 LONG_GOLD_SEQUENCES: dict[str, int] = {
-    "inclined-plane-friction-unnamed-surfaces": 178,
-    "mendelian-genetics-known-plant": 128,
-    "mendelian-genetics-unknown-plant": 130,
+    "inclined-plane-friction-named-surfaces": 111,
+    "inclined-plane-friction-unnamed-surfaces": 192,
+    "mendelian-genetics-known-plant": 131,
+    "mendelian-genetics-unknown-plant": 132,
 }
 
 
