@@ -155,3 +155,16 @@ def test_wrapper_uses_stma_memory_and_saves_it(tmp_path):
     data = json.loads((tmp_path / "m.json").read_text())
     assert data["stma"]["buffer"][0]["action"] == "go south"
     env.close()
+
+
+def test_entity_embeddings_from_the_local_server_drive_algorithm_1():
+    with LocalOpenAIServer() as server:
+        client = LLMClient(model="m", base_url=server.base_url, timeout=2, max_retries=0)
+        memory = STMAMemory(entity_similarity="embeddings", client=client, summarizer="rules",
+                            aggregator="rules", top_n=1, hops=1)
+        memory.update("-= Kitchen =-\nYou see a stove. You see a fridge.", "", {})
+        found = memory.retrieve("stove")
+    assert [t.as_tuple() for t in found] == [("stove", "is at", "kitchen")]  # the fridge is not retrieved
+    assert sorted(memory._vectors) == ["fridge", "kitchen", "stove"]  # each text embedded once
+    with pytest.raises(ValueError, match="entity_similarity"):
+        STMAMemory(entity_similarity="embeddings")

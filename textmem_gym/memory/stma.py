@@ -38,7 +38,8 @@ from textmem_gym.memory.arigraph import AriGraphMemory
 from textmem_gym.memory.extractors import Extraction, Extractor, make_extractor
 from textmem_gym.memory.extractors.base import StructuralOutdated
 from textmem_gym.memory.extractors.llm_parse import canonical
-from textmem_gym.memory.stma_graph import describe, retrieve_subgraph
+from textmem_gym.memory.retrieval import client_embedder
+from textmem_gym.memory.stma_graph import EmbeddingEntityIndex, EntityIndex, describe, retrieve_subgraph
 from textmem_gym.memory.stma_temporal import HistoryBuffer, RuleSummarizer, fill, load_prompt
 from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
 
@@ -116,13 +117,17 @@ class STMAMemory(AriGraphMemory):
         history: Records in the history buffer (25).
         top_n: Entities kept by the semantic filtering of Algorithm 1 (8).
         hops: ``K`` of the relational expansion (3).
+        entity_similarity: ``"tfidf"`` (words and character trigrams, no model) or
+            ``"embeddings"`` (the paper: entity embeddings, from ``embed`` or ``client.embed``).
+        embed: ``texts -> vectors`` for ``"embeddings"``.
     """
 
     name = "stma"
 
     def __init__(self, extractor: str | Extractor = "rules", *, extractor_options: dict[str, Any] | None = None,
                  llm: Ask | None = None, client: Any = None, summarizer: str | None = None,
-                 aggregator: str | None = None, history: int = 25, top_n: int = 8, hops: int = 3):
+                 aggregator: str | None = None, history: int = 25, top_n: int = 8, hops: int = 3,
+                 entity_similarity: str = "tfidf", embed: Callable[[list[str]], Any] | None = None):
         if llm is None and client is None and isinstance(extractor_options, dict) and "client" in extractor_options:
             client = extractor_options["client"]
         self.ask: Ask | None = llm or (client_asker(client) if client is not None else None)
@@ -136,6 +141,14 @@ class STMAMemory(AriGraphMemory):
         for label, value in (("top_n", top_n), ("hops", hops)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"{label} must be a non-negative int, got {value!r}")
+        if entity_similarity not in ("tfidf", "embeddings"):
+            raise ValueError(f"entity_similarity must be 'tfidf' or 'embeddings', got {entity_similarity!r}")
+        if entity_similarity == "embeddings" and embed is None:
+            if client is None:
+                raise ValueError("entity_similarity='embeddings' needs embed=... or client=...")
+            embed = client_embedder(client)
+        self._embed, self._vectors = embed, {}  # type: ignore[var-annotated]
+        self.entity_similarity = entity_similarity
         self.buffer = HistoryBuffer(history)
         self.top_n, self.hops = top_n, hops
         self.rule_summarizer = RuleSummarizer()
@@ -191,7 +204,9 @@ class STMAMemory(AriGraphMemory):
     def retrieve(self, query: str | list[str], **_: Any) -> list[Triple]:  # type: ignore[override]
         """Algorithm 1 on the believed KG (``query`` lists are joined)."""
         text = query if isinstance(query, str) else " ".join(query)
-        return retrieve_subgraph(self.store.active(), text, self.top_n, self.hops)
+        index = EntityIndex if self._embed is None else \
+            (lambda names: EmbeddingEntityIndex(names, self._embed, self._vectors))  # type: ignore[arg-type]
+        return retrieve_subgraph(self.store.active(), text, self.top_n, self.hops, index)
 
     def spatial_belief(self, query: str | list[str] | None = None) -> str:
         """The relation aggregator over the retrieved subgraph (every triple when ``query`` is

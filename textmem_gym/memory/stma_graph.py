@@ -24,9 +24,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import networkx as nx
+import numpy as np
 
 from textmem_gym.memory.relations import AT, HAS_EXIT, IN, IS, ON, relation_direction
 from textmem_gym.memory.retrieval import tokenize
@@ -76,6 +78,37 @@ class EntityIndex:
         return [e for e, s in self.scores(query)[:n] if s > 0]
 
 
+class EmbeddingEntityIndex:
+    """Cosine similarity of embeddings (Algorithm 1 with an embedding model), one embedding per
+    distinct text kept in ``cache``.
+
+    Args:
+        entities: Entity names.
+        embed: ``texts -> vectors`` (e.g. :func:`~textmem_gym.memory.retrieval.client_embedder`).
+        cache: Text -> unit vector, shared across steps.
+    """
+
+    def __init__(self, entities: Iterable[str], embed: Callable[[Sequence[str]], Any],
+                 cache: dict[str, np.ndarray] | None = None):
+        self.entities, self.embed = sorted(set(entities)), embed
+        self.cache = {} if cache is None else cache
+
+    def _vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        if missing:
+            for text, vector in zip(missing, np.asarray(self.embed(missing), dtype=np.float32)):
+                self.cache[text] = vector / (np.linalg.norm(vector) or 1.0)
+        return [self.cache[t] for t in texts]
+
+    def top(self, query: str, n: int) -> list[str]:
+        """The ``n`` entities most similar to ``query``."""
+        if not self.entities or n <= 0:
+            return []
+        q, *rows = self._vectors([query, *self.entities])
+        sims = np.asarray(rows) @ q
+        return [self.entities[i] for i in np.argsort(-sims, kind="stable")[:n]]
+
+
 def graph_of(triples: Iterable[Triple]) -> nx.MultiDiGraph:
     """The triples as a directed multigraph (edge key = triple id)."""
     graph = nx.MultiDiGraph()
@@ -94,13 +127,15 @@ def k_hop(graph: nx.Graph, vertices: Sequence[str], k: int) -> set[str]:
     return nodes
 
 
-def retrieve_subgraph(triples: Sequence[Triple], query: str, top_n: int = 8, k: int = 3) -> list[Triple]:
-    """Algorithm 1: the top-``n`` entities by cosine similarity to ``query``, their ``k``-hop
+def retrieve_subgraph(triples: Sequence[Triple], query: str, top_n: int = 8, k: int = 3,
+                      index: Callable[[Iterable[str]], Any] = EntityIndex) -> list[Triple]:
+    """Algorithm 1: the top-``n`` entities by cosine similarity to ``query`` (``index`` builds
+    the entity index: TF-IDF by default, or an :class:`EmbeddingEntityIndex`), their ``k``-hop
     neighbourhood, and the triples whose two ends are both candidates (oldest first)."""
     if not triples:
         return []
     graph = graph_of(triples)
-    seeds = EntityIndex(graph.nodes).top(query, top_n)
+    seeds = index(graph.nodes).top(query, top_n)
     candidates = k_hop(graph, seeds, k)
     return [t for t in triples if t.subject in candidates and t.object in candidates]
 
