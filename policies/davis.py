@@ -12,7 +12,9 @@ After each step the critic compares the predicted and the actual transition; a s
 deviation stores a reflection and triggers re-planning. Commands are sent as the actor wrote
 them (mapped to the admissible spelling when one matches: ScienceWorld's list of valid commands
 is partial, e.g. it lacks ``open door to hallway``), so the critic judges them by their outcome.
-LLM failures fall back to the heuristic critic's best untried command.
+LLM failures fall back to the heuristic critic's best untried command. One world-model call
+predicts both the next observation and the reward (Algorithm 2's transition and reward models
+share their inputs, so they are asked together).
 
 The world model: on ScienceWorld envs (``world_model="auto"``) the gold trajectories of
 ``train_variations`` (5) training variations of the task, built once and cached

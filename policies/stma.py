@@ -86,6 +86,8 @@ class STMAPolicy(BasePolicy):
         model, base_url, api_key, client, **client_options: LLM endpoint (see :class:`~policies.llm_calls.LLMCalls`).
         extractor: Relation retriever of the memory: ``"rules"`` (default) or ``"llm"`` (D.2).
         memory_llm: Run the summarizer and the aggregator with the LLM (else deterministic).
+        memory_options: Further :class:`~textmem_gym.memory.stma.STMAMemory` arguments (``history``,
+            ``top_n``, ``hops``, ``entity_similarity``...).
         max_replans: Re-plans allowed within one decision before falling back.
         max_tokens: Completion limit of planner and critic calls.
         temperature: Sampling temperature of planner and critic.
@@ -94,12 +96,13 @@ class STMAPolicy(BasePolicy):
     name: ClassVar[str] = "stma"
 
     def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
-                 client: Any = None, extractor: str = "rules", memory_llm: bool = True, max_replans: int = 3,
+                 client: Any = None, extractor: str = "rules", memory_llm: bool = True,
+                 memory_options: dict[str, Any] | None = None, max_replans: int = 3,
                  max_tokens: int = 1500, temperature: float = 0.0, **client_options: Any) -> None:
         if max_replans < 0:
             raise ValueError(f"max_replans must be >= 0, got {max_replans!r}")
         self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options)
-        self.extractor, self.memory_llm = extractor, bool(memory_llm)
+        self.extractor, self.memory_llm, self.memory_options = extractor, bool(memory_llm), dict(memory_options or {})
         self.max_replans, self.max_tokens, self.temperature = max_replans, max_tokens, temperature
         self.critic = HeuristicCritic()
         self.memory: STMAMemory | None = None
@@ -118,7 +121,9 @@ class STMAPolicy(BasePolicy):
             self.memory = existing.memory
             return env
         mode = "llm" if self.memory_llm else "rules"
-        self.memory = STMAMemory(self.extractor, llm=self._ask, summarizer=mode, aggregator=mode)
+        options = {"client": self.llm.client} if self.memory_options.get("entity_similarity") == "embeddings" else {}
+        self.memory = STMAMemory(self.extractor, llm=self._ask, summarizer=mode, aggregator=mode,
+                                 **{**options, **self.memory_options})
         return ensure_memory_wrapper(env, memory=self.memory, goto=False)
 
     # -- episode -------------------------------------------------------------------------

@@ -132,3 +132,24 @@ def test_world_model_from_gold_trajectories_of_training_variations():
     assert "outside" in kg.entities(LOCATION) and "agent" in kg.entities(PERSON)
     with pytest.raises(ValueError, match="variations"):
         build_world_model("find-living-thing", variations=0)
+
+
+def test_llm_extractor_resolves_coreferences_and_types_entities():
+    prompts = []
+
+    def answer(messages):
+        prompts.append(messages[-1]["content"])
+        return ('The agent opened the fridge; the milk is in the fridge.\n```\n'
+                '[["agent", "opened", "fridge", "person", "object"], ["milk", "is in", "fridge", "object", "object"],'
+                ' ["fridge", "stands in", "kitchen", "object", "location"]]\n```')
+
+    with LocalOpenAIServer(responder=answer) as server:
+        client = LLMClient(model="m", base_url=server.base_url, timeout=2, max_retries=0)
+        memory = DAVISMemory("llm", client=client)
+        memory.update(ROOM, "", {})
+        memory.update("You open the fridge. It contains milk.", "open fridge", {})
+    facts = {(f.subject, f.relation, f.object, f.step) for f in memory.kg.facts}
+    assert {("agent", "opened", "fridge", 1), ("milk", "is in", "fridge", 1), ("agent", "open", "fridge", 1)} <= facts
+    assert memory.kg.types["kitchen"] == LOCATION and memory.kg.types["agent"] == PERSON
+    assert "Resolve coreferences" in prompts[1] and "Observation before: This room is called the kitchen" in prompts[1]
+    assert "Action: open fridge" in prompts[1]
