@@ -39,7 +39,14 @@ def read_tool_rules(text: str) -> dict[str, str]:
 
 
 class Directions:
-    """Pending directions and the tools their verbs need."""
+    """Pending directions and the tools their verbs need.
+
+    Example:
+        >>> d = Directions()
+        >>> d.read("chop the carrot")
+        >>> d.things(), d.needs_knife({"carrot"})
+        ({'carrot'}, True)
+    """
 
     def __init__(self) -> None:
         self.pending: list[tuple[str, str]] = []

@@ -107,6 +107,11 @@ class LLMAgent(BasePolicy):
         prompt_style: ``"compact"`` (default: every rule of the paper's prompts, tighter wording)
             or ``"paper"`` (appendix E planning and ReAct prompts nearly verbatim).
         **client_options: Further ``LLMClient`` arguments (``timeout``, ``max_retries``, ``cache``...).
+
+    Example:
+        >>> agent = LLMAgent(n_prev=3)  # no endpoint needed until the first call
+        >>> agent.render_sections(agent.working_memory("You see a fridge.", {})[:1])
+        '1. Main goal: '
     """
 
     name: ClassVar[str] = "llm-agent"

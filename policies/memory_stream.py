@@ -43,6 +43,13 @@ class MemoryStream:
     Args:
         decay: Recency decay per step (0.99 in the paper).
         weights: Weights of (recency, importance, relevance).
+
+    Example:
+        >>> stream = MemoryStream(decay=0.5)
+        >>> for step, text in enumerate(["a red key", "a blue key", "a green key"]):
+        ...     stream.add(text, step=step, importance=1)
+        >>> [m.text for m in stream.retrieve("key", step=3, k=1)]  # equal relevance: the most recent
+        ['a green key']
     """
 
     def __init__(self, decay: float = 0.99, weights: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> None:

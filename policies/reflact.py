@@ -49,6 +49,11 @@ class ReflActPolicy(BasePolicy):
         temperature: Temperature of the main call.
         history: Recent steps shown verbatim.
         narrative_every: Steps between narrative syntheses.
+
+    Example:
+        >>> policy = ReflActPolicy()
+        >>> policy.objective
+        'explore and make progress'
     """
 
     name: ClassVar[str] = "reflact"
