@@ -225,3 +225,21 @@ def test_bad_commands_get_scienceworld_feedback(living):
         observation, reward, terminated, truncated, info = living.step(command)
         assert observation and reward == 0 and not terminated
     assert "No known action matches that input" in observation
+
+
+def test_facts_name_electrical_connections_like_the_commands():
+    env = gym.make("TextMem/ScienceWorld-PowerComponent-v0", privileged=True)
+    try:
+        _, info = env.reset(seed=0)
+        walkthrough = info["walkthrough"]
+        assert not [t for t in info["facts"] if t[1] == "connected_to" and "terminal" in t[0]]
+        for command in walkthrough:
+            info = env.step(command)[4]
+    finally:
+        env.close()
+    pairs = [re.match(r"connect (battery \w+) to (.+)$", c) for c in walkthrough]
+    pairs = [m.groups() for m in pairs if m]
+    assert pairs and info["won"]
+    for terminal, wire in pairs:
+        assert (terminal, "connected_to", wire) in info["facts"]
+        assert (wire, "connected_to", terminal) in info["facts"]

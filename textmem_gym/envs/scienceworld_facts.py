@@ -7,8 +7,8 @@ Sources:
   carries), ``("agent", "in", "hallway")``; containers that close: ``("fridge", "is", "closed")``;
   devices: ``("stove", "is", "activated")`` / ``"deactivated"``, ``("stove", "is", "broken")``;
   matter: ``("water", "is", "liquid")``, ``("water", "temperature", "25 C")``; living things:
-  ``("bee 1", "is_a", "bee")``, ``("bee 1", "is", "dead")``; wires:
-  ``("battery anode", "connected_to", "red wire terminal 1")``.
+  ``("bee 1", "is_a", "bee")``, ``("bee 1", "is", "dead")``; electrical connections, named
+  as in ScienceWorld's commands: ``("battery anode", "connected_to", "black wire terminal 1")``.
 - The current room's look text, because the object tree holds no doors:
   ``("hallway", "connected_to", "kitchen")``, ``("door to kitchen", "is", "open")``.
 
@@ -70,15 +70,24 @@ PROPERTY_FACTS: dict[str, Callable[[str, dict[str, Any]], Iterator[Triple]]] = {
 }
 
 
-def _connections(owner: str, node: dict[str, Any]) -> Iterator[Triple]:
+def _labels(node: dict[str, Any], parent: str = _ROOT) -> Iterator[tuple[str, str]]:
+    """``(uuid, label)`` of every object; terminals are named with their owner
+    (``"battery anode"``), as ScienceWorld's commands name them."""
+    name = str(node["name"])
+    yield str(node.get("uuid")), f"{parent} {name}" if name in _TERMINALS else name
+    for child in (node.get("contents") or {}).values():
+        yield from _labels(child, name)
+
+
+def _connections(owner: str, node: dict[str, Any], labels: dict[str, str]) -> Iterator[Triple]:
     for target in (node.get("propElectricalConnection") or {}).get("connectedTo") or []:
-        yield (f"{owner} {node['name']}", "connected_to", str(target))
+        yield (f"{owner} {node['name']}", "connected_to", labels.get(str(target), str(target)))
 
 
-def _node_facts(node: dict[str, Any], parent: str) -> Iterator[Triple]:
+def _node_facts(node: dict[str, Any], parent: str, labels: dict[str, str]) -> Iterator[Triple]:
     name = str(node["name"])
     if name in _TERMINALS:
-        yield from _connections(parent, node)
+        yield from _connections(parent, node, labels)
         return
     if parent != _ROOT and name != "inventory":
         yield (name, "in", "inventory" if parent == "inventory" else parent)
@@ -87,7 +96,7 @@ def _node_facts(node: dict[str, Any], parent: str) -> Iterator[Triple]:
             yield from facts(name, node[key])
     for child in (node.get("contents") or {}).values():
         if not child.get("isDeleted"):
-            yield from _node_facts(child, name)
+            yield from _node_facts(child, name, labels)
 
 
 def look_facts(look: str) -> list[Triple]:
@@ -108,9 +117,10 @@ def object_tree_facts(tree: dict[str, Any], look: str) -> list[Triple]:
         tree: ScienceWorld's ``getObjectTree()`` payload (root: the universe).
         look: The current room's look text (``ScienceWorldEnv.look()``).
     """
+    labels = dict(_labels(tree))
     triples: list[Triple] = []
     for child in (tree.get("contents") or {}).values():
         if not child.get("isDeleted"):
-            triples.extend(_node_facts(child, _ROOT))
+            triples.extend(_node_facts(child, _ROOT, labels))
     triples.extend(look_facts(look))
     return list(dict.fromkeys(triples))
