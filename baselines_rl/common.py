@@ -43,8 +43,9 @@ class EnvSpec:
         encoding: ``TextEncodingWrapper`` arguments (``text``, ``hash_size``, ``max_commands``,
             ``command_tokens``, ``vocabulary``, ``safe_command``, ``max_tokens``).
         env_kwargs: Extra ``gym.make`` arguments (``game_seed``, ``max_episode_steps``...).
-        novelty_bonus: Training reward added per observation new in the episode (0: none; see
+        novelty_bonus: Training reward added per state new in the episode (0: none; see
             :mod:`baselines_rl.exploration`). Scores and logs are the game's own.
+        novelty_key: What makes a state new (``"commands"`` or ``"observation"``).
     """
 
     env_id: str
@@ -53,6 +54,7 @@ class EnvSpec:
     encoding: dict[str, Any] = field(default_factory=dict)
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     novelty_bonus: float = 0.0
+    novelty_key: str = "commands"
 
     def __post_init__(self) -> None:
         if "privileged" in self.env_kwargs:
@@ -65,7 +67,7 @@ class EnvSpec:
         if self.novelty_bonus:
             from baselines_rl.exploration import EpisodicNoveltyBonus
 
-            env = EpisodicNoveltyBonus(env, self.novelty_bonus)
+            env = EpisodicNoveltyBonus(env, self.novelty_bonus, self.novelty_key)
         if self.memory is not None:
             env = MemoryGraphWrapper(env, memory=self.memory, extractor="rules", goto=self.goto)
         return TextEncodingWrapper(env, **self.encoding)
@@ -137,7 +139,9 @@ class CommonArgs:
     goto: bool = False
     """With a memory: offer ``go to X`` macro commands."""
     novelty_bonus: float = 0.05
-    """Training reward per observation new in the episode (0 disables; scores are the game's)."""
+    """Training reward per state new in the episode (0 disables; scores are the game's)."""
+    novelty_key: str = "commands"
+    """What makes a state new: ``commands`` (admissible-command set) or ``observation`` (text)."""
     max_episode_steps: int | None = None
     """Overrides the id's step limit."""
     game_seed: int | None = None
@@ -178,7 +182,8 @@ class CommonArgs:
             env_kwargs["max_episode_steps"] = self.max_episode_steps
         if self.game_seed is not None:
             env_kwargs["game_seed"] = self.game_seed
-        return EnvSpec(self.env_id, self.memory, self.goto, encoding, env_kwargs, self.novelty_bonus)
+        return EnvSpec(self.env_id, self.memory, self.goto, encoding, env_kwargs, self.novelty_bonus,
+                       self.novelty_key)
 
 
 def field_docs(cls: type) -> dict[str, str]:

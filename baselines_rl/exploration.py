@@ -3,14 +3,20 @@
 Cooking games reward few actions and punish many silently (eating or cutting an ingredient the
 wrong way loses the game with no negative reward), so an undirected agent settles into safe
 loops before it ever scores twice. :class:`EpisodicNoveltyBonus` adds ``bonus`` to the reward
-the first time each observation text appears in an episode (the count-based episodic
-exploration used by text-game agents such as XTX): repeating yourself earns nothing, and
-losing ends the stream of new observations. ``info`` and scores are untouched, so logs and
-evaluations report the game's own normalized score.
+the first time a state is met in an episode (count-based episodic exploration, as used by
+text-game agents such as XTX): repeating yourself earns nothing, and losing ends the stream of
+new states. What counts as a state is a key function of :data:`NOVELTY_KEYS`:
+
+* ``"commands"`` (default): the set of admissible commands, which changes when the world or
+  the inventory changes (taking the knife makes cutting possible) but not when the agent
+  merely examines things;
+* ``"observation"``: the observation text (every new description counts).
+
+``info`` and scores are untouched, so logs and evaluations report the game's own score.
 
 Example:
     >>> import gymnasium as gym, textmem_gym
-    >>> env = EpisodicNoveltyBonus(gym.make("TextMem/CookingRL-L1-v0"), bonus=0.1)
+    >>> env = EpisodicNoveltyBonus(gym.make("TextMem/CookingRL-L1-v0"), bonus=0.1, key="observation")
     >>> _ = env.reset(seed=0)
     >>> [round(env.step("inventory")[1], 2) for _ in range(2)]
     [0.1, 0.0]
@@ -20,9 +26,29 @@ Example:
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
+
+
+def _text_key(text: str) -> int:
+    return zlib.crc32(text.encode("utf-8", "replace"))
+
+
+def _observation_key(observation: Any, info: dict[str, Any]) -> int:
+    return _text_key(observation.get("observation", "") if isinstance(observation, dict) else str(observation))
+
+
+def _commands_key(observation: Any, info: dict[str, Any]) -> int:
+    return _text_key("\n".join(sorted(info.get("admissible_commands") or [])))
+
+
+#: What makes a state new: name -> ``key(observation, info)``.
+NOVELTY_KEYS: dict[str, Callable[[Any, dict[str, Any]], int]] = {
+    "commands": _commands_key,
+    "observation": _observation_key,
+}
 
 
 class EpisodicNoveltyBonus(gym.Wrapper, gym.utils.RecordConstructorArgs):
@@ -30,30 +56,29 @@ class EpisodicNoveltyBonus(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     Args:
         env: A TextMem env (text observations, or a ``Dict`` whose ``observation`` is used).
-        bonus: Reward added per new observation (``> 0``).
+        bonus: Reward added per new state (``> 0``).
+        key: What makes a state new, a name in :data:`NOVELTY_KEYS`.
     """
 
-    def __init__(self, env: gym.Env, bonus: float = 0.05):
-        gym.utils.RecordConstructorArgs.__init__(self, bonus=bonus)
+    def __init__(self, env: gym.Env, bonus: float = 0.05, key: str = "commands"):
+        gym.utils.RecordConstructorArgs.__init__(self, bonus=bonus, key=key)
         gym.Wrapper.__init__(self, env)
         if not isinstance(bonus, (int, float)) or bonus <= 0:
             raise ValueError(f"bonus must be a positive number, got {bonus!r}")
-        self.bonus = float(bonus)
+        if key not in NOVELTY_KEYS:
+            raise ValueError(f"unknown novelty key {key!r}; known: {sorted(NOVELTY_KEYS)}")
+        self.bonus, self.key = float(bonus), key
+        self._key_of = NOVELTY_KEYS[key]
         self._seen: set[int] = set()
-
-    @staticmethod
-    def _key(observation: Any) -> int:
-        text = observation.get("observation", "") if isinstance(observation, dict) else str(observation)
-        return zlib.crc32(text.encode("utf-8", "replace"))
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         observation, info = self.env.reset(seed=seed, options=options)
-        self._seen = {self._key(observation)}
+        self._seen = {self._key_of(observation, info)}
         return observation, info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self.env.step(action)
-        key = self._key(observation)
+        key = self._key_of(observation, info)
         if key not in self._seen:
             self._seen.add(key)
             reward = float(reward) + self.bonus

@@ -13,7 +13,7 @@ COMMANDS = ["inventory", "inventory", "take yellow bell pepper from fridge", "in
 
 
 def test_bonus_once_per_new_observation_and_per_episode():
-    plain, shaped = gym.make(L1), EpisodicNoveltyBonus(gym.make(L1), 0.5)
+    plain, shaped = gym.make(L1), EpisodicNoveltyBonus(gym.make(L1), 0.5, key="observation")
     try:
         for episode in range(2):
             plain.reset(seed=episode)
@@ -30,6 +30,19 @@ def test_bonus_once_per_new_observation_and_per_episode():
         shaped.close()
 
 
-def test_bonus_must_be_positive():
+def test_command_set_novelty_ignores_examining_and_rewards_changing_the_world():
+    env = EpisodicNoveltyBonus(gym.make(L1), 0.5)
+    try:
+        env.reset(seed=0)
+        commands = ["inventory", "examine cookbook", "close fridge", "open fridge", "close fridge",
+                    "open fridge", "take knife from table", "examine knife"]
+        assert [env.step(c)[1] for c in commands] == [0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 0.5, 0.0]
+    finally:
+        env.close()
+
+
+def test_bad_bonus_or_key():
     with pytest.raises(ValueError, match="bonus"):
         EpisodicNoveltyBonus(gym.make(L1), 0)
+    with pytest.raises(ValueError, match="unknown novelty key 'pixels'"):
+        EpisodicNoveltyBonus(gym.make(L1), 0.1, key="pixels")
