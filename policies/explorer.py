@@ -1,10 +1,12 @@
 """A non-LLM explorer on top of MemoryGraphWrapper: the default agent of ``make run``.
 
-Each step it takes the first rule that yields a command (see :data:`RULES`): read notes,
-recipes and cookbooks; take items (until taking is penalized, then only items named in what it
-read or in the goal); unlock and open containers and doors; put a rewarded item on furniture not
-tried yet; try other untried harmless commands; walk through unexplored exits (with memory, ``go
-to`` the nearest room that has some); finally anything untried. The heuristic critic
+Each step it takes the first rule that yields a command (see ``ExplorerPolicy.RULES``): read
+notes, recipes and cookbooks; carry out directions it read (recipe steps, with the tools the
+kitchen rules name; prepare and eat the meal once every ingredient is in hand); take the things
+named in what it read or in the goal; unlock and open containers and doors; with memory, ``go to``
+the rooms of needed tools and ingredients and of places a note names; try other untried harmless
+commands; walk through unexplored exits; when the goal is to put things back, carry items whose
+names fit another known place there (:mod:`policies.affinity`); finally wander. The heuristic critic
 (:mod:`policies.critic`) vetoes repeats and blocked directions, the loop guard breaks loops.
 With ``memory=False`` the same agent runs without MemoryGraphWrapper (the ablation): no map, no
 ``go to``, and what it reads is not recalled after that step.
@@ -26,6 +28,7 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 
+from policies.affinity import PlaceIndex
 from policies.base import BasePolicy, Info
 from policies.critic import HeuristicCritic, LoopGuard, direction_of, room_from
 from policies.instructions import Directions
@@ -37,6 +40,12 @@ READABLE = ("note", "recipe", "cookbook", "book", "letter", "scroll", "paper", "
 RISKY_VERBS = ("eat", "drink", "cook", "slice", "dice", "chop", "drop", "close", "lock", "examine", "look",
                "inventory", "put", "insert", "go", "prepare", "kill", "attack", "burn", "break", "quit", "restart")
 _WORD = re.compile(r"[a-z]+")
+#: Words too common in goals and notes to name a thing worth taking.
+GENERIC_WORDS = frozenset({"game", "item", "items", "thing", "things", "place", "point", "points", "score", "time",
+                           "room", "rooms", "first", "each", "every", "right", "back", "find", "take", "put", "the",
+                           "and", "you", "your", "when", "where", "with", "that", "this", "already", "won", "win"})
+#: Shorter texts read are not remembered as instructions.
+MIN_READ_CHARS = 20
 #: Rules carrying out read directions: exempt from the critic's no-repeat veto.
 PURPOSEFUL = frozenset({"follow", "drop_unneeded", "make_room", "go_to_tool", "go_to_needed"})
 
@@ -98,7 +107,7 @@ class ExplorerPolicy(BasePolicy):
         self.guard.reset()
         self.room: str | None = None
         self.done: set[str] = set()
-        self.goal_words = set(_WORD.findall(str(info.get("objective", "")).lower()))
+        self.goal_words = set(_WORD.findall(str(info.get("objective", "")).lower())) - GENERIC_WORDS
         self.read_words: set[str] = set(self.goal_words)
         self.last_read, self._seen_episodes = "", 0
         self.taking_penalized = False
@@ -110,6 +119,10 @@ class ExplorerPolicy(BasePolicy):
         self.read_room: str | None = None
         self.trips: set[str] = set()
         self.place_rooms: dict[str, set[str]] = {}
+        self.tidying: str | None = None
+        self.placed: set[str] = set()
+        self.tidied: set[str] = set()
+        self.tidy_trips: set[tuple[str, str]] = set()
         self.rule_counts: dict[str, int] = {}
         self._observe_room(observation, info)
 
@@ -164,7 +177,8 @@ class ExplorerPolicy(BasePolicy):
     def _go_to_needed(self, commands: list[str], info: Info) -> str | None:
         """With memory: ``go to`` the room of a thing the directions need and not held yet, or
         back to where they were read for the finale (``prepare meal``)."""
-        if self.directions.active and not self.directions.pending and self.read_room:
+        ready = self.directions.named <= self.held
+        if self.directions.active and not self.directions.pending and self.read_room and ready:
             target = f"go to {self.read_room}"
             return target if target in commands else None
         for thing in sorted(self.directions.named - self.held):
@@ -193,9 +207,7 @@ class ExplorerPolicy(BasePolicy):
             return useful[0] if useful else None
         takes = [c for c in self._fresh(commands) if take_object(c) is not None]
         named = [c for c in takes if set(_WORD.findall(take_object(c) or "")) & self.read_words]
-        if self.taking_penalized or not self.placing_goal:  # unnamed things only when the goal moves things
-            return named[0] if named else None
-        return (named or takes or [None])[0]
+        return named[0] if named else None  # never blind: unnamed things may be in their place
 
     def _open(self, commands: list[str], info: Info) -> str | None:
         fresh = self._fresh(commands)
@@ -203,10 +215,16 @@ class ExplorerPolicy(BasePolicy):
             next((c for c in fresh if verb(c) == "open"), None)
 
     def _put_rewarded(self, commands: list[str], info: Info) -> str | None:
+        """Tries untried places here for an item that scored when taken (taking it back first)."""
         if not self.placing_goal:
             return None
+        own = self.rewarded_items - self.tidied  # tidied items follow their own targets
+        for item in sorted(own - self.held - self.placed):
+            take = next((c for c in commands if take_object(c) == item), None)
+            if take is not None:
+                return take
         for command in self._fresh(commands):
-            if verb(command) in ("put", "insert") and any(item in command.lower() for item in self.rewarded_items):
+            if verb(command) in ("put", "insert") and any(item in command.lower() for item in own):
                 return command
         return None
 
@@ -214,12 +232,49 @@ class ExplorerPolicy(BasePolicy):
         """With memory: carry a rewarded item to the known rooms where it was not tried yet."""
         if not self.placing_goal:
             return None
-        for item in sorted(self.rewarded_items & self.held):
+        for item in sorted((self.rewarded_items - self.tidied) & self.held):
             tried = self.place_rooms.setdefault(item, set())
             tried.add(self.room or "")
             for room in info.get("known_locations") or []:
                 if room not in tried and f"go to {room}" in commands:
                     return f"go to {room}"
+        return None
+
+    def _tidy(self, commands: list[str], info: Info) -> str | None:
+        """With memory, when the goal is to put things back: carry an item whose name fits another
+        known place there (:mod:`policies.affinity`), trying each fitting place in turn."""
+        if not self.placing_goal or self._memory is None:
+            return None
+        index = PlaceIndex(self._memory.believed_triples(), self._memory.known_locations())
+        if self.tidying is None or self.tidying in self.placed:
+            candidates = [i for i in index.misplaced() if i not in self.tidied]
+            if not candidates:
+                return None
+            self.tidying = candidates[0]
+            self.tidied.add(self.tidying)
+        item = self.tidying
+        action = self._carry(item, index, commands) if item in self.held else self._fetch(item, index, commands)
+        if action is None:
+            self.tidying = None  # nothing more to try for it
+        return action
+
+    def _fetch(self, item: str, index: PlaceIndex, commands: list[str]) -> str | None:
+        take = next((c for c in commands if take_object(c) == item), None)
+        room = index.room_of.get(index.place_of.get(item, ""))
+        if take is not None or room is None:
+            return take
+        return f"go to {room}" if f"go to {room}" in commands else None
+
+    def _carry(self, item: str, index: PlaceIndex, commands: list[str]) -> str | None:
+        for room, furniture in index.targets(item):
+            if room == self.room:
+                puts = [c for c in self._fresh(commands) if verb(c) in ("put", "insert") and item in c.lower()
+                        and (furniture is None or c.lower().endswith(furniture))]
+                if puts:
+                    return puts[0]
+            elif f"go to {room}" in commands and (item, room) not in self.tidy_trips:
+                self.tidy_trips.add((item, room))
+                return f"go to {room}"
         return None
 
     def _go_mentioned(self, commands: list[str], info: Info) -> str | None:
@@ -254,7 +309,7 @@ class ExplorerPolicy(BasePolicy):
 
     RULES: ClassVar[tuple[str, ...]] = ("read", "follow", "drop_unneeded", "make_room", "take", "go_to_tool", "open",
                                          "put_rewarded", "go_place", "go_mentioned", "go_to_needed", "untried",
-                                         "explore", "wander")
+                                         "explore", "tidy", "wander")
 
     def _rule(self, name: str) -> Callable[[list[str], Info], str | None]:
         return getattr(self, "_" + name)
@@ -302,6 +357,8 @@ class ExplorerPolicy(BasePolicy):
             self.taking_penalized = True
         elif item is not None and reward > 0:
             self.rewarded_items.add(item)
+        if verb(action) in ("put", "insert") and reward > 0:
+            self.placed |= {i for i in self.rewarded_items | self.tidied if i in action.lower()}
 
     def _recall_reading(self, info: Info) -> None:
         """Learns what was read: with memory, from AriGraph's new episodic vertices (so it is
@@ -323,7 +380,9 @@ class ExplorerPolicy(BasePolicy):
         self.directions, self.mentioned, self.read_room = Directions(), [], None
 
     def _learn(self, text: str, info: Info) -> None:
-        self.read_words |= {w for w in _WORD.findall(text) if len(w) > 2}
+        if len(text) < MIN_READ_CHARS or "nothing special" in text:
+            return  # not a text worth remembering (an ordinary thing examined)
+        self.read_words |= {w for w in _WORD.findall(text) if len(w) > 2} - GENERIC_WORDS
         self.directions.read(text, self.rules_text)
         self.read_room = self.read_room or (self.room if self.directions.active else None)
         places = [p for p in info.get("known_locations") or [] if p in text and p != self.room]
@@ -335,6 +394,8 @@ class ExplorerPolicy(BasePolicy):
             self.held.add(item)
         elif verb(action) == "drop" and text.startswith("you drop"):
             self.held.discard(action.lower().split(" ", 1)[1])
+        elif verb(action) in ("put", "insert") and text.startswith(("you put", "you insert")):
+            self.held = {h for h in self.held if h not in action.lower()}
 
     def episode_stats(self) -> dict[str, Any]:
         return {"rules": dict(self.rule_counts), "critic_substitutions": self.critic.substitutions,

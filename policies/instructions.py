@@ -20,6 +20,7 @@ import re
 
 _DIRECTION = re.compile(r"^\s*([a-z]+) the ([a-z][a-z \-]*?)\s*$", re.M)
 _RULE = re.compile(r"\b([a-z]+) (?:food|\w+) only with the ([a-z][a-z \-]*?)(?=[,.;]| and |$)", re.I)
+_INGREDIENTS = re.compile(r"ingredients:\s*(.*?)\s*directions:", re.S)
 _COOK = re.compile(r"^cook (.+) with (.+)$")
 _TOOL_USE = re.compile(r"^([a-z]+) (.+) with (.+)$")
 #: Verbs that apply a heat source through ``cook X with Y``.
@@ -61,6 +62,9 @@ class Directions:
             if direction not in self.pending:
                 self.pending.append(direction)
                 self.named.add(direction[1])
+        listed = _INGREDIENTS.search(text.lower())
+        if listed:  # a recipe's ingredient list: needed in hand for the meal
+            self.named |= {line.strip() for line in listed.group(1).splitlines() if line.strip()}
         if "prepare meal" in text.lower() and "prepare meal" not in self.finale:
             self.finale += ["prepare meal", "eat meal"]
 
