@@ -27,6 +27,9 @@ DIRECTIONS = ("north", "south", "east", "west", "northeast", "northwest", "south
 _ABBREVIATIONS = {"n": "north", "s": "south", "e": "east", "w": "west", "ne": "northeast", "nw": "northwest",
                   "se": "southeast", "sw": "southwest", "u": "up", "d": "down"}
 _HEADER = re.compile(r"-=\s*(.+?)\s*=-")
+#: Never substituted blindly: these can end or spoil a game (eating an ingredient, a wrong cooking step).
+DESTRUCTIVE_VERBS = frozenset({"eat", "drink", "cook", "slice", "dice", "chop", "prepare", "kill", "attack", "burn",
+                               "break", "quit", "restart"})
 #: Scores of the critic, by rule.
 VALID_UNTRIED, REWARDED_BEFORE, TRIED_ONCE, TRIED_TWICE, BLOCKED = 1.0, 0.5, -0.5, -1.0, -1.0
 
@@ -101,8 +104,10 @@ class HeuristicCritic:
         return [v for v in valid if self.tried[room][v.lower()] == 0 and v.lower() not in self.rewarded]
 
     def best_untried(self, room: str | None, valid: list[str]) -> str | None:
-        """The best-scored untried valid command, else an untried unblocked direction, else ``None``."""
-        candidates = [v for v in self.untried(room, valid) if v.lower() not in ("look", "inventory")]
+        """The best-scored untried valid command (never a destructive one), else an untried unblocked
+        direction, else ``None``."""
+        candidates = [v for v in self.untried(room, valid) if v.lower() not in ("look", "inventory")
+                      and v.split()[0].lower() not in DESTRUCTIVE_VERBS]
         if candidates:
             return max(candidates, key=lambda v: self.score(v, room, valid))
         for direction in DIRECTIONS[:4]:

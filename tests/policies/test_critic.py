@@ -33,6 +33,9 @@ def test_review_substitutes_the_best_untried_valid_command_only_at_minus_one():
     assert critic.substitutions == 1
     critic.record("go north", "hall", "hall", 0.0)
     assert critic.review("go north", "hall", ["go north"]) == ("go south", -1.0, True)  # untried direction
+    critic.record("eat apple", "hall", "hall", 0.0)
+    critic.record("eat apple", "hall", "hall", 0.0)
+    assert critic.review("eat apple", "hall", ["eat apple", "eat bread"])[0] == "go south"  # never eats blindly
 
 
 def test_movement_and_rooms_are_recognised():
