@@ -49,18 +49,23 @@ def env_class(env_id: str) -> type:
     return getattr(importlib.import_module(module), name)
 
 
+def trace_env(env: gym.Env, seed: int = 7) -> list[Any]:
+    """Observations, rewards and flags of :data:`TRACE_COMMANDS` after ``env.reset(seed)``."""
+    observation, info = env.reset(seed=seed)
+    out: list[Any] = [observation, info["score"]]
+    for command in TRACE_COMMANDS:
+        observation, reward, terminated, truncated, info = env.step(command)
+        out.append([observation, reward, terminated, truncated, info["score"]])
+        if terminated or truncated:
+            break
+    return json.loads(json.dumps(out))
+
+
 def trace(env_id: str, seed: int = 7) -> list[Any]:
-    """Observations, rewards and flags of a fixed command sequence after ``reset(seed)``."""
+    """:func:`trace_env` on a freshly made env of ``env_id``."""
     env = gym.make(env_id, **required_kwargs(env_id))
     try:
-        observation, info = env.reset(seed=seed)
-        out: list[Any] = [observation, info["score"]]
-        for command in TRACE_COMMANDS:
-            observation, reward, terminated, truncated, info = env.step(command)
-            out.append([observation, reward, terminated, truncated, info["score"]])
-            if terminated or truncated:
-                break
-        return out
+        return trace_env(env, seed)
     finally:
         env.close()
 
