@@ -109,7 +109,7 @@ class ExplorerPolicy(BasePolicy):
         self.done: set[str] = set()
         self.goal_words = set(_WORD.findall(str(info.get("objective", "")).lower())) - GENERIC_WORDS
         self.read_words: set[str] = set(self.goal_words)
-        self.last_read, self._seen_episodes = "", 0
+        self.last_read, self.last_text, self._seen_episodes = "", observation_text(observation).lower(), 0
         self.taking_penalized = False
         self.rewarded_items: set[str] = set()
         self.placing_goal = bool(set(_WORD.findall(str(info.get("objective", "")).lower())) & {"put", "place"})
@@ -347,7 +347,7 @@ class ExplorerPolicy(BasePolicy):
         self.guard.record(action, f"{self.room}|{observation_text(observation)}|{info.get('score')}")
         self.done.add(action.lower())
         text = observation_text(observation).lower()
-        self.last_read = text if is_reading(action) else ""
+        self.last_read, self.last_text = (text if is_reading(action) else ""), text
         if reward > 0:
             self.directions.done(action)
             self.trips.clear()
@@ -368,12 +368,16 @@ class ExplorerPolicy(BasePolicy):
             episodes = self._memory.episodic.episodes[self._seen_episodes:]
             self._seen_episodes = len(self._memory.episodic.episodes)
             texts = [e.observation.lower() for e in episodes if is_reading(e.action)]
+            seen = [e.observation for e in (self._memory.episodic.episodes if texts else episodes)]
         else:
             if not self.memory:
                 self._forget_reading()
             texts = [self.last_read] if self.last_read else []
+            seen = [self.last_text]
         for text in texts:
             self._learn(text, info)
+        for text in seen:  # e.g. "a fried carrot": that direction is done already
+            self.directions.notice(text)
 
     def _forget_reading(self) -> None:
         self.read_words = set(self.goal_words)

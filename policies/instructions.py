@@ -25,6 +25,9 @@ _COOK = re.compile(r"^cook (.+) with (.+)$")
 _TOOL_USE = re.compile(r"^([a-z]+) (.+) with (.+)$")
 #: Verbs that apply a heat source through ``cook X with Y``.
 HEAT_VERBS = ("fry", "roast", "grill", "bake", "boil", "toast")
+#: Verb -> how the game describes a thing it was done to ("fried carrot").
+PARTICIPLES = {"fry": "fried", "roast": "roasted", "grill": "grilled", "bake": "baked", "boil": "boiled",
+               "toast": "toasted", "slice": "sliced", "dice": "diced", "chop": "chopped"}
 #: Verbs that cut with a knife.
 CUT_VERBS = ("slice", "dice", "chop")
 
@@ -86,6 +89,11 @@ class Directions:
         if not self.pending and ready:
             return next((lowered[f] for f in self.finale if f in lowered), None)
         return None
+
+    def notice(self, text: str) -> None:
+        """Drops pending directions the text shows already done (``a fried carrot``)."""
+        low = text.lower()
+        self.pending = [(v, t) for v, t in self.pending if f"{PARTICIPLES.get(v, v + 'ed')} {t}" not in low]
 
     def done(self, command: str) -> None:
         """Marks the direction ``command`` carried out (after it earned a reward)."""
