@@ -71,6 +71,35 @@ def run_case(case: str, out: Path, steps: int | None, n_envs: int, eval_freq: in
     return row
 
 
+def env_throughput(env_id: str, steps: int = 400, chunk: int = 50, seed: int = 0) -> dict[str, float]:
+    """Encoded-env steps/s without and with the memory belief, measured side by side.
+
+    Both envs take seeded random allowed actions in alternating chunks, so machine load hits
+    them alike; this is the env side of training throughput (no learning).
+    """
+    import numpy as np
+
+    from baselines_rl.common import EnvSpec
+
+    specs = {"plain": EnvSpec(env_id), "memory": EnvSpec(env_id, memory="arigraph")}
+    envs = {name: spec.make(seed=seed) for name, spec in specs.items()}
+    rng, spent = np.random.default_rng(seed), dict.fromkeys(envs, 0.0)
+    try:
+        for _ in range(steps // chunk):
+            for name, env in envs.items():
+                start = time.perf_counter()
+                for _ in range(chunk):
+                    action = rng.choice(np.flatnonzero(env.get_wrapper_attr("action_masks")()))
+                    _, _, terminated, truncated, _ = env.step(int(action))
+                    if terminated or truncated:
+                        env.reset()
+                spent[name] += time.perf_counter() - start
+    finally:
+        for env in envs.values():
+            env.close()
+    return {name: steps / seconds for name, seconds in spent.items()}
+
+
 def print_table(rows: list[dict[str, Any]]) -> None:
     """The results table (one line per case and seed), then the per-case means over seeds."""
     header = ("case", "seed", "env_id", "memory", "steps trained", "steps/s", "final", "best", f"steps to >={TARGET}")
@@ -127,6 +156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"stop a case once its greedy score reaches this (default {TARGET}; 2 = never)")
     parser.add_argument("--out", default=str(ROOT / "runs" / "rl_benchmark"))
     parser.add_argument("--table-only", action="store_true", help="only tabulate results already in --out")
+    parser.add_argument("--throughput-steps", type=int, default=400,
+                        help="env steps per variant for the side-by-side L3 env throughput (0: skip)")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -137,6 +168,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = [json.loads(p.read_text()) for c in CASES for p in sorted(out.glob(f"{c}-seed*.json"))]
     print_table(rows)
     print(f"\nlearning curves: {plot(rows, out / 'learning_curves.png')}")
+    if args.throughput_steps > 0:
+        speed = env_throughput(CASES["l3"][0], args.throughput_steps)
+        print(f"\nencoded env throughput on {CASES['l3'][0]} (random allowed actions, side by side): "
+              f"{speed['plain']:.1f} steps/s without memory, {speed['memory']:.1f} with the arigraph belief "
+              f"(ratio {speed['memory'] / speed['plain']:.2f})")
     return 0
 
 
