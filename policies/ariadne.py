@@ -63,6 +63,9 @@ class AriadnePolicy(LLMAgent):
         """Adds the MemoryGraphWrapper holding this agent's AriGraph (or adopts an existing one)."""
         existing = find_memory_wrapper(env)
         if existing is not None:
+            if getattr(existing.memory, "name", None) != "arigraph":
+                raise ValueError(f"Ariadne needs an AriGraph memory; the env's MemoryGraphWrapper holds "
+                                 f"{type(existing.memory).__name__}")
             self.memory = existing.memory
             return env
         extractor_options = {"client": self.llm.client} if self.extractor == "llm" else None

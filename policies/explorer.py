@@ -364,11 +364,12 @@ class ExplorerPolicy(BasePolicy):
         """Learns what was read: with memory, from AriGraph's new episodic vertices (so it is
         recalled for the rest of the episode); without, only from the observation of the step
         that read it, forgotten afterwards (nothing keeps it)."""
-        if self.memory and self._memory is not None:
-            episodes = self._memory.episodic.episodes[self._seen_episodes:]
-            self._seen_episodes = len(self._memory.episodic.episodes)
+        episodic = getattr(self._memory, "episodic", None)  # AriGraph's episodic vertices
+        if self.memory and episodic is not None:
+            episodes = episodic.episodes[self._seen_episodes:]
+            self._seen_episodes = len(episodic.episodes)
             texts = [e.observation.lower() for e in episodes if is_reading(e.action)]
-            seen = [e.observation for e in (self._memory.episodic.episodes if texts else episodes)]
+            seen = [e.observation for e in (episodic.episodes if texts else episodes)]
         else:
             if not self.memory:
                 self._forget_reading()

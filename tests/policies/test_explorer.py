@@ -61,3 +61,15 @@ def test_registry_builds_it_and_it_never_asks_for_privileged_info():
     assert find_memory_wrapper(env) is None
     env.close()
     assert take_object("take knife from table") == "knife" and take_object("open fridge") is None
+
+
+def test_ariadne_refuses_a_wrapper_holding_another_memory():
+    from textmem_gym.memory import MEMORIES
+
+    other = next((name for name in MEMORIES if name != "arigraph"), None)
+    if other is None:
+        pytest.skip("no other memory registered")
+    env = MemoryGraphWrapper(gym.make("TextMem/CookingRL-L1-v0"), memory=other)
+    with pytest.raises(ValueError, match="AriGraph"):
+        make_policy("ariadne").wrap_env(env)
+    env.close()
