@@ -135,7 +135,9 @@ class LLMAgent(BasePolicy):
 
     # -- episode -------------------------------------------------------------------------
     def reset(self, observation: Any, info: Info) -> None:
-        self.llm.begin_episode()
+        if not getattr(self, "_accounting_started", False):  # else wrap_env started it (before env.reset)
+            self.llm.begin_episode()
+        self._accounting_started = False
         self.critic.reset()
         first = observation_text(observation)
         self.goal = compact(info.get("objective") or first)
@@ -161,6 +163,12 @@ class LLMAgent(BasePolicy):
         stats = self.llm.episode_stats()
         stats.update(self.counts)
         return stats
+
+    def start_accounting(self) -> None:
+        """Starts the episode's LLM accounting now (for calls made during ``env.reset``, such as
+        an LLM extractor reading the first observation); the next :meth:`reset` keeps it."""
+        self.llm.begin_episode()
+        self._accounting_started = True
 
     # -- memory hooks (subclasses) ---------------------------------------------------------
     def memory_reset(self, observation: str, info: Info) -> None:

@@ -33,8 +33,19 @@ def find_memory_wrapper(env: gym.Env) -> MemoryGraphWrapper | None:
 
 
 def ensure_memory_wrapper(env: gym.Env, **options: Any) -> gym.Env:
-    """``env`` itself if it already has a MemoryGraphWrapper, else ``MemoryGraphWrapper(env, **options)``."""
-    return env if find_memory_wrapper(env) is not None else MemoryGraphWrapper(env, **options)
+    """``env`` itself if it already has a MemoryGraphWrapper, else ``MemoryGraphWrapper(env, **options)``.
+
+    A memory *object* (``memory=``) is installed after construction: the wrapper records its
+    constructor arguments with ``deepcopy``, which a memory holding an LLM client cannot survive.
+    """
+    if find_memory_wrapper(env) is not None:
+        return env
+    memory = options.get("memory")
+    if memory is None or isinstance(memory, str):
+        return MemoryGraphWrapper(env, **options)
+    wrapper = MemoryGraphWrapper(env, **{**options, "memory": getattr(memory, "name", "arigraph")})
+    wrapper.memory = memory
+    return wrapper
 
 
 def observation_text(observation: Any) -> str:

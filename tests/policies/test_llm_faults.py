@@ -71,3 +71,20 @@ def test_cli_eval_runs_ariadne_against_an_openai_compatible_endpoint(tmp_path, c
     assert row["policy"] == "ariadne" and row["steps"] == 3
     assert stats["calls_by_kind"]["plan"] == 3 and stats["prompt_tokens"] > 0 and stats["latency_s"] > 0
     assert stats["cost_usd"] == 0.0 and "ariadne" in capsys.readouterr().out
+
+
+def test_ariadne_can_extract_with_the_papers_llm_prompts_through_its_own_client():
+    prompts = []
+
+    def responder(messages):
+        prompts.append(messages[-1]["content"])
+        return answer_look(messages) if "action selector" in prompts[-1] or "planner" in prompts[-1] else \
+            "fridge, is in, kitchen; carrot, is in, fridge"
+
+    with LocalOpenAIServer(responder=responder) as server:
+        policy = make_policy("ariadne", model="m", base_url=server.base_url, extractor="llm")
+        result = evaluate(GAME, policy, max_steps=2)[0]
+    extraction = [p for p in prompts if "triplet" in p.lower() and "Observation:" in p]
+    assert len(extraction) >= 3  # reset observation + one per step
+    assert ("carrot", "is in", "fridge") in policy.memory.believed_triples()
+    assert result["policy_stats"]["calls"] == len(prompts)  # the extractor's calls are accounted too
