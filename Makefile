@@ -31,7 +31,7 @@ java:
 		apt-get update && apt-get install -y default-jre-headless; }
 
 run: install
-	$(VENV)/bin/textmem-gym eval TextMem/Cooking-Hard-v0 --policy random --episodes 3 --seed 0 --out runs/make-run.jsonl
+	$(VENV)/bin/textmem-gym eval TextMem/Cooking-Hard-v0 --policy explorer --episodes 3 --seed 0 --out runs/make-run.jsonl
 
 test: install
 	$(PY) -m pytest -n 2 tests
