@@ -142,6 +142,8 @@ class CommonArgs:
     """Training reward per state new in the episode (0 disables; scores are the game's)."""
     novelty_key: str = "commands"
     """What makes a state new: ``commands`` (admissible-command set) or ``observation`` (text)."""
+    novelty_decay_steps: int | None = None
+    """Decay the novelty bonus linearly to 0 over this many env steps (``None``: constant)."""
     max_episode_steps: int | None = None
     """Overrides the id's step limit."""
     game_seed: int | None = None

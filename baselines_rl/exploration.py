@@ -13,6 +13,8 @@ new states. What counts as a state is a key function of :data:`NOVELTY_KEYS`:
 * ``"observation"``: the observation text (every new description counts).
 
 ``info`` and scores are untouched, so logs and evaluations report the game's own score.
+A bonus that never fades can make finishing the game unattractive (winning ends the stream
+of bonuses); :class:`NoveltyAnnealing` decays it to zero during training.
 
 Example:
     >>> import gymnasium as gym, textmem_gym
@@ -30,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
+from stable_baselines3.common.callbacks import BaseCallback
 
 
 def _text_key(text: str) -> int:
@@ -79,7 +82,40 @@ class EpisodicNoveltyBonus(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self.env.step(action)
         key = self._key_of(observation, info)
-        if key not in self._seen:
+        if key not in self._seen and self.bonus > 0:
             self._seen.add(key)
             reward = float(reward) + self.bonus
         return observation, reward, terminated, truncated, info
+
+    def set_novelty_bonus(self, bonus: float) -> None:
+        """Changes the bonus (``0`` switches it off); :class:`NoveltyAnnealing` calls this."""
+        if not isinstance(bonus, (int, float)) or bonus < 0:
+            raise ValueError(f"bonus must be a non-negative number, got {bonus!r}")
+        self.bonus = float(bonus)
+
+
+class NoveltyAnnealing(BaseCallback):
+    """Decays the training envs' novelty bonus linearly from ``bonus`` to 0 over ``steps`` env steps.
+
+    Args:
+        bonus: The starting bonus (the envs' ``novelty_bonus``).
+        steps: Env steps until the bonus reaches zero.
+        every: Env steps between updates sent to the envs.
+    """
+
+    def __init__(self, bonus: float, steps: int, every: int = 1_000):
+        super().__init__()
+        if steps < 1:
+            raise ValueError(f"steps must be >= 1, got {steps!r}")
+        self.bonus, self.steps, self.every = float(bonus), int(steps), int(every)
+        self._next = 0
+
+    def current(self) -> float:
+        """The bonus at the current step."""
+        return self.bonus * max(0.0, 1.0 - self.num_timesteps / self.steps)
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self._next:
+            self.training_env.env_method("set_novelty_bonus", self.current())
+            self._next = self.num_timesteps + self.every
+        return True

@@ -84,7 +84,12 @@ def run_training(args: CommonArgs, algorithm: str, build: Callable[[Any], Any]) 
                       args.checkpoint_freq, args.seed, args.stop_score)
     try:
         model = build(vec_env)
-        model.learn(total_timesteps=args.total_timesteps, callback=log)
+        callbacks: list[Any] = [log]
+        if args.novelty_bonus and args.novelty_decay_steps:
+            from baselines_rl.exploration import NoveltyAnnealing
+
+            callbacks.append(NoveltyAnnealing(args.novelty_bonus, args.novelty_decay_steps))
+        model.learn(total_timesteps=args.total_timesteps, callback=callbacks)
     finally:
         vec_env.close()
     speed = log.training_speed()

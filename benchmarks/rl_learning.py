@@ -44,7 +44,9 @@ CASES: dict[str, tuple[str, dict[str, Any], int]] = {
     # episodes (the optimum is 5) restart the agent more often, a larger novelty bonus over
     # admissible-command sets pushes it to change the world (take the knife) rather than loop,
     # and more entropy delays collapse. Evaluations use the same 30-step limit (stricter).
-    "l1": ("TextMem/CookingRL-L1-v0", {"max_episode_steps": 30, "ent_coef": 0.03, "novelty_bonus": 0.1}, 50_000),
+    # The bonus decays to 0 by 40k steps, or eating the meal (which ends the bonus stream) stays unattractive.
+    "l1": ("TextMem/CookingRL-L1-v0", {"max_episode_steps": 30, "ent_coef": 0.03, "novelty_bonus": 0.1,
+                                       "novelty_decay_steps": 40_000}, 50_000),
     "l3": ("TextMem/CookingRL-L3-v0", {"novelty_key": "observation"}, 30_000),
     "l3-memory": ("TextMem/CookingRL-L3-v0", {"memory": "arigraph", "novelty_key": "observation"}, 30_000),
 }

@@ -46,3 +46,20 @@ def test_bad_bonus_or_key():
         EpisodicNoveltyBonus(gym.make(L1), 0)
     with pytest.raises(ValueError, match="unknown novelty key 'pixels'"):
         EpisodicNoveltyBonus(gym.make(L1), 0.1, key="pixels")
+
+
+def test_annealing_decays_the_bonus_in_the_training_envs():
+    from baselines_rl.common import EnvSpec, make_vec_env
+    from baselines_rl.exploration import NoveltyAnnealing
+    from baselines_rl.ppo import PPOArgs, build_model
+
+    venv = make_vec_env(EnvSpec(L1, novelty_bonus=0.2), n_envs=1, seed=0, subprocess=False)
+    try:
+        annealing = NoveltyAnnealing(0.2, steps=100, every=1)
+        annealing.init_callback(build_model(PPOArgs(), venv))
+        for step, expected in [(0, 0.2), (50, 0.1), (100, 0.0), (150, 0.0)]:
+            annealing.model.num_timesteps = step
+            annealing.on_step()
+            assert venv.get_attr("bonus")[0] == pytest.approx(expected)
+    finally:
+        venv.close()
