@@ -20,32 +20,19 @@ from typing import Any
 
 import gymnasium as gym
 
-from textmem_gym.wrappers import MemoryGraphWrapper
+from textmem_gym.wrappers import MemoryGraphWrapper, find_wrapper
 
 
 def find_memory_wrapper(env: gym.Env) -> MemoryGraphWrapper | None:
     """The first MemoryGraphWrapper in ``env``'s wrapper chain, if any."""
-    while isinstance(env, gym.Wrapper):
-        if isinstance(env, MemoryGraphWrapper):
-            return env
-        env = env.env
-    return None
+    return find_wrapper(env, MemoryGraphWrapper)
 
 
 def ensure_memory_wrapper(env: gym.Env, **options: Any) -> gym.Env:
-    """``env`` itself if it already has a MemoryGraphWrapper, else ``MemoryGraphWrapper(env, **options)``.
-
-    A memory *object* (``memory=``) is installed after construction: the wrapper records its
-    constructor arguments with ``deepcopy``, which a memory holding an LLM client cannot survive.
-    """
+    """``env`` itself if it already has a MemoryGraphWrapper, else ``MemoryGraphWrapper(env, **options)``."""
     if find_memory_wrapper(env) is not None:
         return env
-    memory = options.get("memory")
-    if memory is None or isinstance(memory, str):
-        return MemoryGraphWrapper(env, **options)
-    wrapper = MemoryGraphWrapper(env, **{**options, "memory": getattr(memory, "name", "arigraph")})
-    wrapper.memory = memory
-    return wrapper
+    return MemoryGraphWrapper(env, **options)
 
 
 def observation_text(observation: Any) -> str:

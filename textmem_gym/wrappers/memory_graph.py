@@ -84,8 +84,9 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
                  goto: bool = True, flatten: bool = False, belief: str = "retrieve",
                  macro_counts_as_one_step: bool = False, memory_options: dict[str, Any] | None = None,
                  extractor_options: dict[str, Any] | None = None, belief_metrics: bool | None = None):
+        # No deepcopy of the arguments: a memory object may hold an LLM client (locks, sockets).
         gym.utils.RecordConstructorArgs.__init__(
-            self, memory=memory, extractor=extractor, goto=goto, flatten=flatten, belief=belief,
+            self, _disable_deepcopy=True, memory=memory, extractor=extractor, goto=goto, flatten=flatten, belief=belief,
             macro_counts_as_one_step=macro_counts_as_one_step, memory_options=memory_options,
             extractor_options=extractor_options, belief_metrics=belief_metrics)
         gym.Wrapper.__init__(self, env)
