@@ -3,8 +3,8 @@
 Modeled on TextWorld's ``EnvInfos``: callers name what they want, unknown names are rejected.
 
 Example:
-    >>> resolve_privileged(True, {"facts", "walkthrough"})
-    frozenset({'facts', 'walkthrough'})
+    >>> sorted(resolve_privileged(True, {"facts", "walkthrough"}))
+    ['facts', 'walkthrough']
     >>> sorted(resolve_privileged(["facts"], {"facts", "walkthrough"}))
     ['facts']
 """
