@@ -237,3 +237,16 @@ def test_bad_arguments_are_named():
             env.reset(seed=-3)
     finally:
         env.close()
+
+
+def test_admissible_commands_work_when_ctypes_util_was_imported_first():
+    """``jericho.util`` is shadowed by ``ctypes.util`` after a star import; we must not use it."""
+    import subprocess
+    import sys
+
+    code = ("import ctypes.util, gymnasium as gym, textmem_gym\n"
+            "env = gym.make('TextMem/Jericho-Zork1-v0'); _, info = env.reset(seed=0)\n"
+            "print(sorted(info['admissible_commands']))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "'open mailbox'" in proc.stdout

@@ -131,15 +131,17 @@ class Scope:
 
 def scope_of(frotz: Any, vocabulary: Vocabulary, max_names: int = MAX_NAMES) -> Scope:
     """The things in scope, one name per distinct ``examine`` answer (see module doc)."""
-    from jericho import util
+    # Import from the submodule: the ``jericho`` package's ``util`` attribute is shadowed by
+    # ``ctypes.util`` (star import) once anything has imported ``ctypes.util``.
+    from jericho.util import clean, recognized
 
     state = snapshot(frotz)
     from_tree = tree_names(frotz, vocabulary)
     names = list(dict.fromkeys([*from_tree, *text_names(_simulate(frotz, state, "look"), vocabulary)]))
     by_answer: dict[str, str] = {}
     for name in names:
-        answer = util.clean(_simulate(frotz, state, f"examine {name}"))
-        if util.recognized(answer) and answer not in by_answer:
+        answer = clean(_simulate(frotz, state, f"examine {name}"))
+        if recognized(answer) and answer not in by_answer:
             by_answer[answer] = name
     frotz.set_state(state)
     kept = tuple(by_answer.values())[:max_names]
@@ -186,9 +188,9 @@ def fill_templates(templates: Sequence[str], names: Sequence[str],
 @lru_cache(maxsize=4096)
 def verb_popularity(verb: str, max_word_length: int | None) -> int:
     """How often players used ``verb`` (Jericho's ClubFloyd counts), to pick among synonyms."""
-    from jericho import util
+    from jericho.util import verb_usage_count
 
-    return util.verb_usage_count(verb, max_word_length)
+    return verb_usage_count(verb, max_word_length)
 
 
 def changes_by_effect(frotz: Any, candidates: Sequence[str]) -> dict[tuple[int, ...], list[str]]:
