@@ -120,7 +120,7 @@ class TextWorldEnv(TextGameEnv):
             won=bool(gs.won),
             lost=bool(gs.lost),
             moves=gs.moves or 0,
-            admissible_commands=list(gs.admissible_commands or []),
+            admissible_commands=gs.admissible_commands or [],  # _info copies it into info
             facts=(lambda: [proposition_to_triple(p) for p in facts]) if facts is not None else None,
         )
 

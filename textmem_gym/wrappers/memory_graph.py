@@ -175,7 +175,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return {"observation": observation, "belief": belief}
 
     def _augment(self, info: dict[str, Any]) -> dict[str, Any]:
-        self._last_info = dict(info)
+        self._last_info = info  # never mutated below: the augmented info is a copy
         info = dict(info)
         info["location"] = self.memory.location
         info["known_locations"] = self.memory.known_locations()
