@@ -15,13 +15,21 @@ workloads (default: the first 40 moves, before the troll):
 - ``5-episodes``: the walkthrough replayed from the start five times with the cache kept,
   as reinforcement-learning training replays a game.
 
-The ratio is about the number of reads per distinct world state. Lists can differ where the
-game keeps state outside the object tree and tracked RAM that the world-state hash covers
-(in the troll fight, combat strength changes while the hash does not), so a cached list can
-be stale there; the count of differing lists is printed.
+The ratio is about the number of reads per distinct world state. The world-state hash leaves
+out some state (in the troll fight, combat strengths and the random generator change while
+the hash does not), so a cached list is checked before reuse and recomputed when found stale
+(see :mod:`textmem_gym.envs.jericho_actions`); the counts of stale and of differing lists are
+printed.
+
+``--bound`` also prints how far *any* reuse could go on one pass of the walkthrough, measured
+from the candidates the recomputation simulates: a cache keyed by world state saves at most
+reads / distinct states, and even re-simulating each candidate command once per room (an
+incremental recomputation that could reuse every result whose command and room were seen
+before, which no exact scheme can exceed without knowing what the game's code reads) saves at
+most candidates / distinct (command, room) pairs.
 
 Run:
-    python benchmarks/jericho_valid_actions.py [--steps N] [WORKLOAD ...]   # N=0: the whole walkthrough
+    python benchmarks/jericho_valid_actions.py [--steps N] [--bound] [WORKLOAD ...]   # N=0: the whole walkthrough
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ from typing import Any
 import gymnasium as gym
 
 import textmem_gym  # noqa: F401
-from textmem_gym.envs.jericho_actions import text_names
+from textmem_gym.envs.jericho_actions import fill_templates, scope_of, templates_of, text_names
 
 GAME_ID = "TextMem/Jericho-Zork1-v0"
 
@@ -79,8 +87,37 @@ def run(steps: int, examine: int, episodes: int = 1) -> dict[str, float]:
         cached.close()
         fresh.close()
     totals["states"] = len(states)
+    totals["stale"] = cached.unwrapped._actions.stale
     totals["ratio"] = totals["recomputed"] / totals["cached"]
     return totals
+
+
+def reuse_bound(steps: int) -> dict[str, float]:
+    """Counts, over the walkthrough's states, the candidates a recomputation simulates and how
+    many of them are distinct per world state and per (command, room)."""
+    env = gym.make(GAME_ID, privileged="walkthrough", max_episode_steps=10**6)
+    counts = {"reads": 0, "candidates": 0}
+    states: set[str] = set()
+    pairs: set[tuple[str, int]] = set()
+    try:
+        _, info = env.reset(seed=0)
+        game = env.unwrapped
+        frotz, vocabulary = game._frotz, game._actions.vocabulary
+        for move in info["walkthrough"][:steps] if steps > 0 else info["walkthrough"]:
+            scope = scope_of(frotz, vocabulary)
+            candidates = fill_templates(templates_of(frotz), scope.names, scope.held)
+            room = frotz.get_player_location().num
+            counts["reads"] += 1
+            counts["candidates"] += len(candidates)
+            states.add(info["world_state_hash"])
+            pairs.update((command, room) for command in candidates)
+            _, _, terminated, _, info = env.step(move)
+            if terminated:
+                break
+    finally:
+        env.close()
+    counts["states"], counts["pairs"] = len(states), len(pairs)
+    return counts
 
 
 #: Workload name -> (nouns examined in the look-around, or -1 for none; episodes).
@@ -94,6 +131,8 @@ WORKLOADS: dict[str, tuple[int, int]] = {
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=40, help="walkthrough moves (0: all 396)")
+    parser.add_argument("--bound", action="store_true",
+                        help="also print the most any reuse could save on one pass (see the module doc)")
     parser.add_argument("workloads", nargs="*", help=f"among {sorted(WORKLOADS)}; default: all")
     args = parser.parse_args()
     unknown = set(args.workloads) - set(WORKLOADS)
@@ -104,7 +143,14 @@ def main() -> None:
         totals = run(args.steps, *WORKLOADS[name])
         print(f"{name:<12} {totals['reads']:5d} reads of {totals['states']:4d} states   "
               f"recomputed {totals['recomputed']:7.2f} s   cached {totals['cached']:7.2f} s   "
-              f"ratio {totals['ratio']:5.1f}x   lists differing: {totals['mismatches']}")
+              f"ratio {totals['ratio']:5.1f}x   lists differing: {totals['mismatches']}   "
+              f"cached lists found stale: {totals['stale']}")
+    if args.bound:
+        bound = reuse_bound(args.steps)
+        print(f"bound: one pass, {bound['reads']} reads of {bound['states']} states -> a cache keyed by world "
+              f"state: at most {bound['reads'] / bound['states']:.2f}x; {bound['candidates']:,} simulated "
+              f"candidates, {bound['pairs']:,} distinct (command, room) pairs -> reuse per command and room: "
+              f"at most {bound['candidates'] / bound['pairs']:.2f}x")
 
 
 if __name__ == "__main__":

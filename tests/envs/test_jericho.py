@@ -209,6 +209,22 @@ def test_cache_returns_the_same_lists_as_recomputing():
     assert (cached.hits, cached.misses) == (3, 3)
 
 
+def test_cached_list_is_checked_before_reuse():
+    import jericho
+
+    frotz = jericho.FrotzEnv(str(SUITE / "zork1.z5"))
+    frotz.reset()
+    actions = AdmissibleCommands(frotz)
+    key = frotz.get_world_state_hash()
+    at_house = actions.commands(key)
+    assert "open mailbox" in at_house
+    frotz.step("north")  # a different world under the same key, as a hash blind to some state would see it
+    north_of_house = actions.commands(key)
+    assert "open mailbox" not in north_of_house and north_of_house == AdmissibleCommands(frotz).compute()
+    assert (actions.stale, actions.misses, actions.hits) == (1, 2, 0)
+    assert actions.commands(key) == north_of_house and actions.hits == 1  # still valid: reused
+
+
 def test_watchdog_halts_only_overdue_calls():
     halted = []
     watchdog = StepWatchdog(lambda: halted.append(True), timeout=0.2, poll=0.01)

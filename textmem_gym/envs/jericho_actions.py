@@ -17,10 +17,13 @@ available offline). This module builds the same kind of list from the game's own
 4. ``look`` and ``inventory`` are always admissible.
 
 :class:`AdmissibleCommands` caches lists by world-state hash, so a state seen before (after
-``look``, a failed command, or a loop) costs a dictionary lookup. The hash covers the object
-tree and the RAM Jericho tracks, not every variable: where a game keeps state elsewhere (Zork
-I's combat strengths), a cached list can be stale. ``admissible_cache_size=0`` on the env
-recomputes on every read.
+``look``, a failed command, or a loop) costs a lookup and a check. The hash covers the object
+tree and the RAM Jericho tracks, not every variable: a game can keep state elsewhere (Zork I's
+combat strengths, the random generator in a fight). So a cached list is only reused after its
+commands, simulated again, still change the world, each in a different way (about 1% of a
+recomputation); otherwise it is recomputed. That catches a stale list whose commands stopped
+acting or now act alike, not a command that became admissible while the listed ones did not
+change. ``admissible_cache_size=0`` on the env recomputes on every read.
 """
 
 from __future__ import annotations
@@ -28,8 +31,8 @@ from __future__ import annotations
 import ctypes
 import re
 from collections import OrderedDict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -221,29 +224,67 @@ def changes_by_effect(frotz: Any, candidates: Sequence[str]) -> dict[tuple[int, 
     return groups
 
 
+def effects_of(frotz: Any, commands: Sequence[str]) -> dict[str, tuple[int, ...]]:
+    """The world change of each of ``commands`` that changes the world (see :func:`changes_by_effect`)."""
+    return {command: effect for effect, group in changes_by_effect(frotz, commands).items() for command in group}
+
+
+def _most_used(commands: Sequence[str], max_word_length: int | None) -> str:
+    return max(commands, key=lambda command: verb_popularity(command.split()[0], max_word_length))
+
+
 def world_changing(frotz: Any, candidates: Sequence[str]) -> list[str]:
     """The candidates that change the world when simulated, one per distinct change.
 
     Among candidates with the same change, the one with the most used verb is kept.
     """
+    return list(world_changes(frotz, candidates))
+
+
+def world_changes(frotz: Any, candidates: Sequence[str]) -> dict[str, tuple[int, ...]]:
+    """:func:`world_changing`'s commands -> the world change each one makes."""
     max_len = frotz.bindings.get("max_word_length") if frotz.bindings else None
-    return [max(group, key=lambda command: verb_popularity(command.split()[0], max_len))
-            for group in changes_by_effect(frotz, candidates).values()]
+    return {_most_used(group, max_len): effect for effect, group in changes_by_effect(frotz, candidates).items()}
 
 
-def compute_admissible(frotz: Any, vocabulary: Vocabulary) -> list[str]:
-    """The admissible commands of the frotz env's current state, sorted (no cache).
+@dataclass(frozen=True)
+class Admissible:
+    """The admissible commands of one state, and the world change each listed command makes."""
+
+    commands: tuple[str, ...]
+    effects: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+
+
+def admissible_of(frotz: Any, vocabulary: Vocabulary) -> Admissible:
+    """The admissible commands of the frotz env's current state with their effects (no cache).
 
     The caller handles ended games: Jericho's ``victory()`` and ``game_over()`` read the text of
     the last command run, which is a simulated one once this function has run.
     """
     scope = scope_of(frotz, vocabulary)
-    changing = world_changing(frotz, fill_templates(templates_of(frotz), scope.names, scope.held))
-    return sorted(set(changing) | set(ALWAYS_ADMISSIBLE))
+    effects = world_changes(frotz, fill_templates(templates_of(frotz), scope.names, scope.held))
+    return Admissible(tuple(sorted(set(effects) | set(ALWAYS_ADMISSIBLE))), effects)
+
+
+def compute_admissible(frotz: Any, vocabulary: Vocabulary) -> list[str]:
+    """The admissible commands of the frotz env's current state, sorted (no cache; see :func:`admissible_of`)."""
+    return list(admissible_of(frotz, vocabulary).commands)
+
+
+def _still_listed(effects: Mapping[str, tuple[int, ...]], entry: Admissible) -> bool:
+    """Whether every command ``entry`` lists for its world change still makes one, each a different one.
+
+    Effects are not compared: they can differ in what the world-state hash leaves out (the
+    "visited" marks of rooms) while the list stays the same.
+    """
+    return effects.keys() == entry.effects.keys() and len(set(effects.values())) == len(effects)
 
 
 class AdmissibleCommands:
     """Admissible commands of one ``jericho.FrotzEnv``, cached by world-state hash.
+
+    A cached list is checked before reuse (see the module doc): ``stale`` counts the lists
+    found stale and recomputed.
 
     Args:
         frotz: The ``jericho.FrotzEnv`` to simulate commands in (its state is restored).
@@ -256,51 +297,69 @@ class AdmissibleCommands:
         >>> actions = AdmissibleCommands(frotz)
         >>> "open mailbox" in actions.commands(frotz.get_world_state_hash())
         True
-        >>> actions.misses, actions.hits
-        (1, 0)
+        >>> _ = frotz.step("look")  # the world is as it was: the cached list is checked and reused
+        >>> "open mailbox" in actions.commands(frotz.get_world_state_hash())
+        True
+        >>> actions.misses, actions.hits, actions.stale
+        (1, 1, 0)
     """
 
     def __init__(self, frotz: Any, capacity: int = 4096):
         self.frotz = frotz
         self.vocabulary = Vocabulary.from_frotz(frotz)
         self.capacity = capacity
-        self._cache: OrderedDict[str, list[str]] = OrderedDict()
+        self._cache: OrderedDict[str, Admissible] = OrderedDict()
         self.hits = 0
         self.misses = 0
+        self.stale = 0
 
-    def cached(self, state_hash: str) -> list[str] | None:
-        """The cached list for ``state_hash`` (a copy), or ``None``."""
-        commands = self._cache.get(state_hash)
-        if commands is None:
+    def cached(self, state_hash: str, state: Any = None) -> list[str] | None:
+        """The cached list for ``state_hash`` (a copy) if it is still valid in ``state`` (default: now), or ``None``."""
+        entry = self._cache.get(state_hash)
+        if entry is None:
+            return None
+        if not _still_listed(self._in_state(state, effects_of, list(entry.effects)), entry):
+            self.stale += 1
+            del self._cache[state_hash]
             return None
         self.hits += 1
         self._cache.move_to_end(state_hash)
-        return list(commands)
+        return list(entry.commands)
+
+    def evaluate(self, state: Any = None) -> Admissible:
+        """Computes the commands and their effects for ``state`` (a
+        :func:`~textmem_gym.envs.jericho_world.snapshot`; default: now)."""
+        self.misses += 1
+        return self._in_state(state, admissible_of, self.vocabulary)
 
     def compute(self, state: Any = None) -> list[str]:
         """Computes the list for ``state`` (a :func:`~textmem_gym.envs.jericho_world.snapshot`; default: now)."""
-        self.misses += 1
-        if state is None:
-            return compute_admissible(self.frotz, self.vocabulary)
-        current = snapshot(self.frotz)
-        try:
-            self.frotz.set_state(state)
-            return compute_admissible(self.frotz, self.vocabulary)
-        finally:
-            self.frotz.set_state(current)
+        return list(self.evaluate(state).commands)
 
     def commands(self, state_hash: str, state: Any = None) -> list[str]:
         """The list for the state ``state_hash`` (whose snapshot is ``state``), cached."""
-        commands = self.cached(state_hash)
+        commands = self.cached(state_hash, state)
         if commands is not None:
             return commands
-        commands = self.compute(state)
-        self.store(state_hash, commands)
-        return list(commands)
+        result = self.evaluate(state)
+        self.store(state_hash, result)
+        return list(result.commands)
 
-    def store(self, state_hash: str, commands: list[str]) -> None:
-        """Caches ``commands`` for ``state_hash``."""
-        self._cache[state_hash] = list(commands)
+    def store(self, state_hash: str, result: Admissible) -> None:
+        """Caches ``result`` for ``state_hash``."""
+        if self.capacity <= 0:
+            return
+        self._cache[state_hash] = result
         self._cache.move_to_end(state_hash)
         while len(self._cache) > self.capacity:
             self._cache.popitem(last=False)
+
+    def _in_state(self, state: Any, function: Any, argument: Any) -> Any:
+        if state is None:
+            return function(self.frotz, argument)
+        current = snapshot(self.frotz)
+        try:
+            self.frotz.set_state(state)
+            return function(self.frotz, argument)
+        finally:
+            self.frotz.set_state(current)

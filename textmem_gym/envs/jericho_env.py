@@ -152,11 +152,10 @@ class JerichoEnv(TextGameEnv):
         self._visits[state_hash] += 1
         lost = frotz.game_over()
         won = frotz.victory() or (lost and bool(_WON_TEXT.search(text)))
-        admissible = list(ALWAYS_ADMISSIBLE) if won or lost else self._actions.cached(state_hash)
         return GameState(
             feedback=text, score=frotz.get_score(), max_score=frotz.get_max_score(), won=won,
             lost=lost and not won, moves=frotz.get_moves(),
-            admissible_commands=admissible if admissible is not None else self._lazy_admissible(state_hash),
+            admissible_commands=list(ALWAYS_ADMISSIBLE) if won or lost else self._lazy_admissible(state_hash),
             facts=object_tree_facts(frotz) if "facts" in self.privileged else None,
             extra={"world_state_hash": state_hash, "state_visits": self._visits[state_hash]},
         )
@@ -175,18 +174,19 @@ class JerichoEnv(TextGameEnv):
 
     def _admissible(self, state_hash: str, snapshot: Any) -> list[str]:
         self._check_open()
-        cached = self._actions.cached(state_hash)
-        if cached is not None:
-            return cached
         with self._watchdog.watch(ADMISSIBLE_TIMEOUT) as watch:
-            commands = self._actions.compute(snapshot)
+            commands = self._actions.cached(state_hash, snapshot)
+            result = self._actions.evaluate(snapshot) if commands is None else None
         if watch.fired:
             self._halt_flag.value = 0
             warnings.warn(f"{self.game}: admissible commands took over {ADMISSIBLE_TIMEOUT} s; "
                           f"listing only {ALWAYS_ADMISSIBLE}", RuntimeWarning, stacklevel=2)
             return list(ALWAYS_ADMISSIBLE)
-        self._actions.store(state_hash, commands)
-        return commands
+        if result is None:
+            assert commands is not None
+            return commands
+        self._actions.store(state_hash, result)
+        return list(result.commands)
 
 
 def _load_frotz(rom_path: Path) -> Any:
