@@ -4,14 +4,15 @@ An agent plays Zork I's walkthrough (seed 0) and reads ``info["admissible_comman
 every command it sends. Two envs receive the same commands side by side: one with the cache
 (the default) and one recomputing on every read (``admissible_cache_size=0``). Every pair of
 lists is compared; the script prints the total read times and their ratio for three
-workloads (default: the first 40 moves, before the troll):
+workloads over the whole walkthrough (``--steps N``: its first N moves). A workload stops
+where the player dies, since the rest would no longer follow the walkthrough:
 
 - ``walkthrough``: only the walkthrough's moves. Nearly every move reaches a new world
   state (389 distinct states in the 397 of the whole walkthrough), so the cache cannot help.
 - ``look-around``: before each move the agent sends ``look``, ``inventory`` and ``examine X``
   for up to 3 nouns of the last observation, as LLM agents do; these leave the world as it is,
-  so their reads hit the cache. (In Zork I they still take a turn: past the troll, the
-  look-around gets the player killed and the run leaves the walkthrough.)
+  so their reads hit the cache. (In Zork I they still take a turn: in the troll fight the
+  extra turns get the player killed, which ends this workload after 28 moves.)
 - ``5-episodes``: the walkthrough replayed from the start five times with the cache kept,
   as reinforcement-learning training replays a game.
 
@@ -44,6 +45,7 @@ import textmem_gym  # noqa: F401
 from textmem_gym.envs.jericho_actions import fill_templates, scope_of, templates_of, text_names
 
 GAME_ID = "TextMem/Jericho-Zork1-v0"
+_DIED = "You have died"
 
 
 def _timed_read(info: dict[str, Any]) -> tuple[list[str], float]:
@@ -63,7 +65,7 @@ def run(steps: int, examine: int, episodes: int = 1) -> dict[str, float]:
     """Plays the workload ``episodes`` times in both envs; returns the totals and the ratio."""
     cached = gym.make(GAME_ID, privileged="walkthrough", max_episode_steps=10**6)
     fresh = gym.make(GAME_ID, admissible_cache_size=0, max_episode_steps=10**6)
-    totals = {"cached": 0.0, "recomputed": 0.0, "reads": 0, "mismatches": 0}
+    totals = {"cached": 0.0, "recomputed": 0.0, "reads": 0, "mismatches": 0, "moves": 0}
     states: set[str] = set()
     try:
         for _ in range(episodes):
@@ -71,6 +73,7 @@ def run(steps: int, examine: int, episodes: int = 1) -> dict[str, float]:
             _, fresh_info = fresh.reset(seed=0)
             walkthrough = info["walkthrough"][:steps] if steps > 0 else info["walkthrough"]
             for move in walkthrough:
+                totals["moves"] += 1
                 for command in [*_look_around(observation, cached, examine), move]:
                     commands, seconds = _timed_read(info)
                     fresh_commands, fresh_seconds = _timed_read(fresh_info)
@@ -81,7 +84,9 @@ def run(steps: int, examine: int, episodes: int = 1) -> dict[str, float]:
                     states.add(info["world_state_hash"])
                     observation, _, terminated, _, info = cached.step(command)
                     _, _, _, _, fresh_info = fresh.step(command)
-                if terminated:
+                    if terminated or _DIED in observation:  # off the walkthrough from here
+                        break
+                if terminated or _DIED in observation:
                     break
     finally:
         cached.close()
@@ -130,7 +135,7 @@ WORKLOADS: dict[str, tuple[int, int]] = {
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=40, help="walkthrough moves (0: all 396)")
+    parser.add_argument("--steps", type=int, default=0, help="walkthrough moves (default 0: all 396)")
     parser.add_argument("--bound", action="store_true",
                         help="also print the most any reuse could save on one pass (see the module doc)")
     parser.add_argument("workloads", nargs="*", help=f"among {sorted(WORKLOADS)}; default: all")
@@ -138,10 +143,10 @@ def main() -> None:
     unknown = set(args.workloads) - set(WORKLOADS)
     if unknown:
         parser.error(f"unknown workloads {sorted(unknown)}; choose among {sorted(WORKLOADS)}")
-    print(f"zork1, first {args.steps or 'all'} walkthrough moves")
+    print(f"zork1, {f'first {args.steps}' if args.steps else 'all'} walkthrough moves")
     for name in args.workloads or WORKLOADS:
         totals = run(args.steps, *WORKLOADS[name])
-        print(f"{name:<12} {totals['reads']:5d} reads of {totals['states']:4d} states   "
+        print(f"{name:<12} {totals['moves']:4d} moves {totals['reads']:5d} reads of {totals['states']:4d} states   "
               f"recomputed {totals['recomputed']:7.2f} s   cached {totals['cached']:7.2f} s   "
               f"ratio {totals['ratio']:5.1f}x   lists differing: {totals['mismatches']}   "
               f"cached lists found stale: {totals['stale']}")

@@ -20,10 +20,10 @@ available offline). This module builds the same kind of list from the game's own
 ``look``, a failed command, or a loop) costs a lookup and a check. The hash covers the object
 tree and the RAM Jericho tracks, not every variable: a game can keep state elsewhere (Zork I's
 combat strengths, the random generator in a fight). So a cached list is only reused after its
-commands, simulated again, still change the world, each in a different way (about 1% of a
-recomputation); otherwise it is recomputed. That catches a stale list whose commands stopped
-acting or now act alike, not a command that became admissible while the listed ones did not
-change. ``admissible_cache_size=0`` on the env recomputes on every read.
+commands, simulated again, still change the world, each in a different way, and a sample of
+the candidates that changed nothing still change nothing (about 2% of a recomputation);
+otherwise it is recomputed. That catches a stale list whose commands stopped acting or now act
+alike, or where a timer now makes every command change the world; not every change. ``admissible_cache_size=0`` on the env recomputes on every read.
 """
 
 from __future__ import annotations
@@ -243,16 +243,39 @@ def world_changing(frotz: Any, candidates: Sequence[str]) -> list[str]:
 
 def world_changes(frotz: Any, candidates: Sequence[str]) -> dict[str, tuple[int, ...]]:
     """:func:`world_changing`'s commands -> the world change each one makes."""
+    return _representatives(frotz, changes_by_effect(frotz, candidates))
+
+
+def _representatives(frotz: Any, groups: Mapping[tuple[int, ...], list[str]]) -> dict[str, tuple[int, ...]]:
     max_len = frotz.bindings.get("max_word_length") if frotz.bindings else None
-    return {_most_used(group, max_len): effect for effect, group in changes_by_effect(frotz, candidates).items()}
+    return {_most_used(group, max_len): effect for effect, group in groups.items()}
+
+
+#: Commands that changed nothing, kept with a cached list to check that they still do not.
+QUIET_PROBES = 32
 
 
 @dataclass(frozen=True)
 class Admissible:
-    """The admissible commands of one state, and the world change each listed command makes."""
+    """The admissible commands of one state, the world change each listed command makes, and a
+    sample of the candidates that changed nothing (see :data:`QUIET_PROBES`)."""
 
     commands: tuple[str, ...]
     effects: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    quiet: tuple[str, ...] = ()
+
+    def probes(self) -> list[str]:
+        """The commands to simulate again to check this list in a state with the same hash."""
+        return [*self.effects, *self.quiet]
+
+    def still_holds(self, effects: Mapping[str, tuple[int, ...]]) -> bool:
+        """Whether the probes' new ``effects`` (:func:`effects_of`) agree with this list: every
+        listed command still changes the world, each in a different way, and no quiet one does.
+
+        Effects are not compared: they can differ in what the world-state hash leaves out (the
+        "visited" marks of rooms) while the list stays the same.
+        """
+        return effects.keys() == self.effects.keys() and len(set(effects.values())) == len(effects)
 
 
 def admissible_of(frotz: Any, vocabulary: Vocabulary) -> Admissible:
@@ -262,22 +285,18 @@ def admissible_of(frotz: Any, vocabulary: Vocabulary) -> Admissible:
     the last command run, which is a simulated one once this function has run.
     """
     scope = scope_of(frotz, vocabulary)
-    effects = world_changes(frotz, fill_templates(templates_of(frotz), scope.names, scope.held))
-    return Admissible(tuple(sorted(set(effects) | set(ALWAYS_ADMISSIBLE))), effects)
+    candidates = fill_templates(templates_of(frotz), scope.names, scope.held)
+    groups = changes_by_effect(frotz, candidates)
+    changing = {command for group in groups.values() for command in group}
+    quiet = [command for command in candidates if command not in changing]
+    effects = _representatives(frotz, groups)
+    return Admissible(tuple(sorted(set(effects) | set(ALWAYS_ADMISSIBLE))), effects,
+                      tuple(quiet[::max(1, len(quiet) // QUIET_PROBES)][:QUIET_PROBES]))
 
 
 def compute_admissible(frotz: Any, vocabulary: Vocabulary) -> list[str]:
     """The admissible commands of the frotz env's current state, sorted (no cache; see :func:`admissible_of`)."""
     return list(admissible_of(frotz, vocabulary).commands)
-
-
-def _still_listed(effects: Mapping[str, tuple[int, ...]], entry: Admissible) -> bool:
-    """Whether every command ``entry`` lists for its world change still makes one, each a different one.
-
-    Effects are not compared: they can differ in what the world-state hash leaves out (the
-    "visited" marks of rooms) while the list stays the same.
-    """
-    return effects.keys() == entry.effects.keys() and len(set(effects.values())) == len(effects)
 
 
 class AdmissibleCommands:
@@ -318,7 +337,7 @@ class AdmissibleCommands:
         entry = self._cache.get(state_hash)
         if entry is None:
             return None
-        if not _still_listed(self._in_state(state, effects_of, list(entry.effects)), entry):
+        if not entry.still_holds(self._in_state(state, effects_of, entry.probes())):
             self.stale += 1
             del self._cache[state_hash]
             return None
