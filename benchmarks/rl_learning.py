@@ -1,6 +1,6 @@
-"""RL learning benchmark: MaskablePPO (DRRN policy) on the AriGraph RL cooking levels.
+"""RL learning benchmark: MaskablePPO and masked DQN (DRRN policy) on the AriGraph RL cooking levels.
 
-Cases (each trains from scratch with the default ``PPOArgs``: DRRN policy, bag-of-words
+Cases (each trains from scratch with the default ``PPOArgs`` or ``DQNArgs``: DRRN policy, bag-of-words
 encoding, episodic novelty bonus 0.05 during training; the greedy policy is evaluated every
 ``--eval-freq`` steps on the game's own normalized score):
 
@@ -8,6 +8,8 @@ encoding, episodic novelty bonus 0.05 during training; the greedy policy is eval
   within 50k env steps on 2 CPU cores; also the training throughput (env steps/s).
 * ``l3``/``l3-memory``: TextMem/CookingRL-L3-v0 (9 rooms), the same agent without and with the
   arigraph memory belief (rules extractor, no ``go to`` macros) in its observation.
+* ``l1-dqn``/``l3-dqn``: the masked DQN (DRRN Q-network) on the same levels, default ``DQNArgs``
+  (and L1's episode limit), for a value-based comparison.
 
 Each finished case and seed is written to ``OUT/<case>-seed<seed>.json`` (so cases can run in separate processes
 and be tabulated together); the script then prints a table of every case found in ``OUT`` and
@@ -27,18 +29,26 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from baselines_rl.ppo import PPOArgs, train  # noqa: E402
+from baselines_rl import dqn, ppo  # noqa: E402
+from baselines_rl.common import CommonArgs  # noqa: E402
+from baselines_rl.train import TrainResult  # noqa: E402
 
 TARGET = 0.9
 
-#: case -> (env id, PPOArgs overrides, default env steps)
+#: algorithm -> (its arguments dataclass, its ``train``)
+ALGORITHMS: dict[str, tuple[type[CommonArgs], Callable[[Any], TrainResult]]] = {
+    "ppo": (ppo.PPOArgs, ppo.train),
+    "dqn": (dqn.DQNArgs, dqn.train),
+}
+
+#: case -> (env id, argument overrides, default env steps); cases ending in ``-dqn`` use DQN, others PPO
 CASES: dict[str, tuple[str, dict[str, Any], int]] = {
     # L1 hides losing moves (cook, eat or mis-cut the ingredient) among ~30 commands: 30-step
     # episodes (the optimum is 5) restart the agent more often, a larger novelty bonus over
@@ -49,19 +59,27 @@ CASES: dict[str, tuple[str, dict[str, Any], int]] = {
                                        "novelty_decay_steps": 40_000}, 50_000),
     "l3": ("TextMem/CookingRL-L3-v0", {"novelty_key": "observation"}, 30_000),
     "l3-memory": ("TextMem/CookingRL-L3-v0", {"memory": "arigraph", "novelty_key": "observation"}, 30_000),
+    "l1-dqn": ("TextMem/CookingRL-L1-v0", {"max_episode_steps": 30}, 50_000),
+    "l3-dqn": ("TextMem/CookingRL-L3-v0", {"novelty_key": "observation"}, 30_000),
 }
+
+
+def algorithm_of(case: str) -> str:
+    """The algorithm a case trains (see :data:`CASES`)."""
+    return "dqn" if case.endswith("-dqn") else "ppo"
 
 
 def run_case(case: str, out: Path, steps: int | None, n_envs: int, eval_freq: int, seed: int,
              stop_score: float | None = None) -> dict[str, Any]:
     """Trains one case (until ``stop_score`` if given) and writes ``out/<case>-seed<seed>.json``."""
     env_id, overrides, default_steps = CASES[case]
-    args = PPOArgs(env_id=env_id, total_timesteps=steps or default_steps, n_envs=n_envs, seed=seed,
+    args_class, train = ALGORITHMS[algorithm_of(case)]
+    args = args_class(env_id=env_id, total_timesteps=steps or default_steps, n_envs=n_envs, seed=seed,
                    eval_freq=eval_freq, eval_episodes=2, stop_score=stop_score,
                    out_dir=str(out / f"{case}-seed{seed}"), **overrides)
     start = time.perf_counter()
     result = train(args)
-    row = {"case": case, "seed": seed, "env_id": env_id, "memory": args.memory or "-",
+    row = {"case": case, "algorithm": algorithm_of(case), "seed": seed, "env_id": env_id, "memory": args.memory or "-",
            "steps": int(result.model.num_timesteps),
            "novelty_bonus": args.novelty_bonus, "novelty_key": args.novelty_key,
            "n_envs": n_envs, "steps_per_second": round(result.steps_per_second, 1),
@@ -104,13 +122,13 @@ def env_throughput(env_id: str, steps: int = 400, chunk: int = 50, seed: int = 0
 
 def print_table(rows: list[dict[str, Any]]) -> None:
     """The results table (one line per case and seed), then the per-case means over seeds."""
-    header = ("case", "seed", "env_id", "memory", "steps trained", "steps/s", "final", "best", f"steps to >={TARGET}")
+    header = ("case", "algorithm", "seed", "env_id", "memory", "steps trained", "steps/s", "final", "best", f"steps to >={TARGET}")
     print(" | ".join(header))
     print(" | ".join("-" * len(h) for h in header))
     for r in rows:
         final = "-" if r["final_score"] is None else f"{r['final_score']:.2f}"
         best = "-" if r["best_score"] is None else f"{r['best_score']:.2f}"
-        print(" | ".join([r["case"], str(r["seed"]), r["env_id"], r["memory"], str(r["steps"]),
+        print(" | ".join([r["case"], r.get("algorithm", "ppo"), str(r["seed"]), r["env_id"], r["memory"], str(r["steps"]),
                           f"{r['steps_per_second']:.1f}", final, best, str(r["steps_to_target"] or "not reached")]))
     print()
     for case in dict.fromkeys(r["case"] for r in rows):
@@ -138,7 +156,7 @@ def plot(rows: list[dict[str, Any]], path: Path) -> Path:
     ax.set_xlabel("env steps")
     ax.set_ylabel("greedy mean normalized score")
     ax.set_ylim(-0.05, 1.05)
-    ax.set_title("MaskablePPO (DRRN policy) on AriGraph RL cooking levels")
+    ax.set_title("MaskablePPO / masked DQN (DRRN) on AriGraph RL cooking levels")
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)

@@ -23,7 +23,8 @@ combat strengths, the random generator in a fight). So a cached list is only reu
 commands, simulated again, still change the world, each in a different way, and a sample of
 the candidates that changed nothing still change nothing (about 2% of a recomputation);
 otherwise it is recomputed. That catches a stale list whose commands stopped acting or now act
-alike, or where a timer now makes every command change the world; not every change. ``admissible_cache_size=0`` on the env recomputes on every read.
+alike, or where a timer now makes every command change the world; not every change.
+``admissible_cache_size=0`` on the env recomputes on every read.
 """
 
 from __future__ import annotations
