@@ -32,10 +32,10 @@ from __future__ import annotations
 import ctypes
 import re
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -65,6 +65,7 @@ MAX_NAMES = 12
 _WORD = re.compile(r"[a-z][a-z'-]*")
 _DIFF_SIZE = 128  # words of world diff the C filter writes per kept candidate
 _WITH_SECOND = re.compile(r"\b(with|using) OBJ$")
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -230,26 +231,11 @@ def effects_of(frotz: Any, commands: Sequence[str]) -> dict[str, tuple[int, ...]
     return {command: effect for effect, group in changes_by_effect(frotz, commands).items() for command in group}
 
 
-def _most_used(commands: Sequence[str], max_word_length: int | None) -> str:
-    return max(commands, key=lambda command: verb_popularity(command.split()[0], max_word_length))
-
-
-def world_changing(frotz: Any, candidates: Sequence[str]) -> list[str]:
-    """The candidates that change the world when simulated, one per distinct change.
-
-    Among candidates with the same change, the one with the most used verb is kept.
-    """
-    return list(world_changes(frotz, candidates))
-
-
-def world_changes(frotz: Any, candidates: Sequence[str]) -> dict[str, tuple[int, ...]]:
-    """:func:`world_changing`'s commands -> the world change each one makes."""
-    return _representatives(frotz, changes_by_effect(frotz, candidates))
-
-
 def _representatives(frotz: Any, groups: Mapping[tuple[int, ...], list[str]]) -> dict[str, tuple[int, ...]]:
+    """One command per group of :func:`changes_by_effect` (the one with the most used verb) -> its change."""
     max_len = frotz.bindings.get("max_word_length") if frotz.bindings else None
-    return {_most_used(group, max_len): effect for effect, group in groups.items()}
+    return {max(group, key=lambda command: verb_popularity(command.split()[0], max_len)): effect
+            for effect, group in groups.items()}
 
 
 #: Commands that changed nothing, kept with a cached list to check that they still do not.
@@ -262,8 +248,8 @@ class Admissible:
     sample of the candidates that changed nothing (see :data:`QUIET_PROBES`)."""
 
     commands: tuple[str, ...]
-    effects: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
-    quiet: tuple[str, ...] = ()
+    effects: Mapping[str, tuple[int, ...]]
+    quiet: tuple[str, ...]
 
     def probes(self) -> list[str]:
         """The commands to simulate again to check this list in a state with the same hash."""
@@ -293,11 +279,6 @@ def admissible_of(frotz: Any, vocabulary: Vocabulary) -> Admissible:
     effects = _representatives(frotz, groups)
     return Admissible(tuple(sorted(set(effects) | set(ALWAYS_ADMISSIBLE))), effects,
                       tuple(quiet[::max(1, len(quiet) // QUIET_PROBES)][:QUIET_PROBES]))
-
-
-def compute_admissible(frotz: Any, vocabulary: Vocabulary) -> list[str]:
-    """The admissible commands of the frotz env's current state, sorted (no cache; see :func:`admissible_of`)."""
-    return list(admissible_of(frotz, vocabulary).commands)
 
 
 class AdmissibleCommands:
@@ -374,7 +355,7 @@ class AdmissibleCommands:
         while len(self._cache) > self.capacity:
             self._cache.popitem(last=False)
 
-    def _in_state(self, state: Any, function: Any, argument: Any) -> Any:
+    def _in_state(self, state: Any, function: Callable[[Any, Any], _T], argument: Any) -> _T:
         if state is None:
             return function(self.frotz, argument)
         current = snapshot(self.frotz)
