@@ -87,10 +87,13 @@ def _env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     kwargs: dict[str, Any] = {}
     if getattr(args, "game_seed", None) is not None:
         kwargs["game_seed"] = args.game_seed
-    for item in getattr(args, "env_arg", None) or []:
-        key, _, value = item.partition("=")
-        kwargs[key] = _parse_value(value)
+    kwargs.update(_parse_pairs(getattr(args, "env_arg", None)))
     return kwargs
+
+
+def _parse_pairs(items: list[str] | None) -> dict[str, Any]:
+    """``KEY=VALUE`` items -> a dict, each value parsed as JSON when it is JSON."""
+    return {key: _parse_value(value) for key, _, value in (item.partition("=") for item in items or [])}
 
 
 def _parse_value(value: str) -> Any:
@@ -107,7 +110,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from textmem_gym.results import format_table, summarize
     from textmem_gym.runner import evaluate
 
-    policy_kwargs = {k: _parse_value(v) for k, _, v in (p.partition("=") for p in args.policy_arg or [])}
+    policy_kwargs = _parse_pairs(args.policy_arg)
     for name in ("model", "base_url"):
         if getattr(args, name):
             policy_kwargs[name] = getattr(args, name)

@@ -78,9 +78,12 @@ class ResultsFile:
         if not self.path.exists() or self.path.stat().st_size == 0:
             return
         with self.path.open("rb+") as handle:
+            handle.seek(-1, os.SEEK_END)
+            if handle.read(1) == b"\n":
+                return
+            handle.seek(0)
             data = handle.read()
-            if not data.endswith(b"\n"):
-                handle.truncate(data.rfind(b"\n") + 1)
+            handle.truncate(data.rfind(b"\n") + 1)
 
 
 def summarize(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -117,7 +117,9 @@ def evaluate(env_ids: str | Sequence[str], policy: Any, *, episodes: int = 1, se
     from tqdm import tqdm
 
     for env_id, game_seed, episode_seed in tqdm(plan, disable=not progress, desc=policy_name):
-        key = (env_id, policy_name, episode_seed, episode_seed - seed, game_seed)
+        meta = {"env_id": env_id, "policy": policy_name, "seed": episode_seed, "episode": episode_seed - seed,
+                "game_seed": game_seed}
+        key = episode_key(meta)
         if key in previous:
             results.append(previous[key])
             continue
@@ -126,8 +128,7 @@ def evaluate(env_ids: str | Sequence[str], policy: Any, *, episodes: int = 1, se
             result = run_episode(env, agent, seed=episode_seed)
         finally:
             env.close()
-        result.update(env_id=env_id, policy=policy_name, seed=episode_seed,
-                      episode=episode_seed - seed, game_seed=game_seed)
+        result.update(meta)
         if store is not None:
             store.append(result)
         results.append(result)

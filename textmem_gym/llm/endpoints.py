@@ -53,13 +53,14 @@ def normalize_chat(raw: Any, body: Mapping[str, Any], retry_empty: bool) -> dict
     if not text and retry_empty:
         raise EmptyContentError("completion has empty content")
     counts = _usage_counts(raw)
+    estimated = counts is None
     if counts is None:
         counts = (estimate_prompt_tokens(body["messages"]), estimate_tokens(text))
     return {
         "text": text,
         "prompt_tokens": counts[0],
         "completion_tokens": counts[1],
-        "tokens_estimated": _usage_counts(raw) is None,
+        "tokens_estimated": estimated,
         "model": getattr(raw, "model", None) or body["model"],
         "finish_reason": getattr(choices[0], "finish_reason", None),
     }
