@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -84,10 +85,13 @@ class TextWorldEnv(TextGameEnv):
     def _start(self, game_file: Path) -> Any:
         import textworld
 
+        # TextWorld re-plans ``policy_commands`` after every step: ask for them only when the
+        # game's metadata has no walkthrough (ours always have one), which is read once.
         infos = textworld.EnvInfos(
             admissible_commands=True, objective=True, max_score=True, score=True, won=True,
             lost=True, moves=True, facts="facts" in self.privileged,
-            policy_commands="walkthrough" in self.privileged, extras=["walkthrough"])
+            policy_commands="walkthrough" in self.privileged and not _has_walkthrough(game_file),
+            extras=["walkthrough"])
         return textworld.start(str(game_file), request_infos=infos)
 
     def _game_reset(self) -> GameState:
@@ -130,3 +134,9 @@ class TextWorldEnv(TextGameEnv):
         if isinstance(walkthrough, str):
             walkthrough = ast.literal_eval(walkthrough)
         return list(walkthrough or gs.get("policy_commands") or [])
+
+
+def _has_walkthrough(game_file: Path) -> bool:
+    """Whether the TextWorld game's ``.json`` metadata holds a walkthrough."""
+    metadata = json.loads(game_file.with_suffix(".json").read_text(encoding="utf-8")).get("metadata") or {}
+    return bool(metadata.get("walkthrough"))
