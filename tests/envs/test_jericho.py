@@ -225,6 +225,26 @@ def test_cached_list_is_checked_before_reuse():
     assert actions.commands(key) == north_of_house and actions.hits == 1  # still valid: reused
 
 
+def test_overdue_admissible_commands_list_look_and_inventory_and_are_not_cached(monkeypatch):
+    from textmem_gym.envs import jericho_env
+
+    env = JerichoEnv("zork1")
+    env._watchdog.close()
+    env._watchdog = StepWatchdog(env._halt, timeout=10.0, poll=0.001)  # steps keep 10 s; fine polling
+    try:
+        _, info = env.reset()
+        monkeypatch.setattr(jericho_env, "ADMISSIBLE_TIMEOUT", 0.0005)  # the start state's list takes ~6 ms
+        with pytest.warns(RuntimeWarning, match="admissible commands took over"):
+            assert list(info["admissible_commands"]) == ["look", "inventory"]
+        monkeypatch.setattr(jericho_env, "ADMISSIBLE_TIMEOUT", 120.0)
+        _, _, _, _, info = env.step("look")  # the same world state: the cut-short list was not kept
+        assert "open mailbox" in info["admissible_commands"]
+        observation, _, _, _, _ = env.step("open mailbox")  # the interpreter runs on
+        assert "leaflet" in observation
+    finally:
+        env.close()
+
+
 def test_watchdog_halts_only_overdue_calls():
     halted = []
     watchdog = StepWatchdog(lambda: halted.append(True), timeout=0.2, poll=0.01)

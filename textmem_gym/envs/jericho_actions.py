@@ -355,6 +355,10 @@ class AdmissibleCommands:
         while len(self._cache) > self.capacity:
             self._cache.popitem(last=False)
 
+    def forget(self, state_hash: str) -> None:
+        """Drops the list cached for ``state_hash``, if any."""
+        self._cache.pop(state_hash, None)
+
     def _in_state(self, state: Any, function: Callable[[Any, Any], _T], argument: Any) -> _T:
         if state is None:
             return function(self.frotz, argument)

@@ -44,8 +44,6 @@ DEFAULT_STEP_TIMEOUT: float = 10.0
 ADMISSIBLE_TIMEOUT: float = 120.0
 #: Interpreter seed for games whose Jericho bindings give none.
 DEFAULT_INTERPRETER_SEED: int = 1234
-#: Frotz's line buffer holds 198 bytes of command.
-MAX_COMMAND_BYTES: int = 198
 #: Interpreter seeds are C ints.
 _SEED_MODULUS = 2**31 - 1
 #: Inform's closing line of a won game.
@@ -126,7 +124,7 @@ class JerichoEnv(TextGameEnv):
 
     def _game_step(self, command: str) -> GameState:
         with self._watchdog.watch() as watch:
-            text = self._frotz.step(command.encode("ascii", "ignore")[:MAX_COMMAND_BYTES].decode("ascii"))[0]
+            text = self._frotz.step(command)[0]  # ASCII, within Frotz's buffer: see sanitize_command
         if watch.fired or self._frotz._emulator_halted():
             reason = (f"the interpreter did not answer {command!r} within {self._watchdog.timeout} s"
                       if watch.fired else f"the interpreter halted on {command!r} (runtime error)")
@@ -175,18 +173,14 @@ class JerichoEnv(TextGameEnv):
     def _admissible(self, state_hash: str, snapshot: Any) -> list[str]:
         self._check_open()
         with self._watchdog.watch(ADMISSIBLE_TIMEOUT) as watch:
-            commands = self._actions.cached(state_hash, snapshot)
-            result = self._actions.evaluate(snapshot) if commands is None else None
+            commands = self._actions.commands(state_hash, snapshot)
         if watch.fired:
+            self._actions.forget(state_hash)  # computed by a halted interpreter
             self._halt_flag.value = 0
             warnings.warn(f"{self.game}: admissible commands took over {ADMISSIBLE_TIMEOUT} s; "
                           f"listing only {ALWAYS_ADMISSIBLE}", RuntimeWarning, stacklevel=2)
             return list(ALWAYS_ADMISSIBLE)
-        if result is None:
-            assert commands is not None
-            return commands
-        self._actions.store(state_hash, result)
-        return list(result.commands)
+        return commands
 
 
 def _load_frotz(rom_path: Path) -> Any:

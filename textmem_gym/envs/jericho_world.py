@@ -69,11 +69,6 @@ class WorldStateHasher:
         return digest.hexdigest()[:32]
 
 
-def world_state_hash(frotz: Any) -> str:
-    """The :class:`WorldStateHasher` digest of ``frotz``'s current world state."""
-    return WorldStateHasher(frotz)()
-
-
 def snapshot(frotz: Any) -> tuple[Any, ...]:
     """``frotz.get_state()`` with cheaper copies (and a stack buffer of the size the C side writes)."""
     lib = frotz.frotz_lib
