@@ -24,7 +24,7 @@ NetHack has no walkthrough.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 

@@ -155,7 +155,7 @@ class DAVISMemory(AriGraphMemory):
     # -- views ---------------------------------------------------------------------------
     def render(self, query: str | list[str] | None = None) -> str:
         """Recent events of this episode, then (for ``query``) the time-ordered facts around it."""
-        recent = self.kg.order(self.kg.facts)[-15:]
+        recent = self.kg.latest(15)
         lines = [f"Current location: {self.location or 'unknown'}",
                  "Recent events: " + ("; ".join(f.text() for f in recent) or "none")]
         if query is not None:

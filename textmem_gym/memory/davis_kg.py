@@ -19,9 +19,10 @@ Example:
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -100,8 +101,16 @@ class TemporalKG:
 
     def order(self, facts: Iterable[Fact]) -> list[Fact]:
         """Facts in time order: episode (in the order added), then step, then insertion."""
+        return sorted(set(facts), key=self._time_key())
+
+    def latest(self, n: int) -> list[Fact]:
+        """The ``n`` latest facts, in time order (``order(facts)[-n:]`` without sorting them all)."""
+        key = self._time_key()
+        return sorted(heapq.nlargest(n, self.facts, key=key), key=key)
+
+    def _time_key(self) -> Callable[[Fact], tuple[int, int, int]]:
         rank = {e: i for i, e in enumerate(self._episodes)}
-        return sorted(set(facts), key=lambda f: (rank.get(f.episode, len(rank)), f.step, f.id))
+        return lambda f: (rank.get(f.episode, len(rank)), f.step, f.id)
 
     def expand(self, entities: Sequence[str], hops: int = 1) -> list[Fact]:
         """Section 3.4: the shortest path between the first two entities plus the ``hops``-hop

@@ -154,6 +154,11 @@ class ObservedTruth:
         self._room, self._inventory = room, inventory
         return truth & self.seen
 
+    @property
+    def room(self) -> str | None:
+        """The player's room at the last step."""
+        return self._room
+
     @staticmethod
     def _visible(truth: set[TripleKey], room: str | None) -> set[TripleKey]:
         if room is None:

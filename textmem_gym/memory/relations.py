@@ -55,8 +55,6 @@ def door_relation(direction: str) -> str:
 
 _DIRECTION_OF = {direction_relation(d): d for d in DIRECTIONS}
 _DOOR_OF = {door_relation(d): d for d in DIRECTIONS}
-SPATIAL_RELATIONS: frozenset[str] = frozenset(_DIRECTION_OF)
-DOOR_RELATIONS: frozenset[str] = frozenset(_DOOR_OF)
 
 
 def relation_direction(relation: str) -> str | None:

@@ -22,7 +22,7 @@ from collections import deque
 
 from textmem_gym.memory.relations import (
     AT, HAS_EXIT, IS, direction_relation, door_direction, door_relation, opposite, relation_direction)
-from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
+from textmem_gym.memory.triples import TripleKey, TripleStore, normalize
 
 
 def inverse_spatial(triple: TripleKey) -> TripleKey | None:
@@ -115,8 +115,3 @@ class SpatialMap:
             node = prev
         return path[::-1]
 
-
-def spatial_triples(store: TripleStore) -> list[Triple]:
-    """Believed triples describing the map (directions, exits, doors)."""
-    return [t for t in store.active() if relation_direction(t.relation) is not None
-            or t.relation == HAS_EXIT or door_direction(t.relation) is not None]

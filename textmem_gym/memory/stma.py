@@ -46,7 +46,6 @@ from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
 #: ``(kind, prompt) -> answer`` (``None`` when the LLM failed).
 Ask = Callable[[str, str], "str | None"]
 _TRIPLE = re.compile(r'\[\s*"([^"\]]+)"\s*,\s*"([^"\]]+)"\s*,\s*"([^"\]]+)"\s*\]')
-_ALIASES = {"holds": "supports", "is at": "is at"}
 
 
 def client_asker(client: Any, max_tokens: int = 1024) -> Ask:

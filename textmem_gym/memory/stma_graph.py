@@ -25,6 +25,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 import networkx as nx
@@ -37,7 +38,9 @@ from textmem_gym.memory.triples import Triple, TripleKey
 _WORD = re.compile(r"[a-z0-9]+")
 
 
+@lru_cache(maxsize=65536)
 def _features(text: str) -> Counter[str]:
+    """Words and character trigrams of ``text`` (cached: callers must not modify the result)."""
     words = tokenize(text) or _WORD.findall(text.lower())
     grams = [f"#{w[i:i + 3]}" for w in words for i in range(max(len(w) - 2, 1))]
     return Counter(words + grams)
@@ -59,6 +62,10 @@ class EntityIndex:
         n = len(self.entities)
         self._idf = {f: math.log((1 + n) / (1 + d)) + 1.0 for f, d in df.items()}
         self._norms = [self._norm(v) for v in self._vectors]
+        self._postings: dict[str, list[tuple[int, int]]] = {}  # feature -> (entity index, count)
+        for index, vector in enumerate(self._vectors):
+            for feature, count in vector.items():
+                self._postings.setdefault(feature, []).append((index, count))
 
     def _norm(self, vector: Counter[str]) -> float:
         return math.sqrt(sum((c * self._idf.get(f, 0.0)) ** 2 for f, c in vector.items())) or 1.0
@@ -67,10 +74,12 @@ class EntityIndex:
         """``(entity, cosine similarity)`` for every entity, best first (ties: name order)."""
         q = _features(query)
         q_norm = self._norm(q)
-        out = []
-        for entity, vector, norm in zip(self.entities, self._vectors, self._norms):
-            dot = sum(c * vector.get(f, 0) * self._idf.get(f, 0.0) ** 2 for f, c in q.items())
-            out.append((entity, dot / (norm * q_norm)))
+        dots = [0.0] * len(self.entities)
+        for feature, c in q.items():  # only the features an entity shares add to its dot product
+            weight = self._idf.get(feature, 0.0) ** 2
+            for index, count in self._postings.get(feature, ()):
+                dots[index] += c * count * weight
+        out = [(entity, dot / (norm * q_norm)) for entity, dot, norm in zip(self.entities, dots, self._norms)]
         return sorted(out, key=lambda pair: (-pair[1], pair[0]))
 
     def top(self, query: str, n: int) -> list[str]:

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from textmem_gym.memory.extractors.llm import fill  # noqa: F401  (re-exported for the STMA and DAVIS prompts)
 from textmem_gym.memory.extractors.room_text import room_name
 from textmem_gym.memory.extractors.rules import move_direction
 
@@ -34,13 +35,6 @@ _READ = re.compile(r"^(?:read|examine|x)\b", re.I)
 def load_prompt(name: str) -> str:
     """A memory prompt template ``textmem_gym/memory/prompts/<name>.txt`` (``{placeholders}``)."""
     return (PROMPTS / f"{name}.txt").read_text(encoding="utf-8")
-
-
-def fill(template: str, **values: str) -> str:
-    """Replaces ``{name}`` placeholders; other braces in the template are left alone."""
-    for key, value in values.items():
-        template = template.replace("{" + key + "}", value)
-    return template
 
 
 def first_sentence(text: str, limit: int = 160) -> str:

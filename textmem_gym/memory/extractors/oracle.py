@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from textmem_gym.memory.extractors.base import Extraction, StructuralOutdated
-from textmem_gym.memory.ground_truth import ObservedTruth, map_facts
+from textmem_gym.memory.ground_truth import ObservedTruth
 from textmem_gym.memory.triples import TripleStore
 
 
@@ -39,6 +39,5 @@ class OracleExtractor(StructuralOutdated):
             raise ValueError("the oracle extractor needs privileged facts: make the env with "
                              "gym.make(env_id, privileged=True)")
         truth = self.truth.step(info["facts"], action, observation)
-        _, room = map_facts(info["facts"])
         outdated = [t for t in store.active_keys() if t not in truth]
-        return Extraction(sorted(truth), sorted(outdated), room)
+        return Extraction(sorted(truth), sorted(outdated), self.truth.room)
