@@ -61,7 +61,7 @@ class AriadnePolicy(LLMAgent):
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds the MemoryGraphWrapper holding this agent's AriGraph (or adopts an existing one)."""
-        self.start_accounting()  # an LLM extractor reads the first observation during env.reset
+        self.llm.start_early()  # an LLM extractor reads the first observation during env.reset
         existing = find_memory_wrapper(env)
         if existing is not None:
             if getattr(existing.memory, "name", None) != "arigraph":

@@ -23,9 +23,10 @@ import re
 from collections import Counter, defaultdict, deque
 from typing import Any
 
+from textmem_gym.memory.relations import SHORT_DIRECTIONS
+
+#: The directions a blocked-move check and the fallback know (the first four are tried as fallbacks).
 DIRECTIONS = ("north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest", "up", "down")
-_ABBREVIATIONS = {"n": "north", "s": "south", "e": "east", "w": "west", "ne": "northeast", "nw": "northwest",
-                  "se": "southeast", "sw": "southwest", "u": "up", "d": "down"}
 _HEADER = re.compile(r"-=\s*(.+?)\s*=-")
 #: Never substituted blindly: these can end or spoil a game (eating an ingredient, a wrong cooking step).
 DESTRUCTIVE_VERBS = frozenset({"eat", "drink", "cook", "slice", "dice", "chop", "prepare", "kill", "attack", "burn",
@@ -41,7 +42,7 @@ def direction_of(command: str) -> str | None:
         words = words[1:]
     if len(words) != 1:
         return None
-    word = _ABBREVIATIONS.get(words[0], words[0])
+    word = SHORT_DIRECTIONS.get(words[0], words[0])
     return word if word in DIRECTIONS else None
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -41,7 +42,7 @@ from policies.base import BasePolicy, Info
 from policies.critic import HeuristicCritic, room_from
 from policies.llm_agent import SAFE_COMMAND, Turn, compact
 from policies.llm_calls import LLMCalls, render_prompt
-from policies.memory_env import admissible, ensure_memory_wrapper, find_memory_wrapper, observation_text
+from policies.memory_env import admissible, adopt_memory, ensure_memory_wrapper, observation_text
 from policies.stma import executable
 from textmem_gym.llm import parse_json_object
 from textmem_gym.memory.davis import DAVISMemory
@@ -121,12 +122,8 @@ class DAVISPolicy(BasePolicy):
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds a MemoryGraphWrapper (``go to`` off: ScienceWorld has its own ``go to``) holding
         this agent's DAVIS memory with its world model."""
-        existing = find_memory_wrapper(env)
-        if existing is not None:
-            if not isinstance(existing.memory, DAVISMemory):
-                raise ValueError(f"{self.name} needs a MemoryGraphWrapper with DAVISMemory, the env has "
-                                 f"{type(existing.memory).__name__}: pass the env without a MemoryGraphWrapper")
-            self.memory = existing.memory
+        self.memory = adopt_memory(env, DAVISMemory, self.name)
+        if self.memory is not None:
             return env
         world = self.world_model
         if world == "auto":
@@ -191,8 +188,7 @@ class DAVISPolicy(BasePolicy):
             prompt = render_prompt(
                 "davis_world_model", goal=self.goal, belief=self.belief(), executed=len(self.turns),
                 reflections="\n".join(self.reflections[-3:]) or "(none)", monologue="\n".join(monologue) or "(none)",
-                trajectory="\n".join(f"{i}. {p.action} -> {p.observation} (reward {p.reward:g})"
-                                     for i, p in enumerate(trajectory, 1)) or "(none)",
+                trajectory=_numbered(trajectory) or "(none)",
                 predicted=len(trajectory), horizon=self.horizon, questions_left=self.max_questions - asked)
             answer = self._ask("davis_world_model", prompt)
             kind, value = parse_prediction(answer)
@@ -226,8 +222,7 @@ class DAVISPolicy(BasePolicy):
     def actor(self, trajectory: list[Prediction], commands: list[str]) -> list[Prediction]:
         """The actor: executable commands (with predicted outcomes) for the planned actions."""
         prompt = render_prompt("davis_actor", goal=self.goal, observation=compact(self.last_observation, 1200),
-                               trajectory="\n".join(f"{i}. {p.action} -> {p.observation} (reward {p.reward:g})"
-                                                    for i, p in enumerate(trajectory, 1)),
+                               trajectory=_numbered(trajectory),
                                actions=json.dumps([p.action for p in trajectory]), commands=json.dumps(commands))
         answer = self._ask("davis_actor", prompt)
         value = parse_json_object(answer or "").value
@@ -286,3 +281,8 @@ class DAVISPolicy(BasePolicy):
     def close(self) -> None:
         """Closes the LLM client."""
         self.llm.close()
+
+
+def _numbered(trajectory: Sequence[Prediction]) -> str:
+    """``1. action -> observation (reward r)`` per predicted step."""
+    return "\n".join(f"{i}. {p.action} -> {p.observation} (reward {p.reward:g})" for i, p in enumerate(trajectory, 1))

@@ -110,7 +110,6 @@ class ExplorerPolicy(BasePolicy):
         self.goal_words = set(_WORD.findall(str(info.get("objective", "")).lower())) - GENERIC_WORDS
         self.read_words: set[str] = set(self.goal_words)
         self.last_read, self.last_text, self._seen_episodes = "", observation_text(observation).lower(), 0
-        self.taking_penalized = False
         self.rewarded_items: set[str] = set()
         self.placing_goal = bool(set(_WORD.findall(str(info.get("objective", "")).lower())) & {"put", "place"})
         self.mentioned: list[str] = []
@@ -135,9 +134,7 @@ class ExplorerPolicy(BasePolicy):
         return [c for c in commands if c.lower() not in self.done and self.critic.score(c, self.room, commands) > 0]
 
     def _read(self, commands: list[str], info: Info) -> str | None:
-        fresh = self._fresh(commands)
-        return next((c for c in fresh if verb(c) in ("read", "examine") and
-                     any(word in c.lower().split() for word in READABLE)), None)
+        return next((c for c in self._fresh(commands) if is_reading(c)), None)
 
     def _follow(self, commands: list[str], info: Info) -> str | None:
         """Carries out a direction read earlier (a recipe step) when a command does it."""
@@ -353,9 +350,7 @@ class ExplorerPolicy(BasePolicy):
             self.trips.clear()
         self._track_inventory(action, text)
         item = take_object(action)
-        if item is not None and reward < 0:
-            self.taking_penalized = True
-        elif item is not None and reward > 0:
+        if item is not None and reward > 0:
             self.rewarded_items.add(item)
         if verb(action) in ("put", "insert") and reward > 0:
             self.placed |= {i for i in self.rewarded_items | self.tidied if i in action.lower()}

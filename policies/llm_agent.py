@@ -19,7 +19,6 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections import deque
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -135,14 +134,11 @@ class LLMAgent(BasePolicy):
 
     # -- episode -------------------------------------------------------------------------
     def reset(self, observation: Any, info: Info) -> None:
-        if not getattr(self, "_accounting_started", False):  # else wrap_env started it (before env.reset)
-            self.llm.begin_episode()
-        self._accounting_started = False
+        self.llm.begin_episode()
         self.critic.reset()
         first = observation_text(observation)
         self.goal = compact(info.get("objective") or first)
         self.turns: list[Turn] = []
-        self.recent: deque[Turn] = deque(maxlen=max(self.n_prev, 1))
         self.plan = "{}"
         self.room = room_from(first, info)
         self.counts = {"steps": 0, "plan_updates": 0, "invalid_actions_mapped": 0, "invalid_actions_defaulted": 0,
@@ -156,19 +152,12 @@ class LLMAgent(BasePolicy):
         self.critic.record(action, before, self.room, reward)
         turn = Turn(action, text, float(reward))
         self.turns.append(turn)
-        self.recent.append(turn)
         self.remember(turn, info)
 
     def episode_stats(self) -> dict[str, Any]:
         stats = self.llm.episode_stats()
         stats.update(self.counts)
         return stats
-
-    def start_accounting(self) -> None:
-        """Starts the episode's LLM accounting now (for calls made during ``env.reset``, such as
-        an LLM extractor reading the first observation); the next :meth:`reset` keeps it."""
-        self.llm.begin_episode()
-        self._accounting_started = True
 
     # -- memory hooks (subclasses) ---------------------------------------------------------
     def memory_reset(self, observation: str, info: Info) -> None:
@@ -183,7 +172,7 @@ class LLMAgent(BasePolicy):
 
     def history_turns(self) -> list[Turn]:
         """The turns shown as history (the last ``n_prev`` by default)."""
-        return list(self.recent)[-self.n_prev:] if self.n_prev else []
+        return self.turns[-self.n_prev:] if self.n_prev else []
 
     def exploration_section(self, info: Info) -> Section | None:
         """Unexplored exits, when the memory knows them and the plan needs exploring."""

@@ -56,6 +56,7 @@ class LLMCalls:
                  client: LLMClient | None = None, client_options: dict[str, Any] | None = None) -> None:
         self._settings = {"model": model, "base_url": base_url, "api_key": api_key, **(client_options or {})}
         self._client = client
+        self._started_early = False
         self.begin_episode()
 
     @property
@@ -65,8 +66,18 @@ class LLMCalls:
             self._client = LLMClient(**self._settings)
         return self._client
 
+    def start_early(self) -> None:
+        """Starts the next episode's counting now, for LLM calls made during ``env.reset`` (a
+        memory reading the first observation) before the policy's ``reset``; that next
+        :meth:`begin_episode` then keeps the count going."""
+        self.begin_episode()
+        self._started_early = True
+
     def begin_episode(self) -> None:
-        """Starts per-episode counting."""
+        """Starts per-episode counting (unless :meth:`start_early` just did)."""
+        if self._started_early:
+            self._started_early = False
+            return
         self._start = self._usage()
         self.calls_by_kind: dict[str, int] = {}
         self.prompt_tokens_by_kind: dict[str, int] = {}

@@ -16,11 +16,13 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import gymnasium as gym
 
 from textmem_gym.wrappers import MemoryGraphWrapper, find_wrapper
+
+_M = TypeVar("_M")
 
 
 def find_memory_wrapper(env: gym.Env) -> MemoryGraphWrapper | None:
@@ -33,6 +35,21 @@ def ensure_memory_wrapper(env: gym.Env, **options: Any) -> gym.Env:
     if find_memory_wrapper(env) is not None:
         return env
     return MemoryGraphWrapper(env, **options)
+
+
+def adopt_memory(env: gym.Env, memory_class: type[_M], policy_name: str) -> _M | None:
+    """The memory of ``env``'s MemoryGraphWrapper (``None`` when it has none).
+
+    Raises:
+        ValueError: If the wrapper holds another kind of memory than ``memory_class``.
+    """
+    existing = find_memory_wrapper(env)
+    if existing is None:
+        return None
+    if not isinstance(existing.memory, memory_class):
+        raise ValueError(f"{policy_name} needs a MemoryGraphWrapper with {memory_class.__name__}, the env has "
+                         f"{type(existing.memory).__name__}: pass the env without a MemoryGraphWrapper")
+    return existing.memory
 
 
 def observation_text(observation: Any) -> str:

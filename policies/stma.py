@@ -30,7 +30,7 @@ from policies.base import BasePolicy, Info
 from policies.critic import HeuristicCritic, room_from
 from policies.llm_agent import SAFE_COMMAND, compact
 from policies.llm_calls import LLMCalls, render_prompt
-from policies.memory_env import admissible, ensure_memory_wrapper, find_memory_wrapper, observation_text
+from policies.memory_env import admissible, adopt_memory, ensure_memory_wrapper, observation_text
 from textmem_gym.memory.stma import STMAMemory
 
 _SUBGOAL = re.compile(r"^\s*\**Subgoal\**\s*:\s*(.+)$", re.I | re.M)
@@ -113,12 +113,8 @@ class STMAPolicy(BasePolicy):
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds a MemoryGraphWrapper holding this agent's STMA memory (or adopts an existing one)."""
-        existing = find_memory_wrapper(env)
-        if existing is not None:
-            if not isinstance(existing.memory, STMAMemory):
-                raise ValueError(f"{self.name} needs a MemoryGraphWrapper with STMAMemory, the env has "
-                                 f"{type(existing.memory).__name__}: pass the env without a MemoryGraphWrapper")
-            self.memory = existing.memory
+        self.memory = adopt_memory(env, STMAMemory, self.name)
+        if self.memory is not None:
             return env
         mode = "llm" if self.memory_llm else "rules"
         options = {"client": self.llm.client} if self.memory_options.get("entity_similarity") == "embeddings" else {}
@@ -135,7 +131,7 @@ class STMAPolicy(BasePolicy):
         self.queue: deque[str] = deque()
         self.subgoal, self.feedback = "", "none"
         self.room = room_from(observation_text(observation), info)
-        self.turn, self.limit = 0, (info.get("steps") or {}).get("limit") or "?"
+        self.limit = (info.get("steps") or {}).get("limit") or "?"
         self.counts = {"steps": 0, "plans": 0, "replans": 0, "critic_calls": 0, "critic_rejections": 0,
                        "inadmissible_rejections": 0, "llm_fallbacks": 0, "parse_failures": 0, "plan_lengths": []}
 
@@ -157,7 +153,7 @@ class STMAPolicy(BasePolicy):
     # -- planner and critic ----------------------------------------------------------------
     def plan(self, context: dict[str, str], commands: list[str]) -> None:
         """The planner: a sub-goal and an action sequence (queued)."""
-        answer = self._ask("stma_plan", render_prompt("stma_planner", **context, turn=self.turn, limit=self.limit,
+        answer = self._ask("stma_plan", render_prompt("stma_planner", **context, turn=self.counts["steps"], limit=self.limit,
                                                       actions=json.dumps(commands), feedback=self.feedback))
         self.counts["plans"] += 1
         if answer is None:
@@ -191,7 +187,6 @@ class STMAPolicy(BasePolicy):
     def act(self, observation: Any, info: Info) -> str:
         text, commands = observation_text(observation), admissible(info)
         self.counts["steps"] += 1
-        self.turn += 1
         context = self._context(text)
         for attempt in range(self.max_replans + 1):
             if not self.queue:

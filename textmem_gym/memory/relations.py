@@ -19,6 +19,9 @@ OPPOSITE: dict[str, str] = {
     "southeast": "northwest", "up": "down", "down": "up",
 }
 DIRECTIONS: tuple[str, ...] = tuple(OPPOSITE)
+#: Abbreviated direction commands (``n``, ``sw``, ``u``...) -> directions.
+SHORT_DIRECTIONS: dict[str, str] = {"n": "north", "s": "south", "e": "east", "w": "west", "ne": "northeast",
+                                    "nw": "northwest", "se": "southeast", "sw": "southwest", "u": "up", "d": "down"}
 
 #: Location of a thing: in a room, in a container (or ``inventory``), on a supporter.
 AT, IN, ON = "is at", "is in", "is on"

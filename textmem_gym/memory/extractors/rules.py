@@ -23,11 +23,10 @@ from textmem_gym.memory.extractors.base import Extraction, StructuralOutdated
 from textmem_gym.memory.extractors.reading import read_text
 from textmem_gym.memory.extractors.room_text import RoomView, clean_name, parse_room, split_list
 from textmem_gym.memory.relations import (
-    AT, HAS_EXIT, IN, INVENTORY, IS, LOCATION_RELATIONS, ON, OPPOSITE, direction_relation, door_relation)
+    AT, HAS_EXIT, IN, INVENTORY, IS, LOCATION_RELATIONS, ON, OPPOSITE, SHORT_DIRECTIONS, direction_relation,
+    door_relation)
 from textmem_gym.memory.triples import TripleStore, normalize
 
-_SHORT_DIRECTIONS = {"n": "north", "s": "south", "e": "east", "w": "west", "ne": "northeast",
-                     "nw": "northwest", "se": "southeast", "sw": "southwest", "u": "up", "d": "down"}
 _NAME = r"(?:the )?(.+?)"
 _TAKE = frozenset({"take", "get", "pick", "grab"})
 _DROP = frozenset({"drop", "discard", "throw"})
@@ -68,7 +67,7 @@ def move_direction(action: str) -> str | None:
         words = words[1:]
     if len(words) != 1:
         return None
-    word = _SHORT_DIRECTIONS.get(words[0], words[0])
+    word = SHORT_DIRECTIONS.get(words[0], words[0])
     return word if word in OPPOSITE else None
 
 
