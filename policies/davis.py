@@ -122,6 +122,7 @@ class DAVISPolicy(BasePolicy):
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds a MemoryGraphWrapper (``go to`` off: ScienceWorld has its own ``go to``) holding
         this agent's DAVIS memory with its world model."""
+        self.llm.start_early()  # an LLM extractor reads the first observation during env.reset
         self.memory = adopt_memory(env, DAVISMemory, self.name)
         if self.memory is not None:
             return env

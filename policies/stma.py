@@ -113,6 +113,7 @@ class STMAPolicy(BasePolicy):
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds a MemoryGraphWrapper holding this agent's STMA memory (or adopts an existing one)."""
+        self.llm.start_early()  # the LLM summarizer reads the first observation during env.reset
         self.memory = adopt_memory(env, STMAMemory, self.name)
         if self.memory is not None:
             return env

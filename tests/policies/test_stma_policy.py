@@ -39,7 +39,7 @@ def test_stma_wins_stma_cooking_l2_with_rejections_and_replans(run):
     assert result["won"] and result["normalized_score"] == 1.0 and result["steps"] <= 50
     assert stats["critic_rejections"] >= 1 and stats["replans"] >= 1
     assert stats["calls_by_kind"]["stma_critic"] == stats["critic_calls"] == result["steps"] + 1
-    assert stats["calls_by_kind"]["stma_summary"] == result["steps"]  # every step (the reset one precedes begin_episode)
+    assert stats["calls_by_kind"]["stma_summary"] == result["steps"] + 1  # every step and the reset (wrap_env starts counting)
     assert max(stats["plan_lengths"]) > 1 and stats["plans"] < result["steps"]
     assert stats["prompt_tokens"] > 0 and stats["calls"] == sum(stats["calls_by_kind"].values())
 
