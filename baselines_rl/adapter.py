@@ -21,7 +21,6 @@ from typing import Any, ClassVar
 from policies.base import BasePolicy, Info
 from textmem_gym.wrappers.encodings import ObservationEncoder
 
-from baselines_rl.common import EnvSpec
 from baselines_rl.storage import load_model, predict
 
 
@@ -91,24 +90,23 @@ class RLPolicy(BasePolicy):
         admissible = list(info.get("admissible_commands") or [])
         if self._memory is None:
             return observation, admissible
-        from textmem_gym.envs.text_game import MAX_TEXT_LENGTH
-        from textmem_gym.envs.text_utils import to_printable
         from textmem_gym.wrappers.macro import goto_commands
+        from textmem_gym.wrappers.memory_graph import belief_text
 
-        belief = to_printable(self._memory.render(observation))[:MAX_TEXT_LENGTH]
+        belief = belief_text(self._memory, observation)  # as MemoryGraphWrapper renders it in training
         if self.spec.goto:
             admissible += goto_commands(self._memory)
         return {"observation": observation, "belief": belief}, admissible
 
     def _expand(self, command: str) -> str:
-        from textmem_gym.wrappers.macro import parse_goto, plan_route
+        from textmem_gym.wrappers.macro import hop_commands, parse_goto, plan_route
 
         target = parse_goto(command) if self._memory is not None and self.spec.goto else None
         if target is None:
             return command
         hops, _ = plan_route(self._memory, target)
         for direction, _, door in hops:
-            self._pending.extend(([f"open {door}"] if door else []) + [f"go {direction}"])
+            self._pending.extend(hop_commands(direction, door))
         return self._pending.popleft() if self._pending else self.encoding.safe_command
 
 
@@ -118,9 +116,3 @@ def make_rl_policy(path: str, **kwargs: Any) -> RLPolicy:
         raise ValueError("rl policy needs a model path: rl:PATH")
     return RLPolicy(path, **kwargs)
 
-
-def spec_of(path: str | Path) -> EnvSpec:
-    """The env spec a model file was trained with (to wrap envs the same way)."""
-    from baselines_rl.storage import read_metadata
-
-    return EnvSpec.from_dict(read_metadata(path)["env_spec"])

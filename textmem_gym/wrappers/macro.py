@@ -92,6 +92,11 @@ def plan_route(memory: Any, target: str) -> tuple[list[tuple[str, str, str | Non
     return hops, ""
 
 
+def hop_commands(direction: str, door: str | None) -> list[str]:
+    """The primitive commands of one hop of a route: open its door if any, then go."""
+    return ([f"open {door}"] if door else []) + [f"go {direction}"]
+
+
 def run_goto(memory: Any, target: str, step: Callable[[str], StepResult], budget: int | None) -> MacroResult:
     """Walks to ``target`` with primitive commands sent through ``step`` (which also updates
     the memory); stops on termination, truncation, an exhausted ``budget`` of primitive steps,
@@ -106,7 +111,7 @@ def run_goto(memory: Any, target: str, step: Callable[[str], StepResult], budget
         return result
     room = memory.location
     for direction, expected, door in hops:
-        for command in ([f"open {door}"] if door else []) + [f"go {direction}"]:
+        for command in hop_commands(direction, door):
             if budget is not None and len(result.actions) >= budget:
                 result.reason = "step budget exhausted"
                 return result

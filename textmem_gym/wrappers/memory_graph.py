@@ -52,6 +52,11 @@ BELIEF_MODES = ("retrieve", "full")
 W = TypeVar("W", bound=gym.Wrapper)
 
 
+def belief_text(memory: Memory, observation: str | None) -> str:
+    """What the ``belief`` key holds: ``memory.render(observation)``, printable and cut to the text space."""
+    return to_printable(memory.render(observation))[:MAX_TEXT_LENGTH]
+
+
 def find_wrapper(env: gym.Env, kind: type[W]) -> W | None:
     """The outermost wrapper of type ``kind`` in ``env``'s wrapper chain, if any
     (e.g. ``find_wrapper(env, MemoryGraphWrapper)``)."""
@@ -165,8 +170,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
     # -- outputs -------------------------------------------------------------------------
     def render_belief(self, observation: str) -> str:
         """The belief text for ``observation`` (what the ``belief`` key holds)."""
-        text = self.memory.render(observation if self.belief_mode == "retrieve" else None)
-        return to_printable(text)[:MAX_TEXT_LENGTH]
+        return belief_text(self.memory, observation if self.belief_mode == "retrieve" else None)
 
     def _observation(self, observation: str) -> Any:
         belief = self.render_belief(observation)
