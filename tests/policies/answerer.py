@@ -42,9 +42,9 @@ def listed_actions(prompt: str) -> list[str]:
     return [f"{head} {rest}".strip() for head, rests in listed.items() for rest in rests]
 
 
-def prompt_kind(prompt: str) -> str:
-    """The kind of a prompt (``other`` when unknown)."""
-    for kind, phrases in KINDS.items():
+def prompt_kind(prompt: str, kinds: dict[str, str | tuple[str, ...]] = KINDS) -> str:
+    """The kind of a prompt among ``kinds`` (``other`` when unknown)."""
+    for kind, phrases in kinds.items():
         if any(phrase in prompt for phrase in ((phrases,) if isinstance(phrases, str) else phrases)):
             return kind
     return "other"
@@ -56,6 +56,9 @@ class WalkthroughAnswerer:
     With ``hold_back=N`` the last N walkthrough commands are never played: the answerer then
     cycles through harmless listed actions (go, examine, look), so an episode runs to its limit.
     """
+
+    #: Prompt kind -> the phrase(s) that identify it (see :func:`prompt_kind`).
+    kinds: dict[str, str | tuple[str, ...]] = KINDS
 
     def __init__(self, env_id: str, hold_back: int = 0, **env_kwargs: object) -> None:
         env = gym.make(env_id, privileged=["walkthrough"], **env_kwargs)
@@ -77,7 +80,7 @@ class WalkthroughAnswerer:
 
     def __call__(self, messages: list[dict[str, str]]) -> str:
         prompt = messages[-1]["content"]
-        kind = prompt_kind(prompt)
+        kind = prompt_kind(prompt, self.kinds)
         self.prompts[kind].append(prompt)
         return getattr(self, f"_{kind}", self._other)(prompt)
 

@@ -25,15 +25,11 @@ class STMAAnswerer(WalkthroughAnswerer):
     """Plans the next ``plan_length`` walkthrough commands; the critic approves walkthrough
     commands (rejecting the first proposal once); memory prompts get short fixed answers."""
 
+    kinds = STMA_KINDS
+
     def __init__(self, env_id: str, plan_length: int = 4, hold_back: int = 0, **env_kwargs: object) -> None:
         super().__init__(env_id, hold_back=hold_back, **env_kwargs)
         self.plan_length, self.rejected = plan_length, 0
-
-    def __call__(self, messages: list[dict[str, str]]) -> str:
-        prompt = messages[-1]["content"]
-        kind = next((k for k, phrase in STMA_KINDS.items() if phrase in prompt), "other")
-        self.prompts[kind].append(prompt)
-        return getattr(self, f"_{kind}", self._other)(prompt)
 
     def _stma_plan(self, prompt: str) -> str:
         match = _AVAILABLE.search(prompt)
@@ -85,15 +81,11 @@ class DAVISAnswerer(WalkthroughAnswerer):
     actor passes them through; the critic reports one divergence (then the plan restarts from
     the commands actually executed)."""
 
+    kinds = DAVIS_KINDS
+
     def __init__(self, env_id: str, question: str = "Where can I find a living thing?", **env_kwargs: object) -> None:
         super().__init__(env_id, **env_kwargs)
         self.question, self.executed, self.diverged = question, 0, 0
-
-    def __call__(self, messages: list[dict[str, str]]) -> str:
-        prompt = messages[-1]["content"]
-        kind = next((k for k, phrase in DAVIS_KINDS.items() if phrase in prompt), "other")
-        self.prompts[kind].append(prompt)
-        return getattr(self, f"_{kind}", self._other)(prompt)
 
     def _davis_world_model(self, prompt: str) -> str:
         if "Inner monologue (your questions to the knowledge graph and its answers):\n(none)" in prompt:

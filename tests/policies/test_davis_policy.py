@@ -14,13 +14,8 @@ from textmem_gym.runner import evaluate
 
 SCIENCEWORLD = "TextMem/ScienceWorld-FindLivingThing-v0"
 FAST = {"timeout": 0.3, "max_retries": 1, "backoff_base": 0.001, "backoff_max": 0.01}
-
-
-@pytest.fixture(autouse=True)
-def isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No OPENAI_* variables; games and the world model stay in the shared cache."""
-    for name in ("OPENAI_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_EMBEDDING_MODEL"):
-        monkeypatch.delenv(name, raising=False)
+#: Games and the world model stay in the shared cache (see conftest.py).
+SHARED_CACHE = True
 
 
 @pytest.mark.java
@@ -38,10 +33,10 @@ def test_davis_finishes_find_living_thing_through_the_full_pipeline():
     assert stats["questions"] == stats["plans"] and stats["calls_by_kind"]["davis_qa"] == stats["questions"]
     assert stats["critic_calls"] == stats["calls_by_kind"]["davis_belief"] == result["steps"] - 1  # not after the win
     assert any("Belief: The agent has executed" in p for p in answerer.prompts["davis_world_model"])
-    assert max(1, stats["predictions"]) <= stats["plans"] * 5
+    assert max(1, stats["predictions"]) <= stats["plans"] * policy.horizon
     # the world model: read-only, five training variations, none of them the test variation
     world = memory.world_model
-    assert world.read_only and len({f.episode for f in world.facts}) == 5
+    assert world.read_only and len({f.episode for f in world.facts}) == policy.train_variations
     assert all(str(f.episode).startswith("train-") for f in world.facts)
     qa = answerer.prompts["davis_qa"][0]
     assert "[ep train-" in qa and "agent, focus on," in qa
