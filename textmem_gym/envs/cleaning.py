@@ -191,11 +191,10 @@ CLEANING = register_generator(GameGenerator(
 
 
 def _entry() -> Any:
-    from textmem_gym.envs.registration import TEXTWORLD_ENTRY, EnvEntry
+    from textmem_gym.envs.registration import generated_entry
 
-    kwargs = {"generator": CLEANING.name, "generator_options": {}, "default_game_seed": 0}
-    return EnvEntry(TEXTWORLD_ENTRY, kwargs, 150, "AriGraph cleaning: 9 rooms of a house, put 11 misplaced "
-                    "items back where they belong (common sense)", 2 * MISPLACED_COUNT)
+    return generated_entry(CLEANING.name, 0, 150, "AriGraph cleaning: 9 rooms of a house, put 11 misplaced "
+                           "items back where they belong (common sense)", 2 * MISPLACED_COUNT)
 
 
 #: The Cleaning id (added to the registry by ``registration.py``).

@@ -55,22 +55,13 @@ class GridMap:
 
     def distances(self, start: Cell) -> dict[Cell, int]:
         """Breadth-first distances (in moves) from ``start``."""
-        dist = {start: 0}
-        queue = deque([start])
-        while queue:
-            cell = queue.popleft()
-            for _, nxt in self.neighbours(cell):
-                if nxt not in dist:
-                    dist[nxt] = dist[cell] + 1
-                    queue.append(nxt)
+        dist: dict[Cell, int] = {}
+        for cell, previous in self._breadth_first(start).items():  # parents come before children
+            dist[cell] = 0 if previous is None else dist[previous[0]] + 1
         return dist
 
-    def is_connected(self) -> bool:
-        """Whether every room can be reached from every other."""
-        return not self.cells or len(self.distances(self.cells[0])) == len(self.cells)
-
-    def path_commands(self, start: Cell, goal: Cell) -> list[str]:
-        """The shortest list of ``go <direction>`` commands from ``start`` to ``goal``."""
+    def _breadth_first(self, start: Cell, goal: Cell | None = None) -> dict[Cell, tuple[Cell, str] | None]:
+        """Cell -> (the cell it is first reached from, direction), in breadth-first order, until ``goal``."""
         previous: dict[Cell, tuple[Cell, str] | None] = {start: None}
         queue = deque([start])
         while queue and goal not in previous:
@@ -79,6 +70,15 @@ class GridMap:
                 if nxt not in previous:
                     previous[nxt] = (cell, direction)
                     queue.append(nxt)
+        return previous
+
+    def is_connected(self) -> bool:
+        """Whether every room can be reached from every other."""
+        return not self.cells or len(self.distances(self.cells[0])) == len(self.cells)
+
+    def path_commands(self, start: Cell, goal: Cell) -> list[str]:
+        """The shortest list of ``go <direction>`` commands from ``start`` to ``goal``."""
+        previous = self._breadth_first(start, goal)
         commands: list[str] = []
         cell = goal
         while previous[cell] is not None:

@@ -44,9 +44,15 @@ class EnvEntry:
 ENV_IDS: dict[str, EnvEntry] = {}
 
 
-def _cooking(seed: int, steps: int, description: str, max_score: float | None, **settings: Any) -> EnvEntry:
-    kwargs = {"generator": "tw-cooking", "generator_options": settings, "default_game_seed": seed}
+def generated_entry(generator: str, seed: int, steps: int, description: str, max_score: float | None,
+                    **options: Any) -> EnvEntry:
+    """The entry of a TextWorld game made by ``generator`` (default game seed ``seed``) with ``options``."""
+    kwargs = {"generator": generator, "generator_options": options, "default_game_seed": seed}
     return EnvEntry(TEXTWORLD_ENTRY, kwargs, steps, description, max_score)
+
+
+def _cooking(seed: int, steps: int, description: str, max_score: float | None, **settings: Any) -> EnvEntry:
+    return generated_entry("tw-cooking", seed, steps, description, max_score, **settings)
 
 
 _COOK = {"cook": True, "cut": True}

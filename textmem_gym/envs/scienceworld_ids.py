@@ -103,16 +103,6 @@ def split_variations(task: str, split: str) -> range:
     return range(start, start + sizes[index])
 
 
-#: Tasks whose gold action sequence (default instance: the first test variation, ``easy``) is
-#: longer than :data:`STEP_LIMIT`: it wins only when the step limit is raised.
-LONG_GOLD_SEQUENCES: dict[str, int] = {
-    "inclined-plane-friction-named-surfaces": 111,
-    "inclined-plane-friction-unnamed-surfaces": 192,
-    "mendelian-genetics-known-plant": 131,
-    "mendelian-genetics-unknown-plant": 132,
-}
-
-
 def camel_case(task: str) -> str:
     """``"find-living-thing"`` -> ``"FindLivingThing"`` (digits kept: ``identify-life-stages-1`` ->
     ``IdentifyLifeStages1``)."""

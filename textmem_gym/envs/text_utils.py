@@ -72,6 +72,5 @@ def sanitize_command(command: str, max_chars: int = MAX_COMMAND_CHARS) -> str:
     Returns:
         A single-line ASCII command, possibly empty (games answer an empty command themselves).
     """
-    command = _INTERPRETER_ESCAPES.sub(" ", _CONTROL.sub(" ", command))
-    command = unicodedata.normalize("NFKD", command).encode("ascii", "ignore").decode("ascii")
+    command = to_printable(_INTERPRETER_ESCAPES.sub(" ", _CONTROL.sub(" ", command)))
     return _SPACES.sub(" ", command).strip()[:max_chars].strip()

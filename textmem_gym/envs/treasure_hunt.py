@@ -245,11 +245,10 @@ TREASURE_HUNT = register_generator(GameGenerator(
 
 
 def _hunt(difficulty: str, description: str) -> Any:
-    from textmem_gym.envs.registration import TEXTWORLD_ENTRY, EnvEntry
+    from textmem_gym.envs.registration import generated_entry
 
-    kwargs = {"generator": TREASURE_HUNT.name, "generator_options": {"difficulty": difficulty},
-              "default_game_seed": 0}
-    return EnvEntry(TEXTWORLD_ENTRY, kwargs, 150, description, LEVELS[difficulty].keys + 1)
+    return generated_entry(TREASURE_HUNT.name, 0, 150, description, LEVELS[difficulty].keys + 1,
+                           difficulty=difficulty)
 
 
 #: The Treasure Hunt ids (added to the registry by ``registration.py``).
