@@ -131,7 +131,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.belief_accuracy.reset()
         self.decisions = self.primitive_steps = self.budget_used = 0
         self.memory.update(observation, "", info)
-        self._score_belief(info, "")
+        self._score_belief(info, "", observation)
         return self._observation(observation), self._augment(info)
 
     def step(self, action: str) -> tuple[Any, float, bool, bool, dict[str, Any]]:
@@ -161,7 +161,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         observation, reward, terminated, truncated, info = self.env.step(action)
         self.primitive_steps += 1
         self.memory.update(observation, action, info)
-        self._score_belief(info, action)
+        self._score_belief(info, action, observation)
         return observation, reward, terminated, truncated, info
 
     def _limit_reached(self) -> bool:
@@ -197,9 +197,10 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
             return LazyCommands(lambda: list(commands) + extra)
         return list(commands) + extra
 
-    def _score_belief(self, info: dict[str, Any], action: str) -> None:
+    def _score_belief(self, info: dict[str, Any], action: str, observation: str) -> None:
         enabled = self.belief_metrics if self.belief_metrics is not None else "facts" in info
         if enabled and "facts" in info:
-            score = self.belief_accuracy.step(info["facts"], action, self.memory.believed_triples())
+            # with the text seen, as benchmarks/belief_accuracy.py scores: open/closed states count once revealed
+            score = self.belief_accuracy.step(info["facts"], action, self.memory.believed_triples(), observation)
             info["belief_accuracy"] = {name: {"precision": c.precision, "recall": c.recall, "f1": c.f1}
                                        for name, c in score.items()}
