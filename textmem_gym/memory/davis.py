@@ -123,8 +123,11 @@ class DAVISMemory(AriGraphMemory):
         """The world model (if any) and the current episode's graph."""
         return [g for g in (self.world_model, self.kg) if g is not None]
 
+    def _typed_entities(self) -> dict[str, list[str]]:
+        return {kind: sorted({e for g in self.graphs() for e in g.entities(kind)}) for kind in ENTITY_TYPES}
+
     def _select(self, question: str) -> tuple[list[str], list[str]]:
-        typed = {kind: sorted({e for g in self.graphs() for e in g.entities(kind)}) for kind in ENTITY_TYPES}
+        typed = self._typed_entities()
         if self.ask is not None:
             listing = "\n".join(f"{kind}: {', '.join(names[:150])}" for kind, names in typed.items())
             answer = self.ask("davis_qa_select", fill(self.prompts["qa_select"], question=question, entities=listing))
@@ -137,7 +140,7 @@ class DAVISMemory(AriGraphMemory):
                     return types, entities[:2]
         words = set(question.lower().split())
         types = [k for k, cue in _TYPE_WORDS.items() if words & set(cue)] or list(ENTITY_TYPES)
-        return types, EntityIndex({e for names in typed.values() for e in names}).top(question, 2)
+        return types, _rule_entities(question, typed)
 
     def graph_qa(self, question: str) -> QAResult:
         """Answers ``question`` from the time-ordered subgraph around two chosen entities."""
@@ -160,17 +163,10 @@ class DAVISMemory(AriGraphMemory):
                  "Recent events: " + ("; ".join(f.text() for f in recent) or "none")]
         if query is not None:
             text = query if isinstance(query, str) else " ".join(query)
-            _, entities = self._select_rules(text)
+            entities = _rule_entities(text, self._typed_entities())
             facts = [f for g in self.graphs() for f in g.expand(entities, self.hops)][-20:]
             lines.append(f"Facts around {', '.join(entities) or 'nothing'}: " + "; ".join(f.text() for f in facts))
         return "\n".join(lines)
-
-    def _select_rules(self, text: str) -> tuple[list[str], list[str]]:
-        ask, self.ask = self.ask, None
-        try:
-            return self._select(text)
-        finally:
-            self.ask = ask
 
     def to_networkx(self, **_: Any) -> nx.MultiDiGraph:  # type: ignore[override]
         """The current episode's temporal KG (edges carry ``relation``, ``step``, ``episode``)."""
@@ -181,3 +177,8 @@ class DAVISMemory(AriGraphMemory):
         data = super().to_json()
         data["davis"] = {"kg": self.kg.to_json(), "world_model_facts": len(self.world_model or [])}
         return data
+
+
+def _rule_entities(text: str, typed: dict[str, list[str]]) -> list[str]:
+    """The two known entities most similar to ``text`` (no LLM)."""
+    return EntityIndex({e for names in typed.values() for e in names}).top(text, 2)
