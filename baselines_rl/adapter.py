@@ -18,10 +18,9 @@ from collections import deque
 from pathlib import Path
 from typing import Any, ClassVar
 
+from baselines_rl.storage import load_model, predict
 from policies.base import BasePolicy, Info
 from textmem_gym.wrappers.encodings import ObservationEncoder
-
-from baselines_rl.storage import load_model, predict
 
 
 class RLPolicy(BasePolicy):

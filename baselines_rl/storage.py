@@ -10,7 +10,6 @@ Example:
 
 from __future__ import annotations
 
-import importlib
 import json
 import zipfile
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from baselines_rl.common import EnvSpec
+from textmem_gym.loading import load_object
 
 #: Name inside the model zip of the metadata entry.
 METADATA_ENTRY = "textmem.json"
@@ -34,8 +34,7 @@ def algorithm_class(name: str) -> Any:
     """The SB3 class of a registered algorithm name."""
     if name not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {name!r}; known: {sorted(ALGORITHMS)}")
-    module, attr = ALGORITHMS[name].split(":")
-    return getattr(importlib.import_module(module), attr)
+    return load_object(ALGORITHMS[name])
 
 
 def save_model(model: Any, path: str | Path, algorithm: str, spec: EnvSpec,

@@ -27,8 +27,9 @@ from collections import defaultdict
 import gymnasium as gym
 
 import textmem_gym  # noqa: F401
-from textmem_gym.envs.registration import ENV_IDS, TEXTWORLD_ENTRY
-from textmem_gym.memory.arigraph import AriGraphMemory
+from textmem_gym.envs.registration import ENV_IDS
+from textmem_gym.envs.textworld.ids import TEXTWORLD_ENTRY
+from textmem_gym.memory.arigraph.memory import AriGraphMemory
 from textmem_gym.memory.belief_metrics import BeliefAccuracy, Counts
 from textmem_gym.memory.ground_truth import RELATION_CLASSES
 

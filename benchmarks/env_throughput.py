@@ -95,7 +95,7 @@ def _raw_nethack(seed: int) -> tuple[Any, dict[str, int]]:
     from nle import nethack
     from nle.env.base import NLE
 
-    from textmem_gym.envs.nethack_actions import key_for
+    from textmem_gym.envs.nethack.actions import key_for
 
     raw = NLE(max_episode_steps=2**62, actions=nethack.ACTIONS, allow_all_yn_questions=True,
               fix_moon_phase=True)
@@ -142,7 +142,7 @@ def jericho_throughput(steps: int = 2000) -> dict[str, float]:
     """Jericho: raw ``FrotzEnv`` vs ``TextMem/Jericho-Zork1-v0`` on Zork I's walkthrough."""
     import jericho
 
-    from textmem_gym.envs.roms import find_rom
+    from textmem_gym.envs.jericho.roms import find_rom
 
     env = gym.make("TextMem/Jericho-Zork1-v0", privileged="walkthrough", max_episode_steps=10**9)
     walkthrough = env.reset(seed=0)[1]["walkthrough"]

@@ -19,7 +19,7 @@ where the player dies, since the rest would no longer follow the walkthrough:
 The ratio is about the number of reads per distinct world state. The world-state hash leaves
 out some state (in the troll fight, combat strengths and the random generator change while
 the hash does not), so a cached list is checked before reuse and recomputed when found stale
-(see :mod:`textmem_gym.envs.jericho_actions`); the counts of stale and of differing lists are
+(see :mod:`textmem_gym.envs.jericho.admissible`); the counts of stale and of differing lists are
 printed.
 
 ``--bound`` also prints how far *any* reuse could go on one pass of the walkthrough, measured
@@ -42,7 +42,7 @@ from typing import Any
 import gymnasium as gym
 
 import textmem_gym  # noqa: F401
-from textmem_gym.envs.jericho_actions import fill_templates, scope_of, templates_of, text_names
+from textmem_gym.envs.jericho.admissible import fill_templates, scope_of, templates_of, text_names
 
 GAME_ID = "TextMem/Jericho-Zork1-v0"
 _DIED = "You have died"

@@ -21,7 +21,7 @@ from typing import Any
 import gymnasium as gym
 
 import textmem_gym  # noqa: F401
-from textmem_gym.memory.arigraph import AriGraphMemory
+from textmem_gym.memory.arigraph.memory import AriGraphMemory
 from textmem_gym.memory.extractors.base import Extraction, StructuralOutdated
 from textmem_gym.wrappers import MemoryGraphWrapper
 

@@ -49,7 +49,7 @@ def per_step_tokens(name: str, steps: int) -> list[int]:
         policy = make_policy(base, model="local", base_url=server.base_url, **VARIANTS.get(variant, {}))
         # macros count as one decision, so every policy makes exactly ``steps`` decisions
         env = MemoryGraphWrapper(gym.make(ENV_ID, max_episode_steps=steps), macro_counts_as_one_step=True)
-        env = policy.wrap_env(env) if hasattr(policy, "wrap_env") else env
+        env = policy.wrap_env(env)
         run_episode(env, policy, seed=0, on_step=lambda *_: tokens.append(policy.llm.take_step_estimate()))
         env.close()
         policy.close()

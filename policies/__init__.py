@@ -6,8 +6,8 @@ Example:
     True
 """
 
-from policies.base import BasePolicy, Info, Policy
+from policies.base import BasePolicy, Info, Policy, check_policy
 from policies.registry import DESCRIPTIONS, POLICIES, PREFIXED_POLICIES, make_policy, register_policy
 
-__all__ = ["BasePolicy", "DESCRIPTIONS", "Info", "POLICIES", "PREFIXED_POLICIES", "Policy",
+__all__ = ["BasePolicy", "DESCRIPTIONS", "Info", "POLICIES", "PREFIXED_POLICIES", "Policy", "check_policy",
            "make_policy", "register_policy"]

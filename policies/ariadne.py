@@ -44,7 +44,7 @@ class AriadnePolicy(LLMAgent):
         extractor: AriGraph extractor: ``"rules"`` (default, no LLM calls), ``"llm"`` (the paper's
             extraction and replacement prompts, at temperature 0, through this policy's client)
             or ``"oracle"``.
-        memory_options: Further :class:`~textmem_gym.memory.arigraph.AriGraphMemory` arguments
+        memory_options: Further :class:`~textmem_gym.memory.arigraph.memory.AriGraphMemory` arguments
             (``depth``, ``width``, ``similarity``...).
         episode_chars: Characters shown of each episodic memory.
         **options: :class:`~policies.llm_agent.LLMAgent` arguments (``model``, ``base_url``...).

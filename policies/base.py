@@ -13,12 +13,31 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+import gymnasium as gym
+
 Info = dict[str, Any]
 
 
 @runtime_checkable
 class Policy(Protocol):
-    """What the runner needs from an agent (LLM, heuristic or RL alike)."""
+    """What the runner needs from an agent (LLM, heuristic or RL alike).
+
+    The four episode methods are the agent; ``name``, ``privileged``, ``seed``, ``wrap_env`` and
+    ``episode_stats`` are hooks the runner calls on every policy. :class:`BasePolicy` gives them
+    defaults, so a new policy subclasses it and writes ``act`` (and whatever else it needs).
+    """
+
+    name: str
+    privileged: frozenset[str]
+
+    def seed(self, seed: int | None) -> None:
+        """Seeds the policy's randomness for the next episode."""
+
+    def wrap_env(self, env: gym.Env) -> gym.Env:
+        """The env this policy plays (e.g. ``env`` inside a memory wrapper it needs)."""
+
+    def episode_stats(self) -> dict[str, Any]:
+        """Numbers recorded with the episode's result (tokens, calls, fallbacks by cause...)."""
 
     def reset(self, observation: Any, info: Info) -> None:
         """Starts an episode with its first observation."""
@@ -49,6 +68,10 @@ class BasePolicy:
     def seed(self, seed: int | None) -> None:
         """Seeds the policy's randomness for the next episode (the runner calls it per episode)."""
 
+    def wrap_env(self, env: gym.Env) -> gym.Env:
+        """The env this policy plays: ``env`` unchanged (override to add a wrapper it needs)."""
+        return env
+
     def reset(self, observation: Any, info: Info) -> None:
         """Starts an episode."""
 
@@ -66,3 +89,17 @@ class BasePolicy:
     def episode_stats(self) -> dict[str, Any]:
         """Numbers to record with the episode's result (tokens, calls, cost, fallbacks...)."""
         return {}
+
+
+def check_policy(policy: Any) -> Policy:
+    """``policy`` if it implements the whole :class:`Policy` protocol.
+
+    Raises:
+        TypeError: A member is missing (the message names it and suggests :class:`BasePolicy`).
+    """
+    missing = [member for member in ("name", "privileged", "seed", "wrap_env", "reset", "act", "observe",
+                                     "end_episode", "episode_stats") if not hasattr(policy, member)]
+    if missing:
+        raise TypeError(f"{type(policy).__name__} is not a Policy: it lacks {missing}; subclass "
+                        "policies.BasePolicy for the defaults of the optional hooks")
+    return policy

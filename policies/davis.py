@@ -3,7 +3,7 @@
 
 When no plan is pending, the world model predicts a trajectory of up to ``horizon`` (5)
 steps ``(o, a, o', r)``; before each prediction it may ask its temporal KG up to
-``max_questions`` (5) questions (graph QA of :class:`~textmem_gym.memory.davis.DAVISMemory`),
+``max_questions`` (5) questions (graph QA of :class:`~textmem_gym.memory.davis.memory.DAVISMemory`),
 each answer appended to the inner monologue. The belief state is the recent trajectory of the
 episode: a belief the LLM updates after every step (``f(tau)``, updated recurrently) plus
 the last ``history`` steps verbatim, and the critic's reflections. The actor turns the planned high-level actions into
@@ -18,7 +18,7 @@ share their inputs, so they are asked together).
 
 The world model: on ScienceWorld envs (``world_model="auto"``) the gold trajectories of
 ``train_variations`` (5) training variations of the task, built once and cached
-(:func:`~textmem_gym.memory.davis_world.build_world_model`), read-only during the episode.
+(:func:`~textmem_gym.memory.davis.world_model.build_world_model`), read-only during the episode.
 
 Example:
     >>> parse_prediction('{"question": "Where is water?"}')
@@ -45,8 +45,8 @@ from policies.llm_calls import LLMCalls, render_prompt
 from policies.memory_env import admissible, adopt_memory, ensure_memory_wrapper, observation_text
 from policies.stma import executable
 from textmem_gym.llm import parse_json_object
-from textmem_gym.memory.davis import DAVISMemory
-from textmem_gym.memory.davis_kg import TemporalKG
+from textmem_gym.memory.davis.kg import TemporalKG
+from textmem_gym.memory.davis.memory import DAVISMemory
 
 
 @dataclass
@@ -130,7 +130,7 @@ class DAVISPolicy(BasePolicy):
         if world == "auto":
             task = scienceworld_task(env)
             if task is not None:
-                from textmem_gym.memory.davis_world import build_world_model
+                from textmem_gym.memory.davis.world_model import build_world_model
 
                 world = build_world_model(task, self.train_variations)
             else:

@@ -25,21 +25,17 @@ from typing import Any
 
 from textmem_gym.llm import LLMClient, LLMError
 from textmem_gym.llm.accounting import estimate_prompt_tokens
+from textmem_gym.prompts import PromptFolder
 
-PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 _USAGE_NUMBERS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "total_tokens", "cost_usd",
                   "latency_s", "retries", "failed_calls")
 
 
-@functools.cache
-def load_prompt(name: str) -> string.Template:
-    """The template ``policies/prompts/<name>.txt`` (``$placeholders``)."""
-    return string.Template((PROMPTS_DIR / f"{name}.txt").read_text(encoding="utf-8"))
+#: The policies' prompt templates (``policies/prompts/*.txt``).
+PROMPTS = PromptFolder(__package__)
 
-
-def render_prompt(name: str, **fields: Any) -> str:
-    """Fills a prompt template; every placeholder must be given."""
-    return load_prompt(name).substitute({key: str(value) for key, value in fields.items()})
+#: Fills a policy prompt; every placeholder must be given.
+render_prompt = PROMPTS.render
 
 
 class LLMCalls:

@@ -31,7 +31,7 @@ from policies.critic import HeuristicCritic, room_from
 from policies.llm_agent import SAFE_COMMAND, compact
 from policies.llm_calls import LLMCalls, render_prompt
 from policies.memory_env import admissible, adopt_memory, ensure_memory_wrapper, observation_text
-from textmem_gym.memory.stma import STMAMemory
+from textmem_gym.memory.stma.memory import STMAMemory
 
 _SUBGOAL = re.compile(r"^\s*\**Subgoal\**\s*:\s*(.+)$", re.I | re.M)
 _PLAN_HEAD = re.compile(r"^\s*\**Action Plan\**\s*:", re.I | re.M)
@@ -86,7 +86,7 @@ class STMAPolicy(BasePolicy):
         model, base_url, api_key, client, **client_options: LLM endpoint (see :class:`~policies.llm_calls.LLMCalls`).
         extractor: Relation retriever of the memory: ``"rules"`` (default) or ``"llm"`` (D.2).
         memory_llm: Run the summarizer and the aggregator with the LLM (else deterministic).
-        memory_options: Further :class:`~textmem_gym.memory.stma.STMAMemory` arguments (``history``,
+        memory_options: Further :class:`~textmem_gym.memory.stma.memory.STMAMemory` arguments (``history``,
             ``top_n``, ``hops``, ``entity_similarity``...).
         max_replans: Re-plans allowed within one decision before falling back.
         max_tokens: Completion limit of planner and critic calls.

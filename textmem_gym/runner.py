@@ -14,23 +14,27 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 
 from textmem_gym.results import ResultsFile, episode_key
 
+if TYPE_CHECKING:
+    from policies.base import Policy
+
 StepCallback = Callable[[int, str, Any, float, dict[str, Any]], None]
 
 
-def run_episode(env: gym.Env, policy: Any, *, seed: int | None = None,
+def run_episode(env: gym.Env, policy: Policy, *, seed: int | None = None,
                 on_step: StepCallback | None = None) -> dict[str, Any]:
     """Plays one episode of ``policy`` in ``env`` until it terminates or is truncated.
 
     Args:
         env: A TextMem env (possibly wrapped); its step limit ends the episode.
-        policy: An object implementing :class:`policies.Policy`.
-        seed: Seed for ``env.reset`` and the policy (``policy.seed`` if it has one).
+        policy: An object implementing :class:`policies.Policy` (subclass :class:`policies.BasePolicy`
+            for the optional hooks' defaults).
+        seed: Seed for ``env.reset`` and ``policy.seed``.
         on_step: Called as ``on_step(step, action, observation, reward, info)`` after each step.
 
     Returns:
@@ -40,8 +44,7 @@ def run_episode(env: gym.Env, policy: Any, *, seed: int | None = None,
         counter), reward, wall_time_s and policy_stats.
     """
     start = time.perf_counter()
-    if hasattr(policy, "seed"):
-        policy.seed(seed)
+    policy.seed(seed)
     observation, info = env.reset(seed=seed)
     policy.reset(observation, info)
     steps, total_reward, terminated, truncated = 0, 0.0, False, False
@@ -54,7 +57,7 @@ def run_episode(env: gym.Env, policy: Any, *, seed: int | None = None,
         if on_step is not None:
             on_step(steps, action, observation, float(reward), info)
     policy.end_episode(info)
-    stats = policy.episode_stats() if hasattr(policy, "episode_stats") else {}
+    stats = policy.episode_stats()
     return {
         "score": info.get("score", 0), "max_score": info.get("max_score", 0),
         "normalized_score": float(info.get("normalized_score", 0.0)),
@@ -72,15 +75,15 @@ def _primitive_steps(info: dict[str, Any], decisions: int) -> int:
     return int(steps["primitive"]) if isinstance(steps, dict) and "primitive" in steps else decisions
 
 
-def _resolve_policy(policy: Any, policy_kwargs: dict[str, Any]) -> tuple[Any, str]:
+def _resolve_policy(policy: str | Policy, policy_kwargs: dict[str, Any]) -> tuple[Policy, str]:
+    from policies import check_policy, make_policy
+
     if isinstance(policy, str):
-        from policies import make_policy
-
         return make_policy(policy, **policy_kwargs), policy
-    return policy, str(getattr(policy, "name", type(policy).__name__))
+    return check_policy(policy), policy.name
 
 
-def evaluate(env_ids: str | Sequence[str], policy: Any, *, episodes: int = 1, seed: int = 0,
+def evaluate(env_ids: str | Sequence[str], policy: str | Policy, *, episodes: int = 1, seed: int = 0,
              max_steps: int | None = None, out: str | Path | None = None,
              game_seeds: Iterable[int | None] = (None,), env_kwargs: dict[str, Any] | None = None,
              policy_kwargs: dict[str, Any] | None = None, wrap: Callable[[gym.Env], gym.Env] | None = None,
@@ -102,7 +105,7 @@ def evaluate(env_ids: str | Sequence[str], policy: Any, *, episodes: int = 1, se
         env_kwargs: Extra ``gym.make`` arguments.
         policy_kwargs: Constructor arguments when ``policy`` is a name.
         wrap: Applied to each env after ``gym.make`` (e.g. a MemoryGraphWrapper). A policy with
-            a ``wrap_env(env)`` method gets its own wrapper applied last (after ``wrap``).
+            that needs a wrapper gets it from its ``wrap_env(env)``, applied last (after ``wrap``).
         progress: Show a progress bar.
 
     Returns:
@@ -135,10 +138,10 @@ def evaluate(env_ids: str | Sequence[str], policy: Any, *, episodes: int = 1, se
     return results
 
 
-def _make_env(env_id: str, agent: Any, max_steps: int | None, game_seed: int | None,
+def _make_env(env_id: str, agent: Policy, max_steps: int | None, game_seed: int | None,
               env_kwargs: dict[str, Any] | None, wrap: Callable[[gym.Env], gym.Env] | None) -> gym.Env:
     kwargs = dict(env_kwargs or {})
-    privileged = frozenset(getattr(agent, "privileged", frozenset()))
+    privileged = frozenset(agent.privileged)
     if privileged:
         kwargs["privileged"] = sorted(privileged | set(kwargs.get("privileged") or ()))
     if game_seed is not None:
@@ -147,5 +150,4 @@ def _make_env(env_id: str, agent: Any, max_steps: int | None, game_seed: int | N
         kwargs["max_episode_steps"] = max_steps
     env = gym.make(env_id, **kwargs)
     env = wrap(env) if wrap is not None else env
-    wrap_env = getattr(agent, "wrap_env", None)  # policies that need a wrapper (e.g. a memory graph)
-    return wrap_env(env) if callable(wrap_env) else env
+    return agent.wrap_env(env)  # policies that need a wrapper (e.g. a memory graph) add it here

@@ -7,9 +7,9 @@ import pytest
 import torch
 
 from baselines_rl.common import EnvSpec, make_vec_env
-from baselines_rl.drrn import DRRNEncoder, DRRNScorer
 from baselines_rl.dqn import MASKED_Q, DQNArgs, MaskedDQN
 from baselines_rl.dqn import build_model as build_dqn
+from baselines_rl.drrn import DRRNEncoder, DRRNScorer
 from baselines_rl.ppo import PPOArgs
 from baselines_rl.ppo import build_model as build_ppo
 

@@ -97,7 +97,7 @@ def holder(facts: list[Triple], entity: str) -> tuple[str, str]:
 
 def generate_in_fresh_caches(tmp_path: Path, generator: str, seed: int, options: dict[str, Any]) -> list[bytes]:
     """Generates one game in two new processes with two empty caches; returns the files' bytes."""
-    code = ("import sys, json; from textmem_gym.envs.generation import generate_game; "
+    code = ("import sys, json; from textmem_gym.envs.textworld.generation import generate_game; "
             "p = generate_game(sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])); "
             "sys.stdout.write(str(p))")
     import json
@@ -119,7 +119,7 @@ def generate_in_fresh_caches(tmp_path: Path, generator: str, seed: int, options:
 
 def run_in_generation_process(code: str) -> str:
     """Runs Python ``code`` in a fresh process set up like a generating one; returns its stdout."""
-    from textmem_gym.envs.generation import GENERATION_HASHSEED
+    from textmem_gym.envs.textworld.generation import GENERATION_HASHSEED
 
     env = {**os.environ, "PYTHONHASHSEED": GENERATION_HASHSEED, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True,

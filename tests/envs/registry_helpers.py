@@ -20,7 +20,7 @@ TRACE_COMMANDS = ["look", "inventory", "go north", "east", "take all", "open doo
 
 
 def _game_file() -> str:
-    from textmem_gym.envs.generation import generate_game
+    from textmem_gym.envs.textworld.generation import generate_game
 
     return str(generate_game("tw-cooking", 57137, {"recipe": 1, "take": 1, "go": 1, "cut": True}))
 

@@ -8,10 +8,16 @@ import gymnasium as gym
 import pytest
 
 from tests.envs.game_helpers import (
-    Playthrough, exits, holder, path, play_walkthrough, player_room, run_in_generation_process,
+    Playthrough,
+    exits,
+    holder,
+    path,
+    play_walkthrough,
+    player_room,
+    run_in_generation_process,
 )
-from textmem_gym.envs.cleaning import plan_cleaning
-from textmem_gym.envs.cleaning_data import HOUSE, MISPLACED_COUNT, home_of, receptacle
+from textmem_gym.envs.textworld.cleaning import plan_cleaning
+from textmem_gym.envs.textworld.cleaning_data import HOUSE, MISPLACED_COUNT, home_of, receptacle
 
 pytestmark = pytest.mark.slow
 
@@ -140,7 +146,7 @@ def test_won_only_when_all_eleven_are_in_place_at_once(env):
 
 def test_built_game_is_identical_across_processes():
     code = ("import hashlib, json; from textworld.generator.inform7 import generate_inform7_source; "
-            "from textmem_gym.envs.cleaning import make_cleaning_game; g = make_cleaning_game(4); "
+            "from textmem_gym.envs.textworld.cleaning import make_cleaning_game; g = make_cleaning_game(4); "
             "print(hashlib.sha256((json.dumps(g.serialize(), sort_keys=True) "
             "+ generate_inform7_source(g)).encode()).hexdigest())")
     digests = {run_in_generation_process(code) for _ in range(2)}

@@ -12,11 +12,11 @@ import gymnasium as gym
 import pytest
 
 import textmem_gym
-from textmem_gym.envs.generation import game_key, generate_game
+from textmem_gym.envs.textworld.generation import game_key, generate_game
 
 ROOT = Path(__file__).resolve().parents[2]
 L1 = {"recipe": 1, "take": 1, "go": 1, "cut": True}
-GENERATE = ("import sys; from textmem_gym.envs.generation import generate_game; import textmem_gym.envs.cooking; "
+GENERATE = ("import sys; from textmem_gym.envs.textworld.generation import generate_game; import textmem_gym.envs.textworld.cooking; "
             "print(generate_game('tw-cooking', int(sys.argv[1]), {'recipe': 1, 'take': 1, 'go': 1, 'cut': True}))")
 
 

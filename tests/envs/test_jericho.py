@@ -12,12 +12,12 @@ import gymnasium as gym
 import pytest
 
 import textmem_gym  # noqa: F401
-from textmem_gym.envs.jericho_actions import AdmissibleCommands
-from textmem_gym.envs.jericho_env import JerichoEnv
-from textmem_gym.envs.jericho_ids import ENV_TABLE, GAMES, WALKTHROUGH_DOES_NOT_WIN, env_id
-from textmem_gym.envs.jericho_world import snapshot
+from textmem_gym.envs.jericho.admissible import AdmissibleCommands
+from textmem_gym.envs.jericho.env import JerichoEnv
+from textmem_gym.envs.jericho.ids import ENV_TABLE, GAMES, WALKTHROUGH_DOES_NOT_WIN, env_id
+from textmem_gym.envs.jericho.roms import ROM_SHA256
+from textmem_gym.envs.jericho.world import snapshot
 from textmem_gym.envs.lazy import LazyCommands
-from textmem_gym.envs.roms import ROM_SHA256
 from textmem_gym.envs.step_guard import StepWatchdog
 
 SUITE = Path(os.environ.get("TEXTMEM_ROMS_DIR", "/nonexistent"))
@@ -226,7 +226,7 @@ def test_cached_list_is_checked_before_reuse():
 
 
 def test_overdue_admissible_commands_list_look_and_inventory_and_are_not_cached(monkeypatch):
-    from textmem_gym.envs import jericho_env
+    from textmem_gym.envs.jericho import env as jericho_env
 
     env = JerichoEnv("zork1")
     env._watchdog.close()

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import textmem_gym  # noqa: F401
-from textmem_gym.envs.nethack_actions import COMMANDS, KEYS, MOVES, key_for, prompt_keys
-from textmem_gym.envs.nethack_ids import ENV_TABLE
-from textmem_gym.envs.nethack_text import CORRIDOR, DOOR, FLOOR, UNSEEN, WALL, compass, region
+from textmem_gym.envs.nethack.actions import COMMANDS, KEYS, MOVES, key_for, prompt_keys
+from textmem_gym.envs.nethack.ids import ENV_TABLE
+from textmem_gym.envs.nethack.text import CORRIDOR, DOOR, FLOOR, UNSEEN, WALL, compass, region
 
 ROOM, LEVEL = "TextMem/NetHack-RoomObs-v0", "TextMem/NetHack-LevelObs-v0"
 #: From the start of the seed-1 dungeon: across the first room, along a corridor, into a second room.
@@ -40,7 +40,7 @@ def walked():
 
 
 def test_ids_and_privileged_keys():
-    from textmem_gym.envs.nethack_env import NetHackEnv
+    from textmem_gym.envs.nethack.env import NetHackEnv
 
     assert set(ENV_TABLE) == {ROOM, LEVEL} and all(i in gym.registry for i in ENV_TABLE)
     assert gym.spec(ROOM).max_episode_steps == 1000

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from textmem_gym.envs import roms
-from textmem_gym.envs.roms import ROM_SHA256, RomChecksumError, RomNotFoundError, find_rom, sha256_of
+from textmem_gym.envs.jericho import roms
+from textmem_gym.envs.jericho.roms import ROM_SHA256, RomChecksumError, RomNotFoundError, find_rom, sha256_of
 
 GAME, FILE = "acorncourt", "acorncourt.z5"
 SUITE = Path(os.environ.get("TEXTMEM_ROMS_DIR", "/nonexistent"))
@@ -129,7 +129,7 @@ def test_bad_arguments_are_named():
 
 
 def test_env_plays_a_downloaded_rom(served: Path):
-    from textmem_gym.envs.jericho_env import JerichoEnv
+    from textmem_gym.envs.jericho.env import JerichoEnv
 
     shutil.copy(SUITE / FILE, served / FILE)
     env = JerichoEnv(GAME)

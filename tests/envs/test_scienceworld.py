@@ -11,7 +11,7 @@ import gymnasium as gym
 import pytest
 
 import textmem_gym  # noqa: F401
-from textmem_gym.envs.scienceworld_ids import ENV_TABLE, TASKS, camel_case, env_id, split_variations
+from textmem_gym.envs.scienceworld.ids import ENV_TABLE, TASKS, camel_case, env_id, split_variations
 
 pytestmark = pytest.mark.java
 LIVING = "TextMem/ScienceWorld-FindLivingThing-v0"
@@ -53,7 +53,7 @@ def test_ids_cover_every_scienceworld_task():
 
 
 def test_split_table_matches_the_engine():
-    from textmem_gym.envs.scienceworld_process import ScienceWorldProcess
+    from textmem_gym.envs.scienceworld.process import ScienceWorldProcess
 
     sim = ScienceWorldProcess()
     try:
@@ -84,7 +84,7 @@ def test_close_and_garbage_collection_stop_the_jvm():
 
 
 def test_class_archive_is_built_once_then_used(monkeypatch, tmp_path):
-    from textmem_gym.envs.scienceworld_process import ScienceWorldProcess
+    from textmem_gym.envs.scienceworld.process import ScienceWorldProcess
 
     monkeypatch.setenv("TEXTMEM_CACHE_DIR", str(tmp_path))
     first = ScienceWorldProcess()
@@ -139,7 +139,7 @@ def test_bad_arguments_are_rejected_without_leaking_a_jvm(kwargs, message):
 
 
 def test_unknown_task_is_rejected():
-    from textmem_gym.envs.scienceworld_env import ScienceWorldEnv
+    from textmem_gym.envs.scienceworld.env import ScienceWorldEnv
 
     with pytest.raises(ValueError, match="unknown ScienceWorld task 'find-unicorn'"):
         ScienceWorldEnv("find-unicorn")

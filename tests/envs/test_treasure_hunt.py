@@ -8,10 +8,16 @@ import gymnasium as gym
 import pytest
 
 from tests.envs.game_helpers import (
-    Playthrough, distances, exits, generate_in_fresh_caches, holder, play_walkthrough, player_room,
+    Playthrough,
+    distances,
+    exits,
+    generate_in_fresh_caches,
+    holder,
+    play_walkthrough,
+    player_room,
 )
 from textmem_gym.envs.registration import ENV_IDS
-from textmem_gym.envs.treasure_hunt import LEVELS, plan_treasure_hunt
+from textmem_gym.envs.textworld.treasure_hunt import LEVELS, plan_treasure_hunt
 
 pytestmark = pytest.mark.slow
 

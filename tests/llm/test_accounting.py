@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 import pytest
 
+from tests.llm.conftest import USER, ask
 from textmem_gym.llm import DEFAULT_PRICES, LLMClient, LocalOpenAIServer, PriceTable, UsageTotals
 from textmem_gym.llm.accounting import MESSAGE_OVERHEAD_TOKENS, estimate_tokens
-from tests.llm.conftest import USER, ask
 
 pytestmark = pytest.mark.llm
 MakeClient = Callable[..., LLMClient]

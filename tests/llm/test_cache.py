@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from textmem_gym.llm import CacheMissError, Fault, LLMClient, LLMError, LocalOpenAIServer, ResponseCache
 from tests.llm.conftest import USER, ask
+from textmem_gym.llm import CacheMissError, Fault, LLMClient, LLMError, LocalOpenAIServer, ResponseCache
 
 pytestmark = pytest.mark.llm
 MakeClient = Callable[..., LLMClient]

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from textmem_gym.llm import LLMClient, LocalOpenAIServer
-from textmem_gym.llm.exchange import bag_of_words_vector
 from tests.llm.conftest import TEST_KEY, USER, ask
+from textmem_gym.llm import LLMClient, LocalOpenAIServer
+from textmem_gym.llm.testing.exchange import bag_of_words_vector
 
 pytestmark = pytest.mark.llm
 MakeClient = Callable[..., LLMClient]

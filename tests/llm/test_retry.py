@@ -9,10 +9,10 @@ from collections.abc import Callable
 
 import pytest
 
+from tests.llm.conftest import TEST_KEY, USER
 from textmem_gym.llm import Fault, LLMClient, LLMError, LocalOpenAIServer
 from textmem_gym.llm.endpoints import normalize_chat
 from textmem_gym.llm.retry import BadResponseError, RetryPolicy, classify, parse_retry_after
-from tests.llm.conftest import TEST_KEY, USER
 
 pytestmark = pytest.mark.llm
 MakeClient = Callable[..., LLMClient]

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from textmem_gym.llm import Fault, LLMClient, LLMError, LocalOpenAIServer
 from tests.llm.conftest import TEST_KEY, USER
+from textmem_gym.llm import Fault, LLMClient, LLMError, LocalOpenAIServer
 
 pytestmark = pytest.mark.llm
 REPO = Path(__file__).resolve().parents[2]

@@ -12,8 +12,8 @@ from typing import Any
 import openai
 import pytest
 
-from textmem_gym.llm import Fault, LocalOpenAIServer
 from tests.llm.conftest import ask
+from textmem_gym.llm import Fault, LocalOpenAIServer
 
 pytestmark = pytest.mark.llm
 

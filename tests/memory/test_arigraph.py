@@ -8,7 +8,7 @@ import math
 import pytest
 
 from textmem_gym.memory import make_memory
-from textmem_gym.memory.arigraph import AriGraphMemory
+from textmem_gym.memory.arigraph.memory import AriGraphMemory
 from textmem_gym.memory.episodic import EpisodicMemory, episodic_relevance
 from textmem_gym.memory.retrieval import BM25Index
 

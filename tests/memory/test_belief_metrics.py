@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from textmem_gym.memory.arigraph import AriGraphMemory
+from textmem_gym.memory.arigraph.memory import AriGraphMemory
 from textmem_gym.memory.belief_metrics import BeliefAccuracy, score_beliefs
 from textmem_gym.memory.ground_truth import ObservedTruth, map_facts, relation_class
 

@@ -9,9 +9,9 @@ import pytest
 
 from textmem_gym.llm import LLMClient, LocalOpenAIServer
 from textmem_gym.memory import make_memory
-from textmem_gym.memory.davis import DAVISMemory
-from textmem_gym.memory.davis_extract import DavisRulesExtractor, action_event
-from textmem_gym.memory.davis_kg import LOCATION, OBJECT, PERSON, TemporalKG
+from textmem_gym.memory.davis.extraction import DavisRulesExtractor, action_event
+from textmem_gym.memory.davis.kg import LOCATION, OBJECT, PERSON, TemporalKG
+from textmem_gym.memory.davis.memory import DAVISMemory
 from textmem_gym.memory.triples import TripleStore
 
 ROOM = ("This room is called the kitchen. In it, you see:\n\tthe agent\n\ta substance called air\n"
@@ -123,7 +123,7 @@ def test_graph_qa_with_the_llm_answers_from_the_time_ordered_subgraph():
 @pytest.mark.java
 @pytest.mark.slow
 def test_world_model_from_gold_trajectories_of_training_variations():
-    from textmem_gym.memory.davis_world import build_world_model
+    from textmem_gym.memory.davis.world_model import build_world_model
 
     kg = build_world_model("find-living-thing", variations=2, cache=False)
     assert kg.read_only and {f.episode for f in kg.facts} == {"train-0", "train-1"}

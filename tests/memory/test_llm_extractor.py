@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from textmem_gym.llm import LLMClient, LocalOpenAIServer
-from textmem_gym.memory.arigraph import AriGraphMemory
-from textmem_gym.memory.extractors.llm import LLMExtractor
-from textmem_gym.memory.extractors.llm_parse import canonical, parse_replacements, parse_triplets
+from textmem_gym.memory.arigraph.extraction import LLMExtractor
+from textmem_gym.memory.arigraph.memory import AriGraphMemory
+from textmem_gym.memory.arigraph.parse import canonical, parse_replacements, parse_triplets
 
 pytestmark = pytest.mark.llm
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from textmem_gym.memory.arigraph import AriGraphMemory
+from textmem_gym.memory.arigraph.memory import AriGraphMemory
 from textmem_gym.memory.extractors.room_text import clean_name, parse_room, split_list
 from textmem_gym.memory.extractors.rules import RulesExtractor, move_direction
 from textmem_gym.memory.triples import TripleStore

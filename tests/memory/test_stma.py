@@ -9,9 +9,16 @@ import pytest
 
 from textmem_gym.llm import LLMClient, LocalOpenAIServer
 from textmem_gym.memory import make_memory
-from textmem_gym.memory.stma import STMAMemory, parse_rdf
-from textmem_gym.memory.stma_graph import EntityIndex, describe, k_hop, graph_of, retrieve_subgraph, transitive_directions
-from textmem_gym.memory.stma_temporal import HistoryBuffer
+from textmem_gym.memory.stma.graph import (
+    EntityIndex,
+    describe,
+    graph_of,
+    k_hop,
+    retrieve_subgraph,
+    transitive_directions,
+)
+from textmem_gym.memory.stma.memory import STMAMemory, parse_rdf
+from textmem_gym.memory.stma.temporal import HistoryBuffer
 from textmem_gym.memory.triples import TripleStore
 
 

@@ -13,8 +13,15 @@ from stable_baselines3.common.env_checker import check_env
 
 import textmem_gym  # noqa: F401  (registers ids)
 from textmem_gym.wrappers import (
-    BagOfWords, CommandVocabulary, HashTokenizer, MemoryGraphWrapper, TextEncodingWrapper, TokenIds,
-    make_text_encoder, select_commands)
+    BagOfWords,
+    CommandVocabulary,
+    HashTokenizer,
+    MemoryGraphWrapper,
+    TextEncodingWrapper,
+    TokenIds,
+    make_text_encoder,
+    select_commands,
+)
 from textmem_gym.wrappers.encodings import ObservationEncoder
 
 L1 = "TextMem/CookingRL-L1-v0"

@@ -18,11 +18,11 @@ from textmem_gym.llm.accounting import DEFAULT_PRICES, PriceTable, UsageTotals
 from textmem_gym.llm.cache import CACHE_MODES, ResponseCache
 from textmem_gym.llm.client import LLMClient
 from textmem_gym.llm.errors import CacheMissError, LLMError
-from textmem_gym.llm.faults import FAULT_KINDS, Fault
 from textmem_gym.llm.jsonparse import ParseResult, parse_json_object
 from textmem_gym.llm.results import ChatResult
 from textmem_gym.llm.retry import RetryPolicy
-from textmem_gym.llm.server import LocalOpenAIServer
+from textmem_gym.llm.testing.faults import FAULT_KINDS, Fault
+from textmem_gym.llm.testing.server import LocalOpenAIServer
 
 __all__ = [
     "CACHE_MODES",

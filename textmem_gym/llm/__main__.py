@@ -14,7 +14,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from textmem_gym.llm.server import LocalOpenAIServer
+from textmem_gym.llm.testing.server import LocalOpenAIServer
 
 
 def main(argv: Sequence[str] | None = None) -> None:

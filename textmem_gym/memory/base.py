@@ -10,13 +10,13 @@ Example:
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 import networkx as nx
 
+from textmem_gym.loading import load_object
 from textmem_gym.memory.triples import TripleKey
 
 
@@ -85,9 +85,9 @@ class Memory(Protocol):
 
 #: Memory name -> ``"module:Class"``; later architectures add one line each.
 MEMORIES: dict[str, str] = {
-    "arigraph": "textmem_gym.memory.arigraph:AriGraphMemory",
-    "stma": "textmem_gym.memory.stma:STMAMemory",
-    "davis": "textmem_gym.memory.davis:DAVISMemory",
+    "arigraph": "textmem_gym.memory.arigraph.memory:AriGraphMemory",
+    "stma": "textmem_gym.memory.stma.memory:STMAMemory",
+    "davis": "textmem_gym.memory.davis.memory:DAVISMemory",
 }
 
 
@@ -95,8 +95,7 @@ def memory_class(name: str) -> type:
     """The class registered under ``name``."""
     if name not in MEMORIES:
         raise ValueError(f"unknown memory {name!r}; choose from {sorted(MEMORIES)}")
-    module, _, cls = MEMORIES[name].partition(":")
-    return getattr(importlib.import_module(module), cls)
+    return load_object(MEMORIES[name])
 
 
 def make_memory(memory: str | Memory = "arigraph", **options: Any) -> Memory:

@@ -1,7 +1,7 @@
 """Exports of a triple memory: a ``networkx`` graph and a PNG picture for people.
 
 Example:
-    >>> from textmem_gym.memory.arigraph import AriGraphMemory
+    >>> from textmem_gym.memory.arigraph.memory import AriGraphMemory
     >>> memory = AriGraphMemory()
     >>> memory.update("-= Hall =-\\nYou see a chest.", "", {})
     >>> graph = memory.to_networkx()

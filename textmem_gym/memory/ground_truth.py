@@ -42,8 +42,20 @@ import re
 from collections.abc import Iterable
 
 from textmem_gym.memory.relations import (
-    AT, DOOR_STATES, HAS_EXIT, IN, INVENTORY, IS, LOCATION_RELATIONS, ON, OPPOSITE, direction_relation,
-    door_direction, door_relation, relation_direction)
+    AT,
+    DOOR_STATES,
+    HAS_EXIT,
+    IN,
+    INVENTORY,
+    IS,
+    LOCATION_RELATIONS,
+    ON,
+    OPPOSITE,
+    direction_relation,
+    door_direction,
+    door_relation,
+    relation_direction,
+)
 from textmem_gym.memory.triples import TripleKey, normalize
 
 #: TextWorld predicate -> (memory relation, relation class). See the module docstring.

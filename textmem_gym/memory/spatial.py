@@ -21,7 +21,15 @@ from __future__ import annotations
 from collections import deque
 
 from textmem_gym.memory.relations import (
-    AT, HAS_EXIT, IS, direction_relation, door_direction, door_relation, opposite, relation_direction)
+    AT,
+    HAS_EXIT,
+    IS,
+    direction_relation,
+    door_direction,
+    door_relation,
+    opposite,
+    relation_direction,
+)
 from textmem_gym.memory.triples import TripleKey, TripleStore, normalize
 
 

@@ -26,6 +26,7 @@ import json
 import random
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+
 import gymnasium as gym
 import numpy as np
 

@@ -39,7 +39,12 @@ import numpy as np
 from gymnasium import spaces
 
 from textmem_gym.wrappers.action_encoding import (
-    DEFAULT_MAX_COMMANDS, SAFE_COMMAND, CommandVocabulary, select_commands, vocabulary_from)
+    DEFAULT_MAX_COMMANDS,
+    SAFE_COMMAND,
+    CommandVocabulary,
+    select_commands,
+    vocabulary_from,
+)
 from textmem_gym.wrappers.text_encoding import DEFAULT_HASH_SIZE, TextEncoder, TokenIds, make_text_encoder
 
 

@@ -10,15 +10,15 @@ Example:
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
+from textmem_gym.loading import load_object
 from textmem_gym.memory.extractors.base import Extraction, Extractor, exclusive_conflicts
 
 #: Extractor name -> ``"module:Class"`` (imported on use, so optional parts stay optional).
 EXTRACTORS: dict[str, str] = {
     "rules": "textmem_gym.memory.extractors.rules:RulesExtractor",
-    "llm": "textmem_gym.memory.extractors.llm:LLMExtractor",
+    "llm": "textmem_gym.memory.arigraph.extraction:LLMExtractor",
     "oracle": "textmem_gym.memory.extractors.oracle:OracleExtractor",
 }
 
@@ -31,8 +31,7 @@ def make_extractor(extractor: str | Extractor = "rules", **options: Any) -> Extr
         return extractor
     if extractor not in EXTRACTORS:
         raise ValueError(f"unknown extractor {extractor!r}; choose from {sorted(EXTRACTORS)}")
-    module, _, name = EXTRACTORS[extractor].partition(":")
-    return getattr(importlib.import_module(module), name)(**options)
+    return load_object(EXTRACTORS[extractor])(**options)
 
 
 __all__ = ["EXTRACTORS", "Extraction", "Extractor", "exclusive_conflicts", "make_extractor"]

@@ -18,8 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from textmem_gym.memory.relations import (
-    IS, LOCATION_RELATIONS, door_direction, relation_direction, state_group)
+from textmem_gym.memory.relations import IS, LOCATION_RELATIONS, door_direction, relation_direction, state_group
 from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
 
 

@@ -23,8 +23,18 @@ from textmem_gym.memory.extractors.base import Extraction, StructuralOutdated
 from textmem_gym.memory.extractors.reading import read_text
 from textmem_gym.memory.extractors.room_text import RoomView, clean_name, parse_room, split_list
 from textmem_gym.memory.relations import (
-    AT, HAS_EXIT, IN, INVENTORY, IS, LOCATION_RELATIONS, ON, OPPOSITE, SHORT_DIRECTIONS, direction_relation,
-    door_relation)
+    AT,
+    HAS_EXIT,
+    IN,
+    INVENTORY,
+    IS,
+    LOCATION_RELATIONS,
+    ON,
+    OPPOSITE,
+    SHORT_DIRECTIONS,
+    direction_relation,
+    door_relation,
+)
 from textmem_gym.memory.triples import TripleStore, normalize
 
 _NAME = r"(?:the )?(.+?)"

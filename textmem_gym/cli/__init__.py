@@ -1,0 +1,53 @@
+"""The ``textmem-gym`` command: list ids, play in the terminal, evaluate policies, summarize.
+
+Each command family lives in its own module with an ``add_commands(subparsers)`` function that
+adds its sub-commands (each sets ``handler``); :data:`COMMAND_MODULES` lists those modules.
+
+Example:
+    $ textmem-gym list
+    $ textmem-gym play TextMem/Cooking-v0
+    $ textmem-gym eval TextMem/Cooking-Hard-v0 --policy random --episodes 3 --out runs/r.jsonl
+    $ textmem-gym summary runs/r.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import gymnasium as gym
+
+from textmem_gym.cli.play import play
+from textmem_gym.loading import load_object
+
+#: Modules whose ``add_commands(subparsers)`` adds sub-commands, in ``--help`` order.
+COMMAND_MODULES: tuple[str, ...] = (
+    "textmem_gym.cli.listing",
+    "textmem_gym.cli.play",
+    "textmem_gym.cli.evaluation",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``textmem-gym``."""
+    parser = argparse.ArgumentParser(prog="textmem-gym", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for module in COMMAND_MODULES:
+        load_object(f"{module}:add_commands")(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``textmem-gym`` console script."""
+    import textmem_gym  # noqa: F401  (registers ids)
+
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except (ValueError, TypeError, gym.error.Error) as error:
+        print(f"textmem-gym: error: {error}", file=sys.stderr)
+        return 2
+
+
+__all__ = ["COMMAND_MODULES", "build_parser", "main", "play"]

@@ -1,0 +1,189 @@
+"""Jericho backend: classic interactive fiction (Z-machine games) through ``jericho.FrotzEnv``.
+
+Beyond the TextMem contract, ``info`` carries ``world_state_hash`` (see
+:class:`~textmem_gym.envs.jericho.world.WorldStateHasher`) and ``state_visits``, how many
+times this episode has been in that world state (1 on the first visit), for loop detection.
+``info["admissible_commands"]`` is computed on first read (see
+:mod:`~textmem_gym.envs.jericho.admissible`) and cached by world state.
+
+A step the interpreter does not finish within ``step_timeout`` seconds is stopped; the
+episode is then truncated (``truncated=True``, ``info["interpreter_error"]`` says why), and
+``reset()`` starts a fresh game.
+
+Randomness: ``reset(seed=s)`` seeds the interpreter with ``walkthrough_seed + s``, so
+``reset(seed=0)`` (and a first ``reset()``) plays with the seed of Jericho's walkthrough
+(:attr:`JerichoEnv.walkthrough_seed`), the usual Jericho benchmark setting, and the privileged
+walkthrough replays; other seeds give other random events. Unseeded resets after a seeded one
+draw the next interpreter seed from the env's seeded ``np_random``.
+
+Victory: Jericho's ``victory()``, or, when the game ends, Inform's standard closing line
+``*** You have won ***`` (Jericho misses it in ``anchor`` and ``deephome``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+from textmem_gym.envs.jericho.admissible import ALWAYS_ADMISSIBLE, AdmissibleCommands
+from textmem_gym.envs.jericho.roms import find_rom
+from textmem_gym.envs.jericho.world import WorldStateHasher, object_tree_facts, snapshot
+from textmem_gym.envs.step_guard import StepWatchdog
+from textmem_gym.envs.text_game import GameState, TextGameEnv
+
+#: Seconds a step (or ``reset``) may run before the episode is truncated.
+DEFAULT_STEP_TIMEOUT: float = 10.0
+#: Seconds computing the admissible commands of one state may run.
+ADMISSIBLE_TIMEOUT: float = 120.0
+#: Interpreter seed for games whose Jericho bindings give none.
+DEFAULT_INTERPRETER_SEED: int = 1234
+#: Interpreter seeds are C ints.
+_SEED_MODULUS = 2**31 - 1
+#: Inform's closing line of a won game.
+_WON_TEXT = re.compile(r"\*\*\*\s*You have won", re.IGNORECASE)
+
+
+class JerichoEnv(TextGameEnv):
+    """A Z-machine game as a Gymnasium env meeting the TextMem contract.
+
+    Args:
+        game: A game of the Jericho suite (``"zork1"``); its ROM is found by
+            :func:`~textmem_gym.envs.jericho.roms.find_rom`.
+        rom_path: Any Z-machine file to play instead (games Jericho does not know play with
+            score, walkthrough and templates unavailable).
+        step_timeout: Seconds a step may run before the episode is truncated.
+        download: Whether a missing ROM may be downloaded.
+        admissible_cache_size: World states whose admissible commands are kept (0: none, so
+            every read recomputes).
+        privileged: Ground truth to add to ``info`` (``facts``, ``walkthrough``); off by default.
+        render_mode: ``"human"`` or ``"ansi"``.
+
+    Example:
+        >>> import gymnasium as gym, textmem_gym
+        >>> env = gym.make("TextMem/Jericho-Zork1-v0")
+        >>> obs, info = env.reset()
+        >>> info["max_score"], "open mailbox" in info["admissible_commands"]
+        (350, True)
+        >>> env.close()
+    """
+
+    def __init__(self, game: str | None = None, *, rom_path: str | Path | None = None,
+                 step_timeout: float = DEFAULT_STEP_TIMEOUT, download: bool = True,
+                 admissible_cache_size: int = 4096, privileged: bool | str | Iterable[str] = False,
+                 render_mode: str | None = None):
+        super().__init__(privileged=privileged, render_mode=render_mode)
+        if not isinstance(admissible_cache_size, int) or admissible_cache_size < 0:
+            raise ValueError(f"admissible_cache_size must be a non-negative int, got {admissible_cache_size!r}")
+        self._watchdog = StepWatchdog(self._halt, step_timeout)  # validates step_timeout
+        self.rom_path = find_rom(game, rom_path, download=download)
+        self.game = game or self.rom_path.stem
+        self._frotz = _load_frotz(self.rom_path)
+        self.supported = bool(self._frotz.is_fully_supported and self._frotz.bindings)
+        bindings = self._frotz.bindings or {}
+        self.walkthrough_seed: int = int(bindings.get("seed", DEFAULT_INTERPRETER_SEED))
+        self.interpreter_seed = self.walkthrough_seed
+        self._rng_seeded = False
+        self._halt_flag = ctypes.c_int.in_dll(self._frotz.frotz_lib, "emulator_halted")
+        self._actions = AdmissibleCommands(self._frotz, capacity=admissible_cache_size)
+        self._world_state_hash = WorldStateHasher(self._frotz)
+        self._visits: Counter[str] = Counter()
+        max_score = self._frotz.get_max_score() if self.supported else 0
+        goal = f" (maximum score {max_score})" if max_score > 0 else ""
+        self.objective = (f"Play the interactive fiction game {self.game}: explore, solve its puzzles "
+                          f"and raise your score{goal}.")
+
+    # -- Gymnasium API -------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """Starts the game; see the module docstring for how ``seed`` sets the interpreter's."""
+        if seed is not None:
+            if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+                raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+            self.interpreter_seed = (self.walkthrough_seed + seed) % _SEED_MODULUS
+        elif self._rng_seeded:
+            self.interpreter_seed = int(self.np_random.integers(1, _SEED_MODULUS))
+        self._rng_seeded = self._rng_seeded or seed is not None
+        return super().reset(seed=seed, options=options)
+
+    # -- backend hooks -------------------------------------------------------------------
+    def _game_reset(self) -> GameState:
+        # FrotzEnv.seed() would turn 0 into the bindings' seed or -1 (time-based): set it as is.
+        self._frotz._seed = self.interpreter_seed
+        with self._watchdog.watch() as watch:
+            text, _ = self._frotz.reset()
+        if watch.fired or self._frotz._emulator_halted():
+            raise gym.error.Error(f"{self.game} did not start within {self._watchdog.timeout} s")
+        self._visits.clear()
+        return self._game_state(text)
+
+    def _game_step(self, command: str) -> GameState:
+        with self._watchdog.watch() as watch:
+            text = self._frotz.step(command)[0]  # ASCII, within Frotz's buffer: see sanitize_command
+        if watch.fired or self._frotz._emulator_halted():
+            reason = (f"the interpreter did not answer {command!r} within {self._watchdog.timeout} s"
+                      if watch.fired else f"the interpreter halted on {command!r} (runtime error)")
+            return self._halted_state(reason)
+        return self._game_state(text)
+
+    def _game_close(self) -> None:
+        self._watchdog.close()
+        self._frotz.close()
+
+    def _walkthrough(self) -> list[str]:
+        if not self.supported:
+            return []
+        return list(self._frotz.get_walkthrough())
+
+    # -- helpers -------------------------------------------------------------------------
+    def _halt(self) -> None:
+        self._halt_flag.value = 1
+
+    def _game_state(self, text: str) -> GameState:
+        frotz = self._frotz
+        state_hash = self._world_state_hash()
+        self._visits[state_hash] += 1
+        lost = frotz.game_over()
+        won = frotz.victory() or (lost and bool(_WON_TEXT.search(text)))
+        return GameState(
+            feedback=text, score=frotz.get_score(), max_score=frotz.get_max_score(), won=won,
+            lost=lost and not won, moves=frotz.get_moves(),
+            admissible_commands=list(ALWAYS_ADMISSIBLE) if won or lost else self._lazy_admissible(state_hash),
+            facts=object_tree_facts(frotz) if "facts" in self.privileged else None,
+            extra={"world_state_hash": state_hash, "state_visits": self._visits[state_hash]},
+        )
+
+    def _halted_state(self, reason: str) -> GameState:
+        previous = self._state
+        assert previous is not None
+        message = f"[{reason}; the episode is truncated: call reset() to play again]"
+        return GameState(feedback=message, score=previous.score, max_score=previous.max_score,
+                         moves=previous.moves, truncated=True, facts=previous.facts,
+                         extra={**previous.extra, "interpreter_error": message})
+
+    def _lazy_admissible(self, state_hash: str) -> Callable[[], list[str]]:
+        state = snapshot(self._frotz)
+        return lambda: self._admissible(state_hash, state)
+
+    def _admissible(self, state_hash: str, snapshot: Any) -> list[str]:
+        self._check_open()
+        with self._watchdog.watch(ADMISSIBLE_TIMEOUT) as watch:
+            commands = self._actions.commands(state_hash, snapshot)
+        if watch.fired:
+            self._actions.forget(state_hash)  # computed by a halted interpreter
+            self._halt_flag.value = 0
+            warnings.warn(f"{self.game}: admissible commands took over {ADMISSIBLE_TIMEOUT} s; "
+                          f"listing only {ALWAYS_ADMISSIBLE}", RuntimeWarning, stacklevel=2)
+            return list(ALWAYS_ADMISSIBLE)
+        return commands
+
+
+def _load_frotz(rom_path: Path) -> Any:
+    import jericho
+
+    return jericho.FrotzEnv(str(rom_path))

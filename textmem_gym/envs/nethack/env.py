@@ -1,0 +1,172 @@
+"""NetHack backend (AriGraph's NetHack experiment): NLE with text observations and word actions.
+
+The observation is text built from NLE's own observations (:mod:`~textmem_gym.envs.nethack.text`):
+either the hero's current room or corridor (``scope="room"``, *Room obs*) or the whole explored
+level (``scope="level"``, *Level obs*). Actions are words (:mod:`~textmem_gym.envs.nethack.actions`);
+an unknown word costs no game time and answers with the words to use.
+
+Score: NetHack's in-game score (bottom line ``S:``), kept at its last value when the hero dies.
+NetHack has no maximum score: ``max_score`` and ``normalized_score`` are 0. ``info`` also has
+``dungeon_level``, ``max_dungeon_level`` (deepest level reached this episode, AriGraph's
+"Levels") and ``experience_level``. ``lost``: the game ended without ascension (death, or ``quit`` + ``y``);
+``won``: ascension.
+
+Determinism: the dungeon comes from NetHack's RNG seeds, set before every reset (no reseeding,
+moon phase fixed): from ``game_seed`` if given (the same dungeon every episode), else drawn from
+the env's RNG, which ``reset(seed=...)`` seeds. Same seed, same dungeon, same observations.
+
+Privileged ``facts``: the explored level as triples (the *Level obs* content, an oracle memory
+for *Room obs* agents): ``("staircase down", "at", "level 1 x40 y12")``, ``("you", "at", ...)``,
+``("you", "on", "dungeon level 1")``, ``("you", "carry", "an uncursed +1 robe (being worn)")``.
+NetHack has no walkthrough.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import ClassVar
+
+import numpy as np
+
+from textmem_gym.envs.nethack.actions import COMMANDS, MOVES, key_for, prompt_keys
+from textmem_gym.envs.nethack.text import describe, inventory, message, notable_cells, overlay
+from textmem_gym.envs.privileged import Triple
+from textmem_gym.envs.text_game import GameState, TextGameEnv
+
+SCOPES = ("room", "level")
+OBJECTIVE = ("Play NetHack: explore the dungeon, survive, and descend as deep as you can (stairs "
+             "down: '>' cells, command 'down'); your score is NetHack's in-game score.")
+_OBS_KEYS = ("glyphs", "chars", "blstats", "message", "inv_strs", "inv_letters", "screen_descriptions",
+             "tty_chars", "misc")
+_HIDDEN_FROM_LIST = {"esc", "more", "space", "quit"}
+
+
+class NetHackEnv(TextGameEnv):
+    """NetHack (NLE) as a text game meeting the TextMem contract.
+
+    Args:
+        scope: ``"room"`` (current room or corridor) or ``"level"`` (whole explored level).
+        game_seed: Fixes the dungeon (NetHack's core/disp seeds) for every episode; ``None``
+            draws it from the ``reset`` seed.
+        character: NLE character string (default NLE's ``"mon-hum-neu-mal"``; ``"@"`` random).
+        privileged: ``"facts"`` (the explored level as triples); off by default.
+        render_mode: ``"human"`` or ``"ansi"``.
+
+    Example:
+        >>> import gymnasium as gym, textmem_gym
+        >>> env = gym.make("TextMem/NetHack-RoomObs-v0")
+        >>> obs, info = env.reset(seed=1)
+        >>> "Dungeon level 1" in obs, info["dungeon_level"], info["max_score"]
+        (True, 1, 0)
+        >>> env.close()
+    """
+
+    supported_privileged: ClassVar[frozenset[str]] = frozenset({"facts"})
+
+    def __init__(self, scope: str = "room", *, game_seed: int | None = None,
+                 character: str = "mon-hum-neu-mal", privileged: bool | str | Iterable[str] = False,
+                 render_mode: str | None = None):
+        super().__init__(privileged=privileged, render_mode=render_mode)
+        if scope not in SCOPES:
+            raise ValueError(f"scope must be one of {SCOPES}, got {scope!r}")
+        if game_seed is not None and (not isinstance(game_seed, int) or isinstance(game_seed, bool)
+                                      or game_seed < 0):
+            raise ValueError(f"game_seed must be a non-negative int or None, got {game_seed!r}")
+        from nle import nethack
+        from nle.env.base import NLE
+
+        self.scope, self.game_seed = scope, game_seed
+        self._nle = NLE(character=character, max_episode_steps=2**62, observation_keys=_OBS_KEYS,
+                        actions=nethack.ACTIONS, allow_all_yn_questions=True, fix_moon_phase=True)
+        self._action_index = {int(action): index for index, action in enumerate(self._nle.actions)}
+        self.objective = OBJECTIVE
+        self._obs: dict[str, np.ndarray] = {}
+        self._menu = ""
+        self._over, self._score, self._deepest = False, 0, 1
+
+    # -- backend hooks -------------------------------------------------------------------
+    def _game_reset(self) -> GameState:
+        if self.game_seed is not None:
+            core, disp = self.game_seed, self.game_seed + 1
+        else:
+            core, disp = (int(v) for v in self.np_random.integers(0, 2**62, size=2))
+        self._nle.seed(core, disp, reseed=False)
+        observation, _ = self._nle.reset()
+        self._over, self._score, self._deepest = False, 0, 1
+        return self._game_state(observation, ended=False)
+
+    def _game_step(self, command: str) -> GameState:
+        assert self._state is not None
+        if self._over:
+            return self._unchanged("The game is over; call reset() to play again.")
+        key = key_for(command)
+        if key is None or key not in self._action_index:
+            return self._unchanged(f"'{command}' is not a NetHack command. Use a direction ('north', "
+                                   "'far east'), a command ('search', 'pick up', 'down') or a letter.")
+        observation, _, done, _, end = self._nle.step(self._action_index[key])
+        self._over = bool(done)
+        won = bool(end.get("is_ascended", False))
+        return self._game_state(observation, ended=self._over and not won, won=won)
+
+    def _game_close(self) -> None:
+        self._nle.close()
+
+    # -- helpers -------------------------------------------------------------------------
+    def _game_state(self, obs: Mapping[str, np.ndarray], ended: bool, won: bool = False) -> GameState:
+        from nle import nethack as nh
+
+        self._obs = dict(obs)  # NLE refills these arrays on its next step; read them before then
+        blstats = self._obs["blstats"]
+        if not self._over:
+            self._score = int(blstats[nh.NLE_BL_SCORE])
+            self._deepest = max(self._deepest, int(blstats[nh.NLE_BL_DEPTH]))
+        self._menu = overlay(self._obs["tty_chars"], self._obs["chars"])
+        if self._over:  # the bottom lines and the map are blank now: the message and final window
+            feedback = "\n\n".join(part for part in (message(self._obs), self._menu, "The game is over.") if part)
+        else:
+            feedback = describe(self._obs, self.scope, self._menu)
+        return GameState(
+            feedback=feedback, score=self._score, max_score=0, won=won, lost=ended,
+            moves=int(blstats[nh.NLE_BL_TIME]), admissible_commands=self._admissible(),
+            facts=self._facts if "facts" in self.privileged else None,
+            extra={"dungeon_level": int(blstats[nh.NLE_BL_DEPTH]) or self._last_extra("dungeon_level"),
+                   "max_dungeon_level": self._deepest,
+                   "experience_level": int(blstats[nh.NLE_BL_XP]) or self._last_extra("experience_level")},
+        )
+
+    def _last_extra(self, key: str) -> int:
+        return int(self._state.extra.get(key, 1)) if self._state is not None else 1
+
+    def _unchanged(self, feedback: str) -> GameState:
+        assert self._state is not None
+        return GameState(feedback=feedback, score=self._state.score, max_score=0, won=self._state.won,
+                         lost=self._state.lost, moves=self._state.moves,
+                         admissible_commands=self._state.admissible_commands, facts=self._state.facts,
+                         extra=dict(self._state.extra))
+
+    def _admissible(self) -> list[str]:
+        if self._over:
+            return []
+        text = message(self._obs)
+        misc = self._obs["misc"]
+        menu = self._menu
+        if misc[0] or misc[1] or menu:
+            directions = [*list(MOVES)[:8], "up", "down", "wait"] if "direction" in text else []
+            return [*prompt_keys(text, menu), *directions, "esc"]
+        return [*MOVES, *(word for word in COMMANDS if word not in _HIDDEN_FROM_LIST)]
+
+    def _facts(self) -> list[Triple]:
+        return level_facts(self._obs)
+
+
+def level_facts(obs: Mapping[str, np.ndarray]) -> list[Triple]:
+    """The explored level as triples (see the module docstring)."""
+    from nle import nethack as nh
+
+    blstats = obs["blstats"]
+    depth, x, y = (int(blstats[i]) for i in (nh.NLE_BL_DEPTH, nh.NLE_BL_X, nh.NLE_BL_Y))
+    triples: list[Triple] = [("you", "on", f"dungeon level {depth}"), ("you", "at", f"level {depth} x{x} y{y}")]
+    triples += [(name, "at", f"level {depth} x{cx} y{cy}") for name, cx, cy in notable_cells(obs)
+                if (cx, cy) != (x, y)]
+    triples += [("you", "carry", line.split(": ", 1)[1]) for line in inventory(obs)]
+    return triples

@@ -1,0 +1,1 @@
+"""textmem_gym/envs/textworld."""

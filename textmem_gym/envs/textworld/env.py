@@ -1,0 +1,142 @@
+"""TextWorld backend: compiled TextWorld games (``.z8``/``.ulx`` with their ``.json``)."""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from textmem_gym.envs.privileged import Triple
+from textmem_gym.envs.text_game import GameState, TextGameEnv
+from textmem_gym.envs.text_utils import clean_observation
+from textmem_gym.envs.textworld.generation import generate_game, get_generator
+
+
+def proposition_to_triple(proposition: Any) -> Triple:
+    """Converts a TextWorld fact to a ``(subject, relation, object)`` triple.
+
+    Binary predicates keep TextWorld's names (``at(knife, kitchen)`` ->
+    ``("knife", "at", "kitchen")``); unary ones become ``("fridge", "is", "open")``; longer
+    ones join the remaining arguments with spaces.
+    """
+    names = [arg.name for arg in proposition.arguments]
+    if len(names) == 1:
+        return (names[0], "is", proposition.name)
+    if not names:
+        return ("world", "is", proposition.name)
+    return (names[0], proposition.name, " ".join(names[1:]))
+
+
+class TextWorldEnv(TextGameEnv):
+    """A TextWorld game as a Gymnasium env meeting the TextMem contract.
+
+    Either ``game_file`` names a compiled game, or ``generator`` (+ options) builds one from
+    code, cached (see :mod:`textmem_gym.envs.textworld.generation`).
+
+    Args:
+        game_file: Path of a compiled TextWorld game; its ``.json`` must lie beside it.
+        generator: Name of a registered game generator (e.g. ``"tw-cooking"``).
+        generator_options: Settings passed to the generator.
+        game_seed: Which instance to build; ``None`` uses ``default_game_seed``.
+        default_game_seed: The instance of the registered id (the papers' game).
+        split: ``"train"``, ``"valid"`` or ``"test"`` for generators with splits.
+        privileged: Ground truth to add to ``info`` (``facts``, ``walkthrough``); off by default.
+        render_mode: ``"human"`` or ``"ansi"``.
+
+    Example:
+        >>> import gymnasium as gym, textmem_gym
+        >>> env = gym.make("TextMem/Cooking-v0")
+        >>> obs, info = env.reset(seed=0)
+        >>> info["max_score"]
+        11
+        >>> env.close()
+    """
+
+    def __init__(self, game_file: str | Path | None = None, *, generator: str | None = None,
+                 generator_options: Mapping[str, Any] | None = None, game_seed: int | None = None,
+                 default_game_seed: int = 0, split: str | None = None,
+                 privileged: bool | str | Iterable[str] = False, render_mode: str | None = None):
+        super().__init__(privileged=privileged, render_mode=render_mode)
+        self.game_file = self._resolve_game(game_file, generator, generator_options,
+                                            default_game_seed if game_seed is None else game_seed, split)
+        self.notes = get_generator(generator).notes if generator else ""
+        self._tw_env = self._start(self.game_file)
+        self._walkthrough_cache: list[str] | None = None
+
+    @staticmethod
+    def _resolve_game(game_file: str | Path | None, generator: str | None,
+                      options: Mapping[str, Any] | None, seed: int, split: str | None) -> Path:
+        if (game_file is None) == (generator is None):
+            raise ValueError("give exactly one of game_file or generator")
+        if generator is not None:
+            if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+                raise ValueError(f"game_seed must be a non-negative int, got {seed!r}")
+            return generate_game(generator, seed, options or {}, split)
+        path = Path(game_file).expanduser()
+        if not path.is_file():
+            raise ValueError(f"game_file {str(path)!r} does not exist")
+        if not path.with_suffix(".json").is_file():
+            raise ValueError(f"{path.name} has no TextWorld .json beside it; for other "
+                             "interactive fiction use TextMem/Jericho-v0")
+        return path
+
+    def _start(self, game_file: Path) -> Any:
+        import textworld
+
+        # TextWorld re-plans ``policy_commands`` after every step: ask for them only when the
+        # game's metadata has no walkthrough (ours always have one), which is read once.
+        infos = textworld.EnvInfos(
+            admissible_commands=True, objective=True, max_score=True, score=True, won=True,
+            lost=True, moves=True, facts="facts" in self.privileged,
+            policy_commands="walkthrough" in self.privileged and not _has_walkthrough(game_file),
+            extras=["walkthrough"])
+        return textworld.start(str(game_file), request_infos=infos)
+
+    def _game_reset(self) -> GameState:
+        game_state = self._tw_env.reset()
+        objective = (game_state.objective or "").strip()
+        self.objective = f"{objective}\n{self.notes}".strip()
+        if self._walkthrough_cache is None and "walkthrough" in self.privileged:
+            self._walkthrough_cache = self._read_walkthrough(game_state)
+        state = self._convert(game_state)
+        if self.notes:
+            state.feedback = f"{clean_observation(state.feedback)}\n\n{self.notes}"
+        return state
+
+    def _game_step(self, command: str) -> GameState:
+        game_state, _, _ = self._tw_env.step(command)
+        return self._convert(game_state)
+
+    def _game_close(self) -> None:
+        self._tw_env.close()
+
+    def _walkthrough(self) -> list[str]:
+        return list(self._walkthrough_cache or [])
+
+    def _convert(self, gs: Any) -> GameState:
+        facts = gs.get("facts")
+        return GameState(
+            feedback=gs.feedback or "",
+            score=gs.score or 0,
+            max_score=gs.max_score or 0,
+            won=bool(gs.won),
+            lost=bool(gs.lost),
+            moves=gs.moves or 0,
+            admissible_commands=gs.admissible_commands or [],  # _info copies it into info
+            facts=(lambda: [proposition_to_triple(p) for p in facts]) if facts is not None else None,
+        )
+
+    @staticmethod
+    def _read_walkthrough(gs: Any) -> list[str]:
+        walkthrough = gs.get("extra.walkthrough")
+        if isinstance(walkthrough, str):
+            walkthrough = ast.literal_eval(walkthrough)
+        return list(walkthrough or gs.get("policy_commands") or [])
+
+
+def _has_walkthrough(game_file: Path) -> bool:
+    """Whether the TextWorld game's ``.json`` metadata holds a walkthrough."""
+    metadata = json.loads(game_file.with_suffix(".json").read_text(encoding="utf-8")).get("metadata") or {}
+    return bool(metadata.get("walkthrough"))

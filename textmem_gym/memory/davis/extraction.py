@@ -1,0 +1,160 @@
+"""Tuples of one transition ``(o_t || a_t || o_{t+1})`` for DAVIS's temporal KG, with entity
+types: deterministically (:class:`DavisRulesExtractor`) or by an LLM (:class:`DavisLLMExtractor`).
+
+The rules read ScienceWorld's text (``This room is called the X. In it, you see: ...``,
+doors, containers, ``You move to ...``, ``You focus on ...``) and, for TextWorld-style text,
+the ``rules`` extractor; every action also becomes an event ``(agent, verb, object)``.
+Coreference: DAVIS resolved it with Stanza/CoreNLP, whose models cannot be downloaded here;
+the ``llm`` extractor asks the LLM to resolve pronouns while it summarizes the transition,
+and the rules need none (game text names things in full).
+
+Example:
+    >>> from textmem_gym.memory.triples import TripleStore
+    >>> out = DavisRulesExtractor().extract(
+    ...     "This room is called the kitchen. In it, you see:\\n\\tthe agent\\n\\ta fridge (containing milk)\\n"
+    ...     "You also see:\\n\\tA door to the hallway (that is open)", "go to kitchen", {}, TripleStore())
+    >>> out.location, out.triples[:3]
+    ('kitchen', [('agent', 'go to', 'kitchen'), ('fridge', 'is in', 'kitchen'), ('milk', 'is in', 'fridge')])
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from textmem_gym.memory.davis.kg import LOCATION, OBJECT, PERSON
+from textmem_gym.memory.extractors import Extraction, make_extractor
+from textmem_gym.memory.extractors.base import StructuralOutdated
+from textmem_gym.memory.relations import AT, IN, ON
+from textmem_gym.memory.triples import TripleKey, TripleStore, normalize
+from textmem_gym.prompts import PromptFolder
+
+#: This package's prompt templates (``prompts/*.txt``).
+PROMPTS = PromptFolder(__package__)
+
+_ROOM = re.compile(r"This (?:room|outside location) is called the (.+?)\.")
+_ITEMS = re.compile(r"(?:In it, you see|Here,? you see):\s*\n(.*?)(?:\nYou also see:\s*\n(.*))?$", re.S)
+_DOOR = re.compile(r"A door to the (.+?) \(that is (open|closed)\)")
+_MOVE_TO = re.compile(r"You (?:move|teleport) to the (.+?)\.")
+_MOVE_THING = re.compile(r"You move the (.+?) to the (.+?)\.")
+_FOCUS = re.compile(r"You focus on the (.+?)\.")
+_ARTICLE = re.compile(r"^(?:a substance called |an? |the |some )", re.I)
+_TWO_WORD_VERBS = ("pick up", "focus on", "look at", "look in", "go to", "teleport to", "look around", "put down",
+                   "turn on", "turn off", "move", "pour", "open", "close", "connect", "use", "mix", "read", "eat")
+PEOPLE = frozenset({"agent", "you", "player"})
+
+
+def _name(phrase: str) -> str:
+    return normalize(_ARTICLE.sub("", phrase.strip().rstrip(".")))
+
+
+def action_event(action: str) -> TripleKey | None:
+    """``focus on common toad`` -> ``("agent", "focus on", "common toad")``."""
+    text = " ".join(action.lower().split())
+    if not text:
+        return None
+    verb = next((v for v in _TWO_WORD_VERBS if text == v or text.startswith(v + " ")), text.split()[0])
+    rest = text[len(verb):].strip()
+    return ("agent", verb, rest or "itself")
+
+
+def _items(block: str, room: str, triples: list[TripleKey]) -> None:
+    for line in (x.strip() for x in block.splitlines()):
+        if not line or _name(line) in PEOPLE:
+            continue
+        head, _, tail = line.partition(". ")
+        contains = re.search(r"\(containing (.+?)\)", head)
+        name = _name(re.sub(r"\s*\(.*", "", head))
+        triples.append((name, IN, room))
+        if contains and contains.group(1) != "nothing":
+            triples += [(_name(x), IN, name) for x in re.split(r", and |, | and ", contains.group(1)) if x.strip()]
+        on = re.search(r"On the (.+?) is: (.+)", tail)
+        if on:
+            triples += [(_name(re.sub(r"\s*\(.*", "", x)), ON, _name(on.group(1)))
+                        for x in re.split(r", and |, | and ", on.group(2).rstrip(".")) if x.strip()]
+
+
+class DavisRulesExtractor(StructuralOutdated):
+    """Deterministic transition tuples (ScienceWorld and TextWorld text)."""
+
+    def __init__(self) -> None:
+        self.rules = make_extractor("rules")
+        self.reset()
+
+    def reset(self) -> None:
+        self.rules.reset()
+        self.location: str | None = None
+        self.types: dict[str, str] = {"agent": PERSON}
+
+    def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
+        triples: list[TripleKey] = []
+        event = action_event(action)
+        if event:
+            triples.append(event)
+        room = _ROOM.search(observation)
+        moved = _MOVE_TO.search(observation)
+        if room or moved:
+            self.location = _name((room or moved).group(1))  # type: ignore[union-attr]
+            self.types[self.location] = LOCATION
+        items = _ITEMS.search(observation)
+        if items and self.location:
+            _items(items.group(1), self.location, triples)
+        for target, state in _DOOR.findall(observation):
+            self.types[_name(target)] = LOCATION
+            triples += [(self.location or "here", "has door to", _name(target)), (f"door to {_name(target)}", "is", state)]
+        for thing, place in _MOVE_THING.findall(observation):
+            triples.append((_name(thing), IN, _name(place)))
+        triples += [("agent", "focused on", _name(x)) for x in _FOCUS.findall(observation)]
+        if not room and not items:
+            textworld = self.rules.extract(observation, action, info, store)
+            triples += [t for t in textworld.triples if t[1] != "says" or "-=" not in observation]
+            self.location = textworld.location or self.location
+            for s, r, o in textworld.triples:
+                if r == AT:
+                    self.types[o] = LOCATION
+        return Extraction(triples=list(dict.fromkeys(triples)), location=self.location)
+
+    def entity_types(self, triples: list[TripleKey]) -> dict[str, str]:
+        """Types of the entities of ``triples``: the agent is a person, rooms are locations."""
+        out = {}
+        for s, _, o in triples:
+            for entity in (s, o):
+                out[entity] = self.types.get(entity, PERSON if entity in PEOPLE else OBJECT)
+        return out
+
+
+_TUPLE = re.compile(r"\[\s*\"([^\"]+)\"\s*,\s*\"([^\"]+)\"\s*,\s*\"([^\"]+)\"\s*(?:,\s*\"(\w+)\"\s*,\s*\"(\w+)\"\s*)?\]")
+
+
+class DavisLLMExtractor(DavisRulesExtractor):
+    """The transition summarized by the LLM (pronouns resolved), then tuples with entity types
+    parsed from its answer; the room and movement are still read by the rules (routes), and
+    the rules' tuples stand in when the LLM fails."""
+
+    def __init__(self, ask: Any) -> None:
+        super().__init__()
+        self.ask, self.failures = ask, 0
+        self.previous = ""
+
+    def reset(self) -> None:
+        super().reset()
+        self.previous = ""
+
+    def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
+        rules = super().extract(observation, action, info, store)
+        answer = self.ask("davis_extract", PROMPTS.render("extract", before=self.previous or "(start)", action=action or "(none)",
+                                                after=observation))
+        self.previous = observation
+        if not answer:
+            self.failures += 1
+            return rules
+        found = []
+        for s, r, o, ts, to in _TUPLE.findall(answer):
+            found.append((normalize(s), normalize(r), normalize(o)))
+            for entity, kind in ((s, ts), (o, to)):
+                if kind.lower() in (PERSON, OBJECT, LOCATION):
+                    self.types[normalize(entity)] = kind.lower()
+        movement = [t for t in rules.triples if t[0] == "agent" or t[1] == IN and t[2] == rules.location]
+        rules.triples = list(dict.fromkeys(movement + found))
+        return rules
+

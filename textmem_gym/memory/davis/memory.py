@@ -1,0 +1,186 @@
+"""DAVIS memory: the temporal knowledge graph of the current episode, an optional read-only
+world model (a temporal KG built from golden trajectories, see
+:mod:`~textmem_gym.memory.davis.world_model`) and graph QA over both (section 3.4).
+
+Each update adds the transition's tuples with their step (nothing is overwritten; a reward
+becomes ``(action, increased score by, N)``). For the wrapper's views (location, routes,
+``go to``) the memory also keeps the believed state as AriGraph does (outdated facts
+invalidated with their validity interval). Graph QA: choose the relevant entity types and two
+entities (LLM, or cosine similarity without one), expand the subgraph around them (path +
+``hops``-hop), order the edges by time, and let the LLM answer from that sequence (without an
+LLM the answer is the sequence itself).
+
+Example:
+    >>> memory = DAVISMemory()
+    >>> memory.update("This room is called the kitchen. In it, you see:\\n\\tthe agent\\n\\ta fridge", "", {})
+    >>> memory.update("You move to the hallway.", "go to hallway", {})
+    >>> [f.text() for f in memory.kg.facts]
+    ['[ep now, t=0] fridge, is in, kitchen', '[ep now, t=1] agent, go to, hallway']
+    >>> found = memory.graph_qa("where is the fridge")
+    >>> found.entities, found.types, found.answer
+    (['fridge'], ['location'], '[ep now, t=0] fridge, is in, kitchen')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from textmem_gym.llm import parse_json_object
+from textmem_gym.memory.arigraph.memory import AriGraphMemory
+from textmem_gym.memory.davis.extraction import DavisLLMExtractor, DavisRulesExtractor
+from textmem_gym.memory.davis.kg import ENTITY_TYPES, Fact, TemporalKG
+from textmem_gym.memory.extractors import Extractor
+from textmem_gym.memory.stma.graph import EntityIndex
+from textmem_gym.memory.stma.memory import Ask, client_asker
+from textmem_gym.prompts import PromptFolder
+
+#: This package's prompt templates (``prompts/*.txt``).
+PROMPTS = PromptFolder(__package__)
+
+CURRENT = "now"
+_TYPE_WORDS = {"location": ("where", "room", "place", "location", "go"), "person": ("who", "whom", "agent")}
+
+
+@dataclass
+class QAResult:
+    """One graph-QA exchange: the chosen types and entities, the time-ordered facts and the answer."""
+
+    question: str
+    types: list[str] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    answer: str = ""
+
+
+class DAVISMemory(AriGraphMemory):
+    """The DAVIS temporal-KG memory.
+
+    Args:
+        extractor: ``"rules"`` (deterministic, ScienceWorld and TextWorld text), ``"llm"``
+            (transition summary with coreference resolution by the LLM) or an extractor.
+        llm: ``(kind, prompt) -> answer`` for extraction and QA; or ``client`` (an LLMClient).
+        world_model: A :class:`TemporalKG` or a path to one (made read-only).
+        hops: Neighbourhood size of the QA expansion.
+        max_facts: Facts given to the QA answer (the latest ones when more were retrieved).
+    """
+
+    name = "davis"
+
+    def __init__(self, extractor: str | Extractor = "rules", *, extractor_options: dict[str, Any] | None = None,
+                 llm: Ask | None = None, client: Any = None, world_model: TemporalKG | str | Path | None = None,
+                 hops: int = 1, max_facts: int = 60):
+        if llm is None and client is None and extractor_options and "client" in extractor_options:
+            client = extractor_options["client"]
+        self.ask: Ask | None = llm or (client_asker(client) if client is not None else None)
+        if isinstance(world_model, (str, Path)):
+            world_model = TemporalKG.load(world_model, read_only=True)
+        if world_model is not None:
+            world_model.read_only = True
+        self.world_model, self.hops, self.max_facts = world_model, hops, max_facts
+        if extractor == "llm":
+            if self.ask is None:
+                raise ValueError("extractor='llm' needs an LLM: pass llm=... or client=...")
+            extractor = DavisLLMExtractor(self.ask)
+        elif extractor == "rules":
+            extractor = DavisRulesExtractor()
+        super().__init__(extractor, extractor_options=None if not isinstance(extractor, str) else extractor_options,
+                         episodes=0)
+
+    def reset(self) -> None:
+        """Starts a new episode (the world model is kept)."""
+        super().reset()
+        self.kg, self.episode_label = TemporalKG(), CURRENT
+        self.score: float | None = None
+        self.qa_log: list[QAResult] = []
+        self._last_triples: list[Any] = []
+
+    def update(self, observation: str, action: str, info: dict[str, Any]) -> None:
+        """Adds the transition's tuples (with this step) and updates the believed state."""
+        super().update(observation, action, info)
+        self.record(self.kg, self._last_triples, action, info, self.episode_label)
+
+    def _add(self, triple: Any, *, inferred: bool) -> int:
+        if not inferred:
+            self._last_triples.append(triple)
+        return super()._add(triple, inferred=inferred)
+
+    def record(self, kg: TemporalKG, triples: list[Any], action: str, info: dict[str, Any], episode: Any) -> None:
+        """Adds ``triples`` (and a reward fact) to ``kg`` at the current step."""
+        types = self.extractor.entity_types(triples) if hasattr(self.extractor, "entity_types") else {}
+        for s, r, o in triples:
+            kg.add(s, r, o, self.step, episode=episode, types={e: types[e] for e in (s, o) if e in types})
+        score = info.get("score")
+        if isinstance(score, (int, float)):
+            if self.score is not None and score > self.score and action:
+                kg.add(action, "increased score by", str(score - self.score), self.step, episode=episode)
+            self.score = score
+        self._last_triples = []
+
+    # -- graph QA ------------------------------------------------------------------------
+    def graphs(self) -> list[TemporalKG]:
+        """The world model (if any) and the current episode's graph."""
+        return [g for g in (self.world_model, self.kg) if g is not None]
+
+    def _typed_entities(self) -> dict[str, list[str]]:
+        return {kind: sorted({e for g in self.graphs() for e in g.entities(kind)}) for kind in ENTITY_TYPES}
+
+    def _select(self, question: str) -> tuple[list[str], list[str]]:
+        typed = self._typed_entities()
+        if self.ask is not None:
+            listing = "\n".join(f"{kind}: {', '.join(names[:150])}" for kind, names in typed.items())
+            answer = self.ask("davis_qa_select", PROMPTS.render("qa_select", question=question, entities=listing))
+            parsed = parse_json_object(answer or "")
+            if isinstance(parsed.value, dict):
+                known = {e for names in typed.values() for e in names}
+                entities = [str(e).lower() for e in parsed.value.get("entities") or [] if str(e).lower() in known]
+                types = [t for t in parsed.value.get("types") or [] if t in typed]
+                if entities:
+                    return types, entities[:2]
+        words = set(question.lower().split())
+        types = [k for k, cue in _TYPE_WORDS.items() if words & set(cue)] or list(ENTITY_TYPES)
+        return types, _rule_entities(question, typed)
+
+    def graph_qa(self, question: str) -> QAResult:
+        """Answers ``question`` from the time-ordered subgraph around two chosen entities."""
+        types, entities = self._select(question)
+        facts = [f for g in self.graphs() for f in g.expand(entities, self.hops)][-self.max_facts:]
+        result = QAResult(question, types, entities, facts)
+        sequence = "\n".join(f.text() for f in facts) or "(no facts)"
+        if self.ask is not None:
+            result.answer = (self.ask("davis_qa", PROMPTS.render("qa_answer", question=question, facts=sequence,
+                                                       entities=", ".join(entities))) or "").strip()
+        result.answer = result.answer or sequence
+        self.qa_log.append(result)
+        return result
+
+    # -- views ---------------------------------------------------------------------------
+    def render(self, query: str | list[str] | None = None) -> str:
+        """Recent events of this episode, then (for ``query``) the time-ordered facts around it."""
+        recent = self.kg.latest(15)
+        lines = [f"Current location: {self.location or 'unknown'}",
+                 "Recent events: " + ("; ".join(f.text() for f in recent) or "none")]
+        if query is not None:
+            text = query if isinstance(query, str) else " ".join(query)
+            entities = _rule_entities(text, self._typed_entities())
+            facts = [f for g in self.graphs() for f in g.expand(entities, self.hops)][-20:]
+            lines.append(f"Facts around {', '.join(entities) or 'nothing'}: " + "; ".join(f.text() for f in facts))
+        return "\n".join(lines)
+
+    def to_networkx(self, **_: Any) -> nx.MultiDiGraph:  # type: ignore[override]
+        """The current episode's temporal KG (edges carry ``relation``, ``step``, ``episode``)."""
+        return self.kg.to_networkx()
+
+    def to_json(self) -> dict[str, Any]:
+        """The believed state (AriGraph format) plus the episode's temporal KG."""
+        data = super().to_json()
+        data["davis"] = {"kg": self.kg.to_json(), "world_model_facts": len(self.world_model or [])}
+        return data
+
+
+def _rule_entities(text: str, typed: dict[str, list[str]]) -> list[str]:
+    """The two known entities most similar to ``text`` (no LLM)."""
+    return EntityIndex({e for names in typed.values() for e in names}).top(text, 2)

@@ -1,0 +1,235 @@
+"""STMA memory (section 4): temporal memory (history buffer + summarizer) and spatial memory
+(relation retriever, dynamic KG, Algorithm 1 retrieval, relation aggregator).
+
+Each update: the step joins the history buffer (last ``history`` records); the summarizer
+turns the buffer into the temporal belief (:mod:`~textmem_gym.memory.stma.temporal`); the
+relation retriever adds the latest spatial triples to the dynamic KG, where a new relation
+replaces the outdated one filling the same slot (one location per thing, one neighbour per
+direction...). Replaced edges are invalidated, not deleted (the triple store keeps their
+validity interval). The spatial belief for a query is the Algorithm 1 subgraph (top ``top_n``
+entities by cosine similarity, ``hops``-hop expansion) rendered by the relation aggregator.
+
+LLM steps (appendix D prompts) run when ``llm`` (a ``(kind, prompt) -> answer`` callable) or
+``client`` is given: summarizer and aggregator by default, the relation retriever with
+``extractor="llm"`` (it reads the temporal belief; movements and the current room are still
+read from the game's room headers, so routes keep working). Without an LLM, or when a call
+fails, the deterministic parts stand in: the rule summary, the ``rules`` extractor, and the
+aggregator's sentences with transitive direction inference.
+
+Example:
+    >>> memory = STMAMemory()
+    >>> memory.update("-= Hall =-\\nYou see a chest. There is an exit to the north.", "", {})
+    >>> memory.update("-= Kitchen =-\\nYou see a stove.", "go north", {})
+    >>> [t for t in memory.believed_triples() if t[1] == "is north of"]
+    [('kitchen', 'is north of', 'hall')]
+    >>> print(memory.spatial_belief("stove"))  # doctest: +NORMALIZE_WHITESPACE
+    The chest is in the hall. The hall has an exit to the north. The kitchen is to the north of
+    the hall. The stove is in the kitchen. The hall is to the south of the kitchen.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from textmem_gym.memory.arigraph.memory import AriGraphMemory
+from textmem_gym.memory.arigraph.parse import canonical
+from textmem_gym.memory.extractors import Extraction, Extractor, make_extractor
+from textmem_gym.memory.extractors.base import StructuralOutdated
+from textmem_gym.memory.retrieval import client_embedder
+from textmem_gym.memory.stma.graph import EmbeddingEntityIndex, EntityIndex, describe, retrieve_subgraph
+from textmem_gym.memory.stma.temporal import HistoryBuffer, RuleSummarizer
+from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
+from textmem_gym.prompts import PromptFolder
+
+#: This package's prompt templates (``prompts/*.txt``).
+PROMPTS = PromptFolder(__package__)
+
+#: ``(kind, prompt) -> answer`` (``None`` when the LLM failed).
+Ask = Callable[[str, str], "str | None"]
+_TRIPLE = re.compile(r'\[\s*"([^"\]]+)"\s*,\s*"([^"\]]+)"\s*,\s*"([^"\]]+)"\s*\]')
+
+
+def client_asker(client: Any, max_tokens: int = 1024) -> Ask:
+    """An :data:`Ask` over an :class:`~textmem_gym.llm.LLMClient` (errors give ``None``)."""
+    def ask(kind: str, prompt: str) -> str | None:
+        try:
+            return client.chat([{"role": "user", "content": prompt}], temperature=0.0, max_tokens=max_tokens).text
+        except Exception:  # noqa: BLE001 - a failing LLM must not crash the episode
+            return None
+    return ask
+
+
+def parse_rdf(answer: str, rooms: set[str]) -> list[TripleKey]:
+    """Triples of a relation-retriever answer (``["a", "rel", "b"]`` items), in the memory's
+    vocabulary: ``is at north of`` -> ``is north of``; ``holds``/``contains`` turned around."""
+    found: list[TripleKey] = []
+    for s, r, o in _TRIPLE.findall(answer or ""):
+        s, r, o = normalize(s), normalize(r), normalize(o)
+        r = re.sub(r"^is at (north|south|east|west|northeast|northwest|southeast|southwest) of$", r"is \1 of", r)
+        if r in ("holds", "supports"):
+            triple: TripleKey = (o, "is on", s)
+        else:
+            triple = canonical((s, r, o), rooms)
+        if triple not in found and all(triple):
+            found.append(triple)
+    return found
+
+
+class BeliefRelationRetriever(StructuralOutdated):
+    """The ``llm`` relation retriever: appendix D.2 over the temporal belief, plus the rules
+    extractor's room and movement triples. Replacement is structural (slot conflicts)."""
+
+    def __init__(self, ask: Ask, belief: Callable[[], str]):
+        self.ask, self.belief = ask, belief
+        self.rules = make_extractor("rules")
+        self.failures = 0
+
+    def reset(self) -> None:
+        self.rules.reset()
+
+    def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
+        out = self.rules.extract(observation, action, info, store)
+        entities = sorted(set(store.entities()) | {e for t in out.triples for e in (t[0], t[2])})
+        answer = self.ask("stma_relations", PROMPTS.render("relation_retriever", paragraph=self.belief(),
+                                                 entities=json.dumps(entities)))
+        if answer is None:
+            self.failures += 1
+            return out
+        rooms = {t.object for t in store.active() if t.relation == "is at"} | set(filter(None, [out.location]))
+        spatial = [t for t in out.triples if t[1].startswith("is ") and t[1].endswith(" of")]
+        out.triples = list(dict.fromkeys(spatial + parse_rdf(answer, rooms)))
+        return out
+
+
+class STMAMemory(AriGraphMemory):
+    """The STMA spatio-temporal memory.
+
+    Args:
+        extractor: Relation retriever: ``"rules"`` (deterministic, from each observation),
+            ``"llm"`` (appendix D.2 over the temporal belief), ``"oracle"`` or an extractor.
+        extractor_options: Arguments of a named extractor.
+        llm: ``(kind, prompt) -> answer`` used by the LLM steps (a policy passes its own, so
+            calls are accounted per kind).
+        client: An ``LLMClient`` to build ``llm`` from (when ``llm`` is not given).
+        summarizer: ``"llm"`` or ``"rules"``; default ``"llm"`` when an LLM is given.
+        aggregator: ``"llm"`` or ``"rules"``; default ``"llm"`` when an LLM is given.
+        history: Records in the history buffer (25).
+        top_n: Entities kept by the semantic filtering of Algorithm 1 (8).
+        hops: ``K`` of the relational expansion (3).
+        entity_similarity: ``"tfidf"`` (words and character trigrams, no model) or
+            ``"embeddings"`` (the paper: entity embeddings, from ``embed`` or ``client.embed``).
+        embed: ``texts -> vectors`` for ``"embeddings"``.
+    """
+
+    name = "stma"
+
+    def __init__(self, extractor: str | Extractor = "rules", *, extractor_options: dict[str, Any] | None = None,
+                 llm: Ask | None = None, client: Any = None, summarizer: str | None = None,
+                 aggregator: str | None = None, history: int = 25, top_n: int = 8, hops: int = 3,
+                 entity_similarity: str = "tfidf", embed: Callable[[list[str]], Any] | None = None):
+        if llm is None and client is None and isinstance(extractor_options, dict) and "client" in extractor_options:
+            client = extractor_options["client"]
+        self.ask: Ask | None = llm or (client_asker(client) if client is not None else None)
+        default = "llm" if self.ask is not None else "rules"
+        self.summarizer_mode, self.aggregator_mode = summarizer or default, aggregator or default
+        for label, mode in (("summarizer", self.summarizer_mode), ("aggregator", self.aggregator_mode)):
+            if mode not in ("llm", "rules"):
+                raise ValueError(f"{label} must be 'llm' or 'rules', got {mode!r}")
+            if mode == "llm" and self.ask is None:
+                raise ValueError(f"{label}='llm' needs an LLM: pass llm=... or client=...")
+        for label, value in (("top_n", top_n), ("hops", hops)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{label} must be a non-negative int, got {value!r}")
+        if entity_similarity not in ("tfidf", "embeddings"):
+            raise ValueError(f"entity_similarity must be 'tfidf' or 'embeddings', got {entity_similarity!r}")
+        if entity_similarity == "embeddings" and embed is None:
+            if client is None:
+                raise ValueError("entity_similarity='embeddings' needs embed=... or client=...")
+            embed = client_embedder(client)
+        self._embed, self._vectors = embed, {}  # type: ignore[var-annotated]
+        self.entity_similarity = entity_similarity
+        self.buffer = HistoryBuffer(history)
+        self.top_n, self.hops = top_n, hops
+        self.rule_summarizer = RuleSummarizer()
+        if extractor == "llm":
+            if self.ask is None:
+                raise ValueError("extractor='llm' needs an LLM: pass llm=... or client=...")
+            extractor, extractor_options = BeliefRelationRetriever(self.ask, lambda: self.temporal_belief), None
+        elif isinstance(extractor, str) and extractor_options and "client" in extractor_options:
+            extractor_options = {k: v for k, v in extractor_options.items() if k != "client"} or None
+        super().__init__(extractor, extractor_options=extractor_options, episodes=0)
+        self.extractor_name = "llm" if isinstance(self.extractor, BeliefRelationRetriever) else self.extractor_name
+
+    def reset(self) -> None:
+        """Empties the buffer, the beliefs and the KG (new episode)."""
+        super().reset()
+        self.buffer = HistoryBuffer(self.buffer.size)
+        self.rule_summarizer.reset()
+        self.goal, self.temporal_belief = "", ""
+        self.llm_failures = 0
+        self._spatial: dict[str, str] = {}
+
+    def update(self, observation: str, action: str, info: dict[str, Any]) -> None:
+        """Algorithm 2 lines 4-7: record, summarize, extract, update the dynamic KG."""
+        if info.get("objective"):
+            self.goal = " ".join(str(info["objective"]).split())
+        self.buffer.record(observation, action)
+        self.rule_summarizer.observe(observation, action)
+        self.temporal_belief = self.summarize()
+        super().update(observation, action, info)
+        self._spatial = {}
+
+    def note_feedback(self, feedback: str) -> None:
+        """Records the critic's feedback on the latest step (shown to the summarizer)."""
+        self.buffer.note_feedback(feedback)
+
+    # -- LLM steps with deterministic fallbacks ---------------------------------------------
+    def _llm(self, kind: str, prompt: str) -> str | None:
+        answer = self.ask(kind, prompt) if self.ask is not None else None
+        if answer is None or not answer.strip():
+            self.llm_failures += 1
+            return None
+        return answer.strip()
+
+    def summarize(self) -> str:
+        """The temporal belief of the current buffer (equation 4)."""
+        rules = self.rule_summarizer.summary(self.buffer, self.goal)
+        if self.summarizer_mode == "rules":
+            return rules
+        prompt = PROMPTS.render("summarizer", goal=self.goal or "unknown", trajectory=self.buffer.trajectory())
+        return self._llm("stma_summary", prompt) or rules
+
+    def retrieve(self, query: str | list[str], **_: Any) -> list[Triple]:  # type: ignore[override]
+        """Algorithm 1 on the believed KG (``query`` lists are joined)."""
+        text = query if isinstance(query, str) else " ".join(query)
+        index = EntityIndex if self._embed is None else \
+            (lambda names: EmbeddingEntityIndex(names, self._embed, self._vectors))  # type: ignore[arg-type]
+        return retrieve_subgraph(self.store.active(), text, self.top_n, self.hops, index)
+
+    def spatial_belief(self, query: str | list[str] | None = None) -> str:
+        """The relation aggregator over the retrieved subgraph (every triple when ``query`` is
+        ``None``); computed once per step and query."""
+        key = json.dumps(query)
+        if key not in self._spatial:
+            triples = self.store.active() if query is None else self.retrieve(query)
+            text = describe(triples)
+            if self.aggregator_mode == "llm" and triples:
+                listing = "[\n" + ",\n".join(json.dumps(list(t.as_tuple())) for t in triples) + "\n]"
+                text = self._llm("stma_aggregate", PROMPTS.render("relation_aggregator", triples=listing)) or text
+            self._spatial[key] = text
+        return self._spatial[key]
+
+    def render(self, query: str | list[str] | None = None) -> str:
+        """Temporal belief, then spatial belief (for ``query``)."""
+        return (f"Temporal belief:\n{self.temporal_belief or 'nothing yet'}\n\n"
+                f"Spatial belief:\n{self.spatial_belief(query)}")
+
+    def to_json(self) -> dict[str, Any]:
+        """The AriGraph-format KG plus the buffer and the temporal belief."""
+        data = super().to_json()
+        data["stma"] = {"goal": self.goal, "temporal_belief": self.temporal_belief,
+                        "buffer": [r.__dict__ for r in self.buffer]}
+        return data
