@@ -10,7 +10,7 @@ export TEXTMEM_ROMS_DIR ?= $(SHARED_ROMS)
 endif
 STAMP := $(VENV)/.installed-$(shell cat setup.cfg pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test install java clean-venv
+.PHONY: run test lint install java clean-venv
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,10 @@ run: install
 
 test: install
 	$(PY) -m pytest -n 2 tests
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 clean-venv:
 	rm -rf $(VENV)
