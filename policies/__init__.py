@@ -7,7 +7,16 @@ Example:
 """
 
 from policies.base import BasePolicy, Info, Policy, check_policy
-from policies.registry import DESCRIPTIONS, POLICIES, PREFIXED_POLICIES, make_policy, register_policy
+from policies.registry import (
+    DESCRIPTIONS,
+    ENTRY_POINT_GROUP,
+    POLICIES,
+    PREFIXED_POLICIES,
+    PolicyEntry,
+    available_policies,
+    make_policy,
+    register_policy,
+)
 
-__all__ = ["BasePolicy", "DESCRIPTIONS", "Info", "POLICIES", "PREFIXED_POLICIES", "Policy", "check_policy",
-           "make_policy", "register_policy"]
+__all__ = ["BasePolicy", "DESCRIPTIONS", "ENTRY_POINT_GROUP", "Info", "POLICIES", "PREFIXED_POLICIES", "Policy",
+           "PolicyEntry", "available_policies", "check_policy", "make_policy", "register_policy"]

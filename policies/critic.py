@@ -1,4 +1,4 @@
-"""The seed Jericho agent's heuristic critic and loop guards (no LLM calls).
+"""The Text Adventure Agent's heuristic critic and loop guards (no LLM calls).
 
 :class:`HeuristicCritic` scores a proposed command in [-1, 1] from what was tried where:
 blocked direction here -1, tried twice or more here without reward -1, earned reward before

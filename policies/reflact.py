@@ -1,4 +1,4 @@
-"""The seed Jericho agent's ReflAct loop (reflect, keep an objective, act) and its helpers.
+"""The Text Adventure Agent's ReflAct loop (reflect, keep an objective, act) and its helpers.
 
 Each step one LLM call answers ``REFLECTION`` (belief state + goal progress), ``OBJECTIVE``
 (persistent: it stays in every prompt until the LLM replaces it) and ``ACTION``. Around it:
@@ -42,7 +42,7 @@ def parse_reflact(text: str) -> dict[str, str]:
 
 
 class ReflActPolicy(BasePolicy):
-    """ReflAct agent of the seed Jericho agent.
+    """The Text Adventure Agent's ReflAct loop as a policy.
 
     Args:
         model, base_url, api_key, client, **client_options: LLM endpoint (see :class:`~policies.llm_calls.LLMCalls`).

@@ -1,18 +1,41 @@
 """Policies by name: one registry, lazily imported entries, ``prefix:argument`` factories.
 
+:func:`make_policy` accepts four kinds of names, tried in this order:
+
+- a built-in name, a key of :data:`POLICIES` (``"random"``, ``"ariadne"``...);
+- a name an installed package adds through the entry-point group ``textmem_gym.policies``
+  (value ``"module:attr"``; imported only when used or listed);
+- ``prefix:argument`` with a prefix of :data:`PREFIXED_POLICIES` (``"rl:model.zip"``);
+- ``"package.module:Factory"``: any importable callable that returns a Policy.
+
 Example:
     >>> from policies import make_policy
     >>> make_policy("random", seed=1).name
     'random'
+    >>> type(make_policy("policies.simple:RandomPolicy", seed=1)).__name__
+    'RandomPolicy'
+    >>> make_policy("random", sead=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: policy 'random' does not accept 'sead'; it accepts: ['seed']
 """
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
+import inspect
+import sys
+import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
 from typing import Any
 
-from policies.base import Policy
+from policies.base import Policy, check_policy
+from textmem_gym.loading import load_object
+
+#: Entry-point group through which installed packages add policy names (value ``"module:attr"``).
+ENTRY_POINT_GROUP = "textmem_gym.policies"
 
 #: name -> ``"module:factory"`` (imported on first use, so heavy policies cost nothing until used).
 POLICIES: dict[str, str] = {
@@ -40,7 +63,8 @@ PREFIXED_POLICIES: dict[str, str] = {
 DESCRIPTIONS: dict[str, str] = {
     "random": "uniform over the admissible commands (seeded)",
     "walkthrough": "PRIVILEGED ORACLE: replays the game's walkthrough (upper bound, not an agent)",
-    "explorer": "no LLM: explores with MemoryGraphWrapper (go to unexplored exits, read, take, open), critic vetoes repeats",
+    "explorer": ("no LLM: explores with MemoryGraphWrapper (go to unexplored exits, read, take, open), "
+                 "critic vetoes repeats"),
     "ariadne": "LLM: AriGraph memory + planner + ReAct decisions with go to (AriGraph paper)",
     "full-history": "LLM baseline: planner + ReAct over the full history of observations and actions",
     "summary": "LLM baseline: planner + ReAct, last 5 steps + running summary",
@@ -48,39 +72,182 @@ DESCRIPTIONS: dict[str, str] = {
     "simulacra": "LLM baseline: rag + reflections over retrieved memories (Generative Agents)",
     "reflexion": "LLM baseline: rag + reflections written after failed trials of the same game",
     "react": "LLM baseline: ReAct decisions over the last 5 steps, no planner, no memory",
-    "reflact": "LLM: seed Jericho agent's ReflAct loop (reflection, objective, critic, loop guards, narrative)",
+    "reflact": "LLM: the Text Adventure Agent's ReflAct loop (reflection, objective, critic, loop guards, narrative)",
     "stma": "LLM: STMA spatio-temporal memory + planner-critic (multi-step plans checked before each action)",
     "davis": "LLM: DAVIS temporal-KG world model (predicts 5 steps, asks its graph) + actor-critic with reflection",
     "rl": "rl:PATH plays a model trained by baselines_rl (MaskablePPO / masked DQN .zip)",
 }
 
 
+@dataclass(frozen=True)
+class PolicyEntry:
+    """One policy name as ``textmem-gym list`` shows it.
+
+    Attributes:
+        name: The name :func:`make_policy` accepts.
+        target: Its factory as ``"module:attr"``.
+        package: The installed distribution that adds it through an entry point (``None`` for
+            built-in names).
+
+    Example:
+        >>> entry = available_policies()["random"]
+        >>> entry.target, entry.package, entry.description
+        ('policies.simple:RandomPolicy', None, 'uniform over the admissible commands (seeded)')
+    """
+
+    name: str
+    target: str
+    package: str | None = None
+
+    @property
+    def description(self) -> str:
+        """The built-in description, else the factory's ``description`` or its first docstring line.
+
+        A plugin's factory is imported here (on first use), so listing costs nothing until asked.
+        """
+        if self.package is None:
+            return DESCRIPTIONS.get(self.name, "")
+        return describe_factory(load_object(self.target))
+
+
+def describe_factory(factory: Any) -> str:
+    """A factory's ``description`` attribute, else the first line of its own docstring, else ``""``.
+
+    Example:
+        >>> def look_around(seed=0):
+        ...     "Looks around.  A longer explanation follows on later lines."
+        >>> describe_factory(look_around)
+        'Looks around.  A longer explanation follows on later lines.'
+        >>> look_around.description = "always looks"
+        >>> describe_factory(look_around)
+        'always looks'
+    """
+    description = getattr(factory, "description", None)
+    if isinstance(description, str) and description:
+        return description
+    doc = factory.__doc__  # a class's own docstring only (not inherited, unlike inspect.getdoc)
+    return inspect.cleandoc(doc).splitlines()[0] if doc and doc.strip() else ""
+
+
+def plugin_policies() -> dict[str, PolicyEntry]:
+    """Policy names that installed packages add through the ``textmem_gym.policies`` entry points.
+
+    Reads package metadata only (nothing is imported). A name already built in, or already added
+    by another package, is skipped with a warning.
+    """
+    found: dict[str, PolicyEntry] = {}
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        package = point.dist.name if point.dist is not None else "?"
+        owner = "built in" if point.name in POLICIES else (
+            f"added by {found[point.name].package}" if point.name in found else None)
+        if owner:
+            warnings.warn(f"policy name {point.name!r} from package {package} is ignored: it is {owner}",
+                          stacklevel=2)
+            continue
+        found[point.name] = PolicyEntry(point.name, f"{point.module}:{point.attr}", package)
+    return found
+
+
+def available_policies() -> dict[str, PolicyEntry]:
+    """Every policy name: the built-in ones, then those of installed packages (entry points)."""
+    builtin = {name: PolicyEntry(name, target) for name, target in POLICIES.items()}
+    return {**builtin, **plugin_policies()}
+
+
 def register_policy(name: str, factory: str, description: str = "") -> None:
-    """Adds (or replaces) a named policy factory given as ``"module:callable"``."""
+    """Adds (or replaces) a built-in policy name whose factory is given as ``"module:callable"``.
+
+    Raises:
+        ValueError: ``factory`` is not of the form ``"module:callable"``.
+    """
+    module_name, sep, attr = factory.partition(":")
+    if not (module_name and sep and attr):
+        raise ValueError(f"expected a factory as 'module:callable', got {factory!r}")
     POLICIES[name] = factory
     DESCRIPTIONS[name] = description
 
 
-def _load(target: str) -> Callable[..., Policy]:
-    module_name, attr = target.split(":")
-    return getattr(importlib.import_module(module_name), attr)
-
-
 def make_policy(name: str, **kwargs: Any) -> Policy:
-    """Builds a policy by registry name (``"random"``) or prefixed spec (``"rl:model.zip"``).
+    """Builds a policy by name, prefixed spec or ``"module:Factory"`` (see the module docstring).
 
     Args:
-        name: A key of :data:`POLICIES`, or ``prefix:argument`` with a prefix in
-            :data:`PREFIXED_POLICIES`.
-        **kwargs: Passed to the policy's constructor.
+        name: A key of :data:`POLICIES`, a name added by an installed package (entry-point group
+            ``textmem_gym.policies``), ``prefix:argument`` with a prefix in
+            :data:`PREFIXED_POLICIES`, or ``"package.module:Factory"``.
+        **kwargs: Passed to the policy's factory.
 
     Raises:
-        ValueError: Unknown name (the message lists the known ones).
+        ValueError: Unknown name (the message lists the known ones), or ``kwargs`` the factory does
+            not accept (the message names them and the accepted ones).
+        TypeError: The factory returned something that is not a Policy (the message names the
+            missing members).
     """
+    factory, args = _factory(name)
+    _check_arguments(name, factory, args, kwargs)
+    return check_policy(factory(*args, **kwargs))
+
+
+def _factory(name: str) -> tuple[Callable[..., Any], tuple[str, ...]]:
+    """The factory of ``name`` and the positional arguments it gets (the argument of ``prefix:argument``)."""
     if name in POLICIES:
-        return _load(POLICIES[name])(**kwargs)
+        return load_object(POLICIES[name]), ()
+    plugins = plugin_policies()
+    if name in plugins:
+        return load_object(plugins[name].target), ()
     prefix, sep, argument = name.partition(":")
     if sep and prefix in PREFIXED_POLICIES:
-        return _load(PREFIXED_POLICIES[prefix])(argument, **kwargs)
-    known = sorted(POLICIES) + [f"{p}:..." for p in sorted(PREFIXED_POLICIES)]
-    raise ValueError(f"unknown policy {name!r}; known: {known}")
+        return load_object(PREFIXED_POLICIES[prefix]), (argument,)
+    if sep and prefix and argument:
+        return _importable(name, plugins), ()
+    raise ValueError(f"unknown policy {name!r}; known: {_known(plugins)}")
+
+
+def _importable(spec: str, plugins: dict[str, PolicyEntry]) -> Callable[..., Any]:
+    """The object ``"module:attr"`` names; ValueError if there is no such module or attribute.
+
+    Errors raised while importing a module that exists (its own bugs, its missing dependencies)
+    propagate unchanged: they are not unknown names.
+    """
+    module_name, _, attr = spec.partition(":")
+    if not _module_exists(module_name):
+        raise ValueError(f"unknown policy {spec!r}: no module {module_name!r}; known: {_known(plugins)}")
+    try:
+        return load_object(spec)
+    except AttributeError:
+        if module_name not in sys.modules:  # the import itself failed: a bug in that module
+            raise
+        raise ValueError(f"unknown policy {spec!r}: module {module_name!r} has no attribute {attr!r}") from None
+
+
+def _module_exists(module_name: str) -> bool:
+    try:
+        return importlib.util.find_spec(module_name) is not None
+    except ModuleNotFoundError as error:
+        missing = error.name or ""
+        if module_name == missing or module_name.startswith(missing + "."):
+            return False
+        raise
+
+
+def _known(plugins: dict[str, PolicyEntry]) -> list[str]:
+    return (sorted(POLICIES) + sorted(plugins) + [f"{p}:..." for p in sorted(PREFIXED_POLICIES)]
+            + ["package.module:Factory"])
+
+
+def _check_arguments(name: str, factory: Callable[..., Any], args: tuple[str, ...], kwargs: dict[str, Any]) -> None:
+    """ValueError naming the arguments ``factory`` does not accept (instead of its TypeError)."""
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # no signature to read (some built-in callables): let the call decide
+        return
+    try:
+        signature.bind(*args, **kwargs)
+    except TypeError as error:
+        params = list(signature.parameters.values())[len(args):]
+        accepted = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        open_ended = any(p.kind is p.VAR_KEYWORD for p in params)
+        unknown = [key for key in kwargs if key not in accepted and not open_ended]
+        if unknown:
+            listed = ", ".join(repr(key) for key in unknown)
+            raise ValueError(f"policy {name!r} does not accept {listed}; it accepts: {accepted}") from None
+        raise ValueError(f"policy {name!r}: {error}; it accepts: {accepted}") from None

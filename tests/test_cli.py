@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 import gymnasium as gym
+import pytest
 
+from policies import BasePolicy
 from textmem_gym.cli import main, play
 from textmem_gym.envs.registration import ENV_IDS
 
@@ -40,6 +42,41 @@ def test_eval_writes_results_and_prints_the_table(tmp_path):
 def test_eval_errors_are_clear(capsys):
     assert main(["eval", "TextMem/CookingRL-L1-v0", "--policy", "no-such-policy", "--quiet"]) == 2
     assert "unknown policy 'no-such-policy'" in capsys.readouterr().err
+
+
+def test_policy_argument_errors_are_user_errors(capsys):
+    assert main(["eval", "TextMem/CookingRL-L1-v0", "--policy", "random", "--policy-arg", "sead=1", "--quiet"]) == 2
+    assert "policy 'random' does not accept 'sead'; it accepts: ['seed']" in capsys.readouterr().err
+    assert main(["eval", "TextMem/CookingRL-L1-v0", "--policy", "tests.test_cli:NoSuchPolicy", "--quiet"]) == 2
+    assert "'tests.test_cli' has no attribute 'NoSuchPolicy'" in capsys.readouterr().err
+
+
+class BuggyPolicy(BasePolicy):
+    """A policy with a programming error in ``act``."""
+
+    def act(self, observation, info):
+        return "look" + len(info["admissible_commands"])
+
+
+class NotAPolicy:
+    """Acts, but lacks the rest of the Policy protocol."""
+
+    def act(self, observation, info):
+        return "look"
+
+
+def test_programming_errors_are_not_swallowed_as_user_errors():
+    with pytest.raises(TypeError, match="can only concatenate str"):
+        main(["eval", "TextMem/CookingRL-L1-v0", "--policy", "tests.test_cli:BuggyPolicy", "--max-steps", "2",
+              "--quiet"])
+    with pytest.raises(TypeError, match=r"NotAPolicy is not a Policy: it lacks \['name', 'privileged'"):
+        main(["eval", "TextMem/CookingRL-L1-v0", "--policy", "tests.test_cli:NotAPolicy", "--quiet"])
+
+
+def test_eval_help_documents_module_factory_policies(capsys):
+    with pytest.raises(SystemExit):
+        main(["eval", "--help"])
+    assert "package.module:Factory" in " ".join(capsys.readouterr().out.split())
 
 
 def test_play_through_stdin_handles_help_admissible_and_quit():

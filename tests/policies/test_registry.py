@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from policies import POLICIES, PREFIXED_POLICIES, BasePolicy, Policy, make_policy, register_policy
+from policies import (
+    POLICIES,
+    PREFIXED_POLICIES,
+    BasePolicy,
+    Policy,
+    available_policies,
+    make_policy,
+    register_policy,
+)
+from policies.registry import describe_factory
 from policies.simple import RandomPolicy, WalkthroughPolicy
 
 
@@ -32,7 +41,68 @@ def test_register_and_prefixed_factories(monkeypatch):
         POLICIES.pop("tmp-walk")
 
 
+def test_module_factory_names_build_any_importable_policy():
+    policy = make_policy("policies.simple:RandomPolicy", seed=2)
+    assert isinstance(policy, RandomPolicy)
+    assert make_policy("tests.policies.test_registry:_fixed", argument="wait").act("", {}) == "wait"
+    with pytest.raises(ValueError, match="no module 'no_such_pkg_xyz.agents'; known: .*'random'"):
+        make_policy("no_such_pkg_xyz.agents:Agent")
+    with pytest.raises(ValueError, match="'policies.simple' has no attribute 'Nope'"):
+        make_policy("policies.simple:Nope")
+
+
+def test_bad_constructor_arguments_name_the_bad_one_and_the_accepted_ones(monkeypatch):
+    with pytest.raises(ValueError, match=r"policy 'explorer' does not accept 'memroy'; it accepts: "
+                                         r"\['memory', 'seed', 'memory_options'\]"):
+        make_policy("explorer", memroy=False)
+    monkeypatch.setitem(PREFIXED_POLICIES, "fixed", "tests.policies.test_registry:_fixed")
+    with pytest.raises(ValueError, match="policy 'fixed:x' does not accept 'loud'"):
+        make_policy("fixed:x", loud=True)
+    with pytest.raises(ValueError, match="missing a required argument: 'argument'"):
+        make_policy("tests.policies.test_registry:_fixed")
+
+
+def test_a_factory_returning_no_policy_is_a_type_error_naming_what_it_lacks():
+    with pytest.raises(TypeError, match=r"_Silent is not a Policy: it lacks \['name', 'privileged', 'seed', "
+                                        r"'wrap_env', 'reset', 'observe', 'end_episode', 'episode_stats'\]"):
+        make_policy("tests.policies.test_registry:_Silent")
+
+
+def test_errors_inside_a_policy_module_are_not_reported_as_unknown_names(tmp_path, monkeypatch):
+    (tmp_path / "needs_dependency.py").write_text("import no_such_dependency_xyz\n")
+    (tmp_path / "buggy_module.py").write_text("VALUE = None.missing\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ImportError, match="no_such_dependency_xyz"):
+        make_policy("needs_dependency:Agent")
+    with pytest.raises(AttributeError, match="missing"):
+        make_policy("buggy_module:Agent")
+
+
+def test_register_policy_takes_module_colon_callable():
+    with pytest.raises(ValueError, match="'module:callable'"):
+        register_policy("bad", "policies.simple.RandomPolicy")
+    assert "bad" not in POLICIES
+
+
+def test_available_policies_and_descriptions():
+    entries = available_policies()
+    assert list(entries)[:len(POLICIES)] == list(POLICIES)
+    assert entries["reflact"].description.startswith("LLM: the Text Adventure Agent's ReflAct loop")
+    assert describe_factory(_Fixed) == "Plays one fixed command."
+    assert describe_factory(_fixed) == ""
+
+
+class _Silent:
+    def act(self, observation, info):
+        return "look"
+
+
 class _Fixed(BasePolicy):
+    """Plays one fixed command.
+
+    Used by the registry tests.
+    """
+
     name = "fixed"
 
     def __init__(self, command: str):

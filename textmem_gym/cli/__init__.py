@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "textmem_gym.cli.listing",
     "textmem_gym.cli.play",
     "textmem_gym.cli.evaluation",
+    "textmem_gym.cli.inspect",
 )
 
 
@@ -39,13 +40,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``textmem-gym`` console script."""
+    """Entry point of the ``textmem-gym`` console script.
+
+    Bad input (a ``ValueError`` or a Gymnasium error: unknown id, policy or argument) prints a
+    one-line error and returns 2; any other exception is a bug and shows its traceback.
+    """
     import textmem_gym  # noqa: F401  (registers ids)
 
     args = build_parser().parse_args(argv)
     try:
         return int(args.handler(args))
-    except (ValueError, TypeError, gym.error.Error) as error:
+    except (ValueError, gym.error.Error) as error:
         print(f"textmem-gym: error: {error}", file=sys.stderr)
         return 2
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 from textmem_gym.cli.arguments import env_kwargs, parse_pairs
 
@@ -12,6 +14,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from textmem_gym.results import format_table, summarize
     from textmem_gym.runner import evaluate
 
+    use_working_directory()
     policy_kwargs = parse_pairs(args.policy_arg)
     for name in ("model", "base_url"):
         if getattr(args, name):
@@ -26,6 +29,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def use_working_directory() -> None:
+    """Lets ``--policy mymodule:Factory`` find modules of the current directory, as ``python -m`` does.
+
+    The console script does not put the working directory on ``sys.path``; it goes last, so it
+    never shadows an installed package.
+    """
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())
+
+
 def cmd_summary(args: argparse.Namespace) -> int:
     """Summarizes a JSONL results file."""
     from textmem_gym.results import ResultsFile, format_table, summarize
@@ -38,7 +51,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     """Adds ``eval`` and ``summary``."""
     ev = sub.add_parser("eval", help="evaluate a policy on one or more ids")
     ev.add_argument("env_ids", nargs="+")
-    ev.add_argument("--policy", required=True, help="policy name (see `textmem-gym list`)")
+    ev.add_argument("--policy", required=True,
+                    help="policy name (see `textmem-gym list`, incl. names installed packages add), "
+                         "prefix:ARG (e.g. rl:model.zip), or package.module:Factory (any importable "
+                         "callable returning a Policy; the current directory is importable)")
     ev.add_argument("--episodes", type=int, default=1)
     ev.add_argument("--seed", type=int, default=0, help="first reset seed (episode i uses seed+i)")
     ev.add_argument("--max-steps", type=int, default=None, help="override the ids' step limit")

@@ -16,22 +16,6 @@ PLAY_HELP = """Commands: type any game command.
   quit        leave the game"""
 
 
-def cmd_list(args: argparse.Namespace) -> int:
-    """Prints every registered id with a one-line description, then the policies."""
-    from policies import DESCRIPTIONS, POLICIES
-    from textmem_gym.envs.registration import ENV_IDS
-
-    width = max(len(i) for i in ENV_IDS)
-    print("Environments:")
-    for env_id, entry in ENV_IDS.items():
-        needs = f" (needs {', '.join(entry.needs)})" if entry.needs else ""
-        print(f"  {env_id:<{width}}  {entry.description}{needs}")
-    print("\nPolicies:")
-    for name in POLICIES:
-        print(f"  {name:<12}  {DESCRIPTIONS.get(name, '')}")
-    return 0
-
-
 def _score_line(info: dict[str, Any], steps: int) -> str:
     return f"[score {info['score']}/{info['max_score']} | moves {info['moves']} | steps {steps}]"
 
