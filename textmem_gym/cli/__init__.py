@@ -26,7 +26,6 @@ COMMAND_MODULES: tuple[str, ...] = (
     "textmem_gym.cli.listing",
     "textmem_gym.cli.play",
     "textmem_gym.cli.evaluation",
-    "textmem_gym.cli.inspect",
 )
 
 
