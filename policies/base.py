@@ -90,6 +90,13 @@ class BasePolicy:
         """Numbers to record with the episode's result (tokens, calls, cost, fallbacks...)."""
         return {}
 
+    def take_llm_calls(self) -> list[dict[str, Any]]:
+        """The LLM calls made since the last call (the runner takes them after each step for the
+        trajectory; see :mod:`textmem_gym.trajectories`). Policies keeping their
+        :class:`~policies.llm_calls.LLMCalls` as ``self.llm`` get them from it; others have none."""
+        take = getattr(getattr(self, "llm", None), "take_step_calls", None)
+        return list(take()) if take is not None else []
+
 
 def check_policy(policy: Any) -> Policy:
     """``policy`` if it implements the whole :class:`Policy` protocol.

@@ -18,9 +18,7 @@ Example:
 
 from __future__ import annotations
 
-import functools
-import string
-from pathlib import Path
+import time
 from typing import Any
 
 from textmem_gym.llm import LLMClient, LLMError
@@ -80,6 +78,7 @@ class LLMCalls:
         self.errors_by_kind: dict[str, int] = {}
         self.empty_answers = 0
         self.step_prompt_estimate = 0
+        self.step_calls: list[dict[str, Any]] = []
 
     def _usage(self) -> dict[str, Any]:
         return self._client.usage.as_dict() if self._client is not None else {}
@@ -88,16 +87,33 @@ class LLMCalls:
         """One user-message chat; the answer text, or ``None`` after an unrecoverable LLM error."""
         messages = [{"role": "user", "content": prompt}]
         self.step_prompt_estimate += estimate_prompt_tokens(messages)
+        started = time.perf_counter()
         try:
             result = self.client.chat(messages, temperature=temperature, max_tokens=max_tokens)
-        except LLMError:
+        except LLMError as error:
             self.errors_by_kind[kind] = self.errors_by_kind.get(kind, 0) + 1
+            self.step_calls.append({"kind": kind, "prompt": prompt, "answer": None, "prompt_tokens": 0,
+                                    "completion_tokens": 0, "latency_s": round(time.perf_counter() - started, 4),
+                                    "cached": False, "model": None, "finish_reason": None,
+                                    "fallback": f"llm_error: {type(error).__name__}"})
             return None
         self.calls_by_kind[kind] = self.calls_by_kind.get(kind, 0) + 1
         self.prompt_tokens_by_kind[kind] = self.prompt_tokens_by_kind.get(kind, 0) + result.prompt_tokens
-        if not result.text.strip():
+        empty = not result.text.strip()
+        if empty:
             self.empty_answers += 1
+        self.step_calls.append({"kind": kind, "prompt": prompt, "answer": result.text,
+                                "prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
+                                "latency_s": round(result.latency_s, 4), "cached": result.cached, "model": result.model,
+                                "finish_reason": result.finish_reason, "fallback": "empty_answer" if empty else None})
         return result.text
+
+    def take_step_calls(self) -> list[dict[str, Any]]:
+        """The calls made since the last call of this method (for trajectories): kind, prompt,
+        answer, tokens, latency, cache hit, model, finish reason, and ``fallback`` (why the call
+        gave no usable answer: ``"llm_error: <ErrorType>"`` or ``"empty_answer"``; else ``None``)."""
+        calls, self.step_calls = self.step_calls, []
+        return calls
 
     def take_step_estimate(self) -> int:
         """Prompt tokens (estimated as characters / 4) sent since the last call of this method."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import gymnasium as gym
 
 from textmem_gym.results import ResultsFile, episode_key
+from textmem_gym.trajectories import EpisodeRecorder
 
 if TYPE_CHECKING:
     from policies.base import Policy
@@ -27,7 +28,8 @@ StepCallback = Callable[[int, str, Any, float, dict[str, Any]], None]
 
 
 def run_episode(env: gym.Env, policy: Policy, *, seed: int | None = None,
-                on_step: StepCallback | None = None) -> dict[str, Any]:
+                on_step: StepCallback | None = None, trajectory: str | Path | None = None,
+                trajectory_prompts: str = "full", trajectory_header: dict[str, Any] | None = None) -> dict[str, Any]:
     """Plays one episode of ``policy`` in ``env`` until it terminates or is truncated.
 
     Args:
@@ -36,17 +38,25 @@ def run_episode(env: gym.Env, policy: Policy, *, seed: int | None = None,
             for the optional hooks' defaults).
         seed: Seed for ``env.reset`` and ``policy.seed``.
         on_step: Called as ``on_step(step, action, observation, reward, info)`` after each step.
+        trajectory: Write the episode's trajectory to this JSONL file (see
+            :mod:`textmem_gym.trajectories`; an unfinished file there is replaced).
+        trajectory_prompts: ``"full"`` keeps each LLM call's prompt and answer, ``"keys"`` only their keys.
+        trajectory_header: More header fields for the trajectory (results key, policy kwargs...).
 
     Returns:
         The episode's result: score, max_score, normalized_score, won, lost, terminated,
         truncated, steps (agent decisions), primitive_steps (commands sent to the game: more
         than steps when macro actions such as ``go to X`` expand), moves (the game's own move
-        counter), reward, wall_time_s and policy_stats.
+        counter), reward, wall_time_s and policy_stats; with ``trajectory``, also its path.
     """
     start = time.perf_counter()
+    recorder = None if trajectory is None else EpisodeRecorder(trajectory, env, policy, seed, trajectory_prompts,
+                                                                 trajectory_header)
     policy.seed(seed)
     observation, info = env.reset(seed=seed)
     policy.reset(observation, info)
+    if recorder is not None:
+        recorder.reset(observation, info)
     steps, total_reward, terminated, truncated = 0, 0.0, False, False
     while not (terminated or truncated):
         action = policy.act(observation, info)
@@ -54,11 +64,13 @@ def run_episode(env: gym.Env, policy: Policy, *, seed: int | None = None,
         steps += 1
         total_reward += float(reward)
         policy.observe(action, observation, reward, terminated, truncated, info)
+        if recorder is not None:
+            recorder.step(steps, action, observation, float(reward), terminated, truncated, info)
         if on_step is not None:
             on_step(steps, action, observation, float(reward), info)
     policy.end_episode(info)
     stats = policy.episode_stats()
-    return {
+    result = {
         "score": info.get("score", 0), "max_score": info.get("max_score", 0),
         "normalized_score": float(info.get("normalized_score", 0.0)),
         "won": bool(info.get("won", False)), "lost": bool(info.get("lost", False)),
@@ -67,6 +79,9 @@ def run_episode(env: gym.Env, policy: Policy, *, seed: int | None = None,
         "reward": total_reward, "wall_time_s": round(time.perf_counter() - start, 4),
         "policy_stats": dict(stats),
     }
+    if recorder is not None:
+        result["trajectory"] = recorder.finish(result)
+    return result
 
 
 def _primitive_steps(info: dict[str, Any], decisions: int) -> int:

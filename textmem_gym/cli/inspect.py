@@ -1,0 +1,62 @@
+"""``textmem-gym replay`` and ``report``: look at finished runs (trajectories, results files).
+
+Example:
+    $ textmem-gym replay runs/trajectories/TextMem_Cooking-v0.explorer.s0.e0.gNone.jsonl
+    $ textmem-gym report runs/make-run.jsonl -o runs/report.html
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Prints a trajectory step by step."""
+    from textmem_gym.trajectories import format_step, read_trajectory
+
+    trajectory = read_trajectory(args.trajectory)
+    header = trajectory.header
+    print(f"{trajectory.label}  (episode {header.get('episode')}, game seed {header.get('game_seed')}, "
+          f"memory {header.get('memory')}, step limit {header.get('max_episode_steps')})")
+    records = trajectory.records
+    if args.steps is not None:
+        records = [r for r in records if args.steps[0] <= r.get("step", 0) <= args.steps[1]]
+    for record in records:
+        print(format_step(record, width=args.width))
+        if args.belief and record.get("belief"):
+            print("    belief: " + record["belief"].replace("\n", "\n            "))
+    if trajectory.result is not None:
+        r = trajectory.result
+        print(f"\nresult: score {r.get('score')}/{r.get('max_score')} (normalized {r.get('normalized_score', 0):.3f}), "
+              f"won {r.get('won')}, {r.get('steps')} steps, {r.get('primitive_steps')} primitive")
+    else:
+        print("\n(unfinished episode: the trajectory stops here)")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Writes the HTML report of results files."""
+    from textmem_gym.report import write_report
+
+    path = write_report(args.results, args.output, trajectories=args.trajectories, episodes=args.episodes)
+    print(f"report: {path}")
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Adds ``replay`` and ``report``."""
+    replay = sub.add_parser("replay", help="print a trajectory (JSONL) step by step")
+    replay.add_argument("trajectory", help="a trajectory file written with --trajectories")
+    replay.add_argument("--belief", action="store_true", help="also print the belief text of each step")
+    replay.add_argument("--steps", type=int, nargs=2, metavar=("FIRST", "LAST"), default=None,
+                        help="only these steps")
+    replay.add_argument("--width", type=int, default=100, help="cut observation lines to this width")
+    replay.set_defaults(handler=cmd_replay)
+    report = sub.add_parser("report", help="write a self-contained HTML report of results files")
+    report.add_argument("results", nargs="+", help="JSONL results files")
+    report.add_argument("-o", "--output", default="report.html", help="HTML file to write")
+    report.add_argument("--trajectories", default=None,
+                        help="folder of trajectories (else the paths recorded in the results rows)")
+    report.add_argument("--episodes", type=int, default=None,
+                        help="most episode sections to render (default: one per env id and policy)")
+    report.set_defaults(handler=cmd_report)
