@@ -16,7 +16,8 @@ PARSED = {"action": "go north", "reason": "explore"}
 REPAIRED_CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "trailing commas": ('{"a": [1, 2,], "b": {"c": 3,},}', {"a": [1, 2], "b": {"c": 3}}),
     "single quotes": ("{'action': 'go north', 'reason': 'explore'}", PARSED),
-    "quote inside single-quoted": ("{'say': 'he said \"hi\"', 'it': 'don\\'t'}", {"say": 'he said "hi"', "it": "don't"}),
+    "quote inside single-quoted": ("{'say': 'he said \"hi\"', 'it': 'don\\'t'}",
+                                   {"say": 'he said "hi"', "it": "don't"}),
     "python literals": ("{'done': True, 'score': None, 'lost': False}", {"done": True, "score": None, "lost": False}),
     "bare keys": ('{action: "open door", target_id: 3}', {"action": "open door", "target_id": 3}),
     "line comments": ('{"a": 1, // the answer\n "b": 2}', {"a": 1, "b": 2}),

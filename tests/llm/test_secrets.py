@@ -104,7 +104,8 @@ def test_credentials_in_server_messages_and_urls_are_redacted(make_client: Calla
     assert "hunter2" not in repr(client)
 
 
-def test_dumping_the_client_state_shows_no_key(server: LocalOpenAIServer, make_client: Callable[..., LLMClient]) -> None:
+def test_dumping_the_client_state_shows_no_key(server: LocalOpenAIServer,
+                                              make_client: Callable[..., LLMClient]) -> None:
     client = make_client(server)
     client.chat(USER)
     dumped = json.dumps(vars(client), default=repr) + repr(vars(client)) + str(vars(client))

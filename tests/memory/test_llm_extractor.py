@@ -59,6 +59,13 @@ def test_llm_failures_do_not_crash():
     assert memory.believed_triples() == [] and extractor.failures == 1 and memory.location == "kitchen"
 
 
+def test_programming_errors_propagate_instead_of_counting_as_llm_failures():
+    extractor = LLMExtractor(client="gpt-4o")  # a model name where a client belongs: a bug, not an LLM failure
+    with pytest.raises(AttributeError, match="chat"):
+        extractor.extract(KITCHEN, "", {}, AriGraphMemory().store)
+    assert extractor.failures == 0
+
+
 def test_parsers_are_robust():
     assert parse_triplets("") == [] and parse_triplets("no triplets here") == []
     assert parse_triplets("a, b, c, d") == [("a", "b c", "d")]

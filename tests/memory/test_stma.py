@@ -105,7 +105,8 @@ def test_recipe_is_recorded_in_detail():
 
 
 def test_parse_rdf_maps_the_papers_relations():
-    answer = '```\n[\n["bathroom", "is at north of", "corridor"],\n["kitchen", "contains", "fridge"],\n["table", "holds", "knife"]\n]\n```'
+    answer = ('```\n[\n["bathroom", "is at north of", "corridor"],\n["kitchen", "contains", "fridge"],\n'
+              '["table", "holds", "knife"]\n]\n```')
     assert parse_rdf(answer, {"kitchen"}) == [("bathroom", "is north of", "corridor"), ("fridge", "is at", "kitchen"),
                                              ("knife", "is on", "table")]
 
@@ -135,6 +136,19 @@ def test_llm_steps_use_the_appendix_prompts_and_fall_back_when_the_llm_fails():
         assert any('["stove", "is at", "kitchen"]' in p for p in prompts if "spatial reasoning" in p)
     memory.update("You see nothing.", "look", {})  # server gone: deterministic fallbacks
     assert memory.temporal_belief.startswith("Active goal:") and memory.llm_failures >= 1
+
+
+def test_programming_errors_in_llm_steps_propagate():
+    memory = STMAMemory(client="gpt-4o")  # a model name where a client belongs: a bug, not an LLM failure
+    with pytest.raises(AttributeError, match="chat"):
+        memory.update("-= Hall =-\nThere is an exit to the north.", "", {})
+    assert memory.llm_failures == 0
+
+    def broken(kind, prompt):
+        return prompt.missing_method()
+
+    with pytest.raises(AttributeError, match="missing_method"):
+        STMAMemory(llm=broken).update("-= Hall =-\nThere is an exit to the north.", "", {})
 
 
 def test_bad_options_are_rejected():

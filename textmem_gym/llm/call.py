@@ -11,17 +11,17 @@ Example:
 from __future__ import annotations
 
 import logging
+import random
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from textmem_gym.llm.accounting import PriceTable, UsageTotals
+from textmem_gym.llm.cache import CacheMode, ResponseCache
 from textmem_gym.llm.endpoints import ENDPOINTS, Endpoint
 from textmem_gym.llm.errors import CacheMissError, LLMError
 from textmem_gym.llm.results import ChatResult
-from textmem_gym.llm.retry import RetryState
-
-if TYPE_CHECKING:
-    from textmem_gym.llm.client import LLMClient
+from textmem_gym.llm.retry import RetryPolicy, RetryState
 
 logger = logging.getLogger("textmem_gym.llm")
 
@@ -46,24 +46,51 @@ class Request:
         return str(self.body["model"])
 
 
+@dataclass(frozen=True)
+class CallContext:
+    """What a call needs from the client that makes it, handed over explicitly.
+
+    Attributes:
+        base_url: The server URL (shown, redacted, in errors).
+        mode: How the cache is used (read, write, replay only, overwrite).
+        cache: The response cache, or ``None`` when caching is off.
+        retry_policy: Which faults are retried and how long to wait.
+        retry_empty: Whether empty answers are retried.
+        secrets: Strings never to show in errors (the API key).
+        usage: The totals this call is accounted into.
+        prices: Prices used to compute the call's cost.
+        rng: Randomness for the retry jitter.
+    """
+
+    base_url: str
+    mode: CacheMode
+    cache: ResponseCache | None
+    retry_policy: RetryPolicy
+    retry_empty: bool
+    secrets: tuple[str, ...]
+    usage: UsageTotals
+    prices: PriceTable
+    rng: random.Random
+
+
 class Call:
     """The life of one call: lookup, attempts, storage and accounting.
 
     Args:
-        client: The client making the call (for its cache, usage, prices and policy).
+        context: The client's cache, usage, prices and retry policy for this call.
         request: What to send.
         timeout: Seconds allowed per attempt.
     """
 
-    def __init__(self, client: LLMClient, request: Request, timeout: float) -> None:
-        self.client, self.request, self.timeout = client, request, timeout
+    def __init__(self, context: CallContext, request: Request, timeout: float) -> None:
+        self.context, self.request, self.timeout = context, request, timeout
         self.endpoint: Endpoint = ENDPOINTS[request.kind]
         self.started = time.perf_counter()
         self.cached = False
         self.retry = RetryState(
-            client.retry_policy, operation=self.endpoint.operation, endpoint=client.base_url,
-            model=request.model, secrets=client._secrets,
-            on_fault=lambda fault: client.usage.add_fault(fault.kind), rng=client.rng,
+            context.retry_policy, operation=self.endpoint.operation, endpoint=context.base_url,
+            model=request.model, secrets=context.secrets,
+            on_fault=lambda fault: context.usage.add_fault(fault.kind), rng=context.rng,
         )
 
     def send(self, sdk: Any) -> Any:
@@ -72,13 +99,13 @@ class Call:
 
     def lookup(self) -> dict[str, Any] | None:
         """Returns the cached response when the mode reads the cache; raises on a replay miss."""
-        cache, mode = self.client.cache, self.client._mode
+        cache, mode = self.context.cache, self.context.mode
         if cache is None or not mode.read:
             return None
         hit = cache.get(self.request.key)
         if hit is None and mode.replay_only:
-            self.client.usage.add_fault("cache_miss")
-            self.client.usage.add_failed_call(0, time.perf_counter() - self.started)
+            self.context.usage.add_fault("cache_miss")
+            self.context.usage.add_failed_call(0, time.perf_counter() - self.started)
             raise CacheMissError(key=self.request.key, model=self.request.model,
                                  prompt=self.endpoint.prompt_excerpt(self.request.body), cache_path=str(cache.path))
         self.cached = hit is not None
@@ -86,8 +113,8 @@ class Call:
 
     def succeeded(self, raw: Any) -> dict[str, Any]:
         """Normalises a server answer (may raise a retryable fault) and stores it when recording."""
-        response = self.endpoint.normalize(raw, self.request.body, self.client.retry_empty)
-        cache, mode = self.client.cache, self.client._mode
+        response = self.endpoint.normalize(raw, self.request.body, self.context.retry_empty)
+        cache, mode = self.context.cache, self.context.mode
         if cache is not None and mode.write:
             cache.put(self.request.key, kind=self.request.kind, model=self.request.model,
                       request=self.request.body, response=response, overwrite=mode.overwrite)
@@ -97,7 +124,7 @@ class Call:
         """Records a failed attempt; returns the wait before retrying, or the final error."""
         step = self.retry.failed(exc)
         if isinstance(step, LLMError):
-            self.client.usage.add_failed_call(self.retry.failures - 1, time.perf_counter() - self.started)
+            self.context.usage.add_failed_call(self.retry.failures - 1, time.perf_counter() - self.started)
         return step
 
     @staticmethod
@@ -129,7 +156,7 @@ class Call:
 
     def _account(self, response: dict[str, Any]) -> tuple[float, float | None]:
         latency = time.perf_counter() - self.started
-        prices, usage = self.client.prices, self.client.usage
+        prices, usage = self.context.prices, self.context.usage
         prompt, completion = response["prompt_tokens"], response["completion_tokens"]
         cost = prices.cost(response["model"], prompt, completion)
         cost = prices.cost(self.request.model, prompt, completion) if cost is None else cost
@@ -145,6 +172,6 @@ class Call:
 
     def _count_content_faults(self, response: dict[str, Any]) -> None:
         if self.request.kind == "chat" and not response["text"]:
-            self.client.usage.add_fault("empty_content")
+            self.context.usage.add_fault("empty_content")
         if response["finish_reason"] == "length":
-            self.client.usage.add_fault("truncated")
+            self.context.usage.add_fault("truncated")

@@ -33,7 +33,7 @@ import openai
 
 from textmem_gym.llm.accounting import PriceTable, UsageTotals
 from textmem_gym.llm.cache import CACHE_FILENAME, ResponseCache, cache_mode, request_key
-from textmem_gym.llm.call import Call, Request
+from textmem_gym.llm.call import Call, CallContext, Request
 from textmem_gym.llm.endpoints import TRANSPORT_OPTIONS
 from textmem_gym.llm.errors import Secret, safe_url
 from textmem_gym.llm.results import ChatResult
@@ -53,6 +53,8 @@ DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
 PLACEHOLDER_API_KEY = "no-key-configured"
 
 Messages = Sequence[Mapping[str, Any]]
+#: The async SDK client of one event loop and its concurrency limit.
+_AsyncTransport = tuple[openai.AsyncOpenAI, asyncio.Semaphore]
 
 
 class LLMClient:
@@ -116,7 +118,7 @@ class LLMClient:
         self.timeout, self.concurrency, self.seed, self.retry_empty = timeout, concurrency, seed, retry_empty
         self.retry_policy = RetryPolicy(max_retries=max_retries, backoff_base=backoff_base, backoff_max=backoff_max)
         self.cache_mode = cache
-        self._mode = cache_mode(cache)
+        self._mode = cache_mode(cache)  # validates the name
         self.cache_path = _resolve_cache_path(cache_path) if cache != "off" else None
         self.cache = ResponseCache(self.cache_path) if self.cache_path is not None else None
         self.prices = PriceTable(prices)
@@ -125,18 +127,13 @@ class LLMClient:
         self._lock = threading.Lock()
         self._sync_slots = threading.BoundedSemaphore(concurrency)
         self._sync_sdk: openai.OpenAI | None = None
-        self._async_sdks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[openai.AsyncOpenAI, asyncio.Semaphore]]
+        self._async_sdks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _AsyncTransport]
         self._async_sdks = weakref.WeakKeyDictionary()
         self._sample_counts: dict[str, int] = {}
 
     def __repr__(self) -> str:
         return (f"LLMClient(model={self.model!r}, base_url={safe_url(self.base_url)!r}, "
                 f"cache={self.cache_mode!r}, concurrency={self.concurrency})")
-
-    @property
-    def _secrets(self) -> tuple[str, ...]:
-        """Strings that must never be shown (the API key), for redaction."""
-        return (self._api_key.reveal(),) if self._api_key else ()
 
     # -- public calls -------------------------------------------------------------------------
     def chat(self, messages: Messages, *, temperature: float | None = 0.0, max_tokens: int | None = None,
@@ -171,7 +168,8 @@ class LLMClient:
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
             return list(pool.map(lambda messages: self.chat(messages, **kwargs), conversations))
 
-    def embed(self, texts: Sequence[str], *, model: str | None = None, timeout: float | None = None) -> list[list[float]]:
+    def embed(self, texts: Sequence[str], *, model: str | None = None,
+              timeout: float | None = None) -> list[list[float]]:
         """Embeds ``texts``; returns one vector per text, in order."""
         call, response = self._run_sync(self._embed_request(texts, model), timeout)
         return call.vectors(response)
@@ -252,7 +250,7 @@ class LLMClient:
                 self._sync_sdk = openai.OpenAI(**self._sdk_options())
             return self._sync_sdk
 
-    def _async_client(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
+    def _async_client(self) -> _AsyncTransport:
         loop = asyncio.get_running_loop()
         with self._lock:
             if loop not in self._async_sdks:
@@ -261,7 +259,12 @@ class LLMClient:
             return self._async_sdks[loop]
 
     def _new_call(self, request: Request, timeout: float | None) -> Call:
-        return Call(self, request, self.timeout if timeout is None else timeout)
+        context = CallContext(
+            base_url=self.base_url, mode=self._mode, cache=self.cache, retry_policy=self.retry_policy,
+            retry_empty=self.retry_empty, secrets=(self._api_key.reveal(),) if self._api_key else (),
+            usage=self.usage, prices=self.prices, rng=self.rng,
+        )
+        return Call(context, request, self.timeout if timeout is None else timeout)
 
     def _run_sync(self, request: Request, timeout: float | None) -> tuple[Call, dict[str, Any]]:
         sdk = None if self._mode.replay_only else self._sync_client()  # one-time setup: not in latencies

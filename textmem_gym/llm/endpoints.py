@@ -46,7 +46,8 @@ def normalize_chat(raw: Any, body: Mapping[str, Any], retry_empty: bool) -> dict
         EmptyContentError: The content is empty and ``retry_empty`` is set (retried).
     """
     choices = getattr(raw, "choices", None)
-    message = getattr(choices[0], "message", None) if choices else None
+    choice = choices[0] if choices else None
+    message = getattr(choice, "message", None)
     if message is None:
         raise BadResponseError("completion has no choices[0].message")
     text = getattr(message, "content", None) or ""
@@ -62,7 +63,7 @@ def normalize_chat(raw: Any, body: Mapping[str, Any], retry_empty: bool) -> dict
         "completion_tokens": counts[1],
         "tokens_estimated": estimated,
         "model": getattr(raw, "model", None) or body["model"],
-        "finish_reason": getattr(choices[0], "finish_reason", None),
+        "finish_reason": getattr(choice, "finish_reason", None),
     }
 
 

@@ -1,15 +1,19 @@
-"""Structured output from free text: find the first JSON object and repair common breakage.
+"""Structured output from free text: find the right JSON object and repair common breakage.
 
-LLMs wrap JSON in prose and code fences and break it in a handful of usual ways. This module
-finds the first ``{...}`` that parses, repairing on the way:
+LLMs wrap JSON in prose and code fences and break it in a handful of usual ways. Repairing
+the text of one object (trailing commas, single quotes, bare keys, Python literals
+``True``/``False``/``None``, comments, stray escapes) is done by `json-repair
+<https://pypi.org/project/json-repair/>`_ (:func:`repair_json`). This module adds what it
+lacks:
 
-* code fences (```` ```json ... ``` ````) and prose around the object,
-* trailing commas before ``}`` or ``]``,
-* single-quoted strings and keys, bare (unquoted) keys,
-* Python literals ``True``/``False``/``None`` and ``//`` line comments.
+* picking the object: fenced code blocks (```` ```json ... ``` ````) first, then the text;
+  the first balanced ``{...}`` that parses wins, and an inner object of a broken outer one is
+  never taken for the answer (json-repair reads prose with several objects as a list);
+* refusing guesses: a truncated object (no closing brace) and an unquoted word in a value
+  position (``{"action": go north}``) are reported, not guessed at;
+* required keys, and a result that says whether repairs were needed.
 
 It never raises: a failure is reported in the result, so a policy can fall back gracefully.
-Truncated objects (no closing brace) are reported, not guessed at.
 
 Example:
     >>> parse_json_object("Sure! ```json\\n{'action': 'go north',}\\n```").value
@@ -26,10 +30,20 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from json_repair import repair_json
+
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
 _CLOSERS = {"{": "}", "[": "]"}
+#: Strings, comments and numbers (skipped), or a bare word and the ``:`` that makes it a key.
+_TOKEN = re.compile(
+    r""""(?:\\.|[^"\\])*"?|'(?:\\.|[^'\\])*'?|//[^\n]*|/\*.*?(?:\*/|$)|[-+]?\d[\w.+-]*"""
+    r"""|([A-Za-z_]\w*)(\s*:)?""",
+    re.DOTALL,
+)
+#: Bare words that are values in JSON or Python (``NaN``/``Infinity`` are read by :func:`json.loads`).
+_LITERALS = frozenset({"true", "false", "null", "True", "False", "None", "NaN", "Infinity"})
+#: Errors of a parser given text it cannot read (too deep nesting included).
+_PARSE_ERRORS = (ValueError, RecursionError)
 MAX_CANDIDATES = 64
 
 
@@ -79,10 +93,7 @@ def parse_json_object(text: Any, *, required: Iterable[str] = ()) -> ParseResult
     """
     if not isinstance(text, str):
         return ParseResult(None, error=f"expected text, got {type(text).__name__}")
-    try:
-        result = _first_object(text)
-    except Exception as exc:  # defensive: the contract is "never raises"
-        return ParseResult(None, error=f"internal parse error: {type(exc).__name__}: {exc}")
+    result = _first_object(text)
     missing = [key for key in required if result.value is not None and key not in result.value]
     if missing:
         listed = ", ".join(repr(key) for key in missing)
@@ -157,12 +168,32 @@ def _matching_end(text: str, start: int) -> int | None:
 def _parse_snippet(snippet: str) -> ParseResult:
     try:
         return _as_object(json.loads(snippet), snippet, repaired=False)
-    except json.JSONDecodeError as exc:
-        first_error = exc
+    except _PARSE_ERRORS as exc:
+        problem = f"{exc.msg} at char {exc.pos}" if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
+    failed = ParseResult(None, error=f"invalid JSON object: {problem}", snippet=snippet)
+    bare = unquoted_value(snippet)
+    if bare is not None:
+        return ParseResult(None, error=f"{failed.error} (unquoted value {bare!r})", snippet=snippet)
     try:
-        return _as_object(json.loads(repair_json(snippet)), snippet, repaired=True)
-    except json.JSONDecodeError:
-        return ParseResult(None, error=f"invalid JSON object: {first_error.msg} at char {first_error.pos}", snippet=snippet)
+        return _as_object(repair_json(snippet, return_objects=True), snippet, repaired=True)
+    except _PARSE_ERRORS:
+        return failed
+
+
+def unquoted_value(snippet: str) -> str | None:
+    """The first bare word standing where a value belongs (json-repair would guess it a string).
+
+    Keys may be bare (``{action: "look"}``); JSON and Python literals are values.
+
+    Example:
+        >>> unquoted_value('{"action": go north}'), unquoted_value("{action: 'look', done: True}")
+        ('go', None)
+    """
+    for token in _TOKEN.finditer(snippet):
+        word, colon = token.group(1), token.group(2)
+        if word is not None and colon is None and word not in _LITERALS:
+            return str(word)
+    return None
 
 
 def _as_object(value: Any, snippet: str, *, repaired: bool) -> ParseResult:
@@ -171,71 +202,4 @@ def _as_object(value: Any, snippet: str, *, repaired: bool) -> ParseResult:
     return ParseResult(value, repaired=repaired, snippet=snippet)
 
 
-def repair_json(snippet: str) -> str:
-    """Rewrites near-JSON (single quotes, bare keys, trailing commas, ...) into JSON text.
-
-    Example:
-        >>> repair_json("{'a': True, b: [1, 2,],}")
-        '{"a": true, "b": [1, 2]}'
-    """
-    out: list[str] = []
-    i = 0
-    while i < len(snippet):
-        i = _repair_step(snippet, i, out)
-    return "".join(out)
-
-
-def _repair_step(s: str, i: int, out: list[str]) -> int:
-    """Emits the repaired form of the token at ``s[i]`` into ``out``; returns the next index."""
-    ch = s[i]
-    if ch in "\"'":
-        end, content = _read_string(s, i)
-        out.append(json.dumps(content))
-        return end
-    if ch == "," and s[i + 1 :].lstrip()[:1] in ("}", "]"):
-        return i + 1
-    if s.startswith("//", i):
-        newline = s.find("\n", i)
-        return len(s) if newline < 0 else newline
-    word = _IDENT.match(s, i)
-    if word:
-        out.append(_repair_word(word.group(0), s[word.end() :]))
-        return word.end()
-    out.append(ch)
-    return i + 1
-
-
-def _repair_word(word: str, rest: str) -> str:
-    if rest.lstrip().startswith(":"):
-        return json.dumps(word)
-    return _PY_LITERALS.get(word, word)
-
-
-def _read_string(s: str, start: int) -> tuple[int, str]:
-    """Reads a quoted string at ``start``; returns (index after it, decoded content)."""
-    quote = s[start]
-    chars: list[str] = []
-    i = start + 1
-    while i < len(s) and s[i] != quote:
-        if s[i] == "\\" and i + 1 < len(s):
-            chars.append(_decode_escape(s[i : i + 6]))
-            i += 6 if s[i + 1] == "u" else 2
-            continue
-        chars.append(s[i])
-        i += 1
-    return i + 1, "".join(chars)
-
-
-def _decode_escape(escape: str) -> str:
-    """Decodes one backslash escape (``\\n``, ``\\'``, ``\\u00e9`` ...); unknown ones stay literal."""
-    if escape[1] == "'":
-        return "'"
-    if escape[1] == "u":
-        try:
-            return json.loads(f'"{escape}"')
-        except json.JSONDecodeError:
-            return escape
-    try:
-        return json.loads(f'"{escape[:2]}"')
-    except json.JSONDecodeError:
-        return escape[1]
+__all__ = ["MAX_CANDIDATES", "ParseResult", "parse_json_object", "repair_json", "unquoted_value"]

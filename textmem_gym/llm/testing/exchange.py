@@ -154,7 +154,8 @@ class ChatExchange(Exchange):
         self.body = body
         self.messages: list[dict[str, Any]] = [m for m in body.get("messages", []) if isinstance(m, dict)]
 
-    def call_responder(self, responder: Callable[[list[dict[str, Any]]], Any], messages: list[Any]) -> str | Fault | None:
+    def call_responder(self, responder: Callable[[list[dict[str, Any]]], Any],
+                       messages: list[Any]) -> str | Fault | None:
         """Asks ``responder`` for the answer; on a responder error answers 400 and returns None."""
         try:
             reply = responder(messages)

@@ -28,7 +28,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any, Protocol, Union
+from typing import Any, Protocol
 
 _ALIASES = {"429": "rate_limit", "500": "server_error", "slow": "delay", "malformed": "malformed_json",
             "empty_content": "empty"}
@@ -83,7 +83,7 @@ class Fault:
             raise ValueError("Fault.times must be >= 1")
 
 
-FaultLike = Union[Fault, str, None]
+FaultLike = Fault | str | None
 FaultRule = Callable[[int, dict[str, Any]], FaultLike]
 
 

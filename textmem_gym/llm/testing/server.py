@@ -42,10 +42,15 @@ _Route = Callable[["_Handler", dict[str, Any], int], None]
 
 
 class _HTTPServer(ThreadingHTTPServer):
+    """The HTTP server; its owner hands it the two callbacks its handlers call."""
+
     daemon_threads = True
     block_on_close = False
     request_queue_size = 128
-    app: LocalOpenAIServer
+    #: Called with each connection as it opens (``add=True``) and closes.
+    track: Callable[..., None]
+    #: Called with the handler and the HTTP method of each request.
+    dispatch: Callable[[_Handler, str], None]
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -56,19 +61,19 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
-        self.server.app._track(self.connection, add=True)
+        self.server.track(self.connection, add=True)
 
     def finish(self) -> None:
         try:
             super().finish()
         finally:
-            self.server.app._track(self.connection, add=False)
+            self.server.track(self.connection, add=False)
 
     def do_POST(self) -> None:  # noqa: N802 (http.server naming)
-        self.server.app._dispatch(self, "POST")
+        self.server.dispatch(self, "POST")
 
     def do_GET(self) -> None:  # noqa: N802
-        self.server.app._dispatch(self, "GET")
+        self.server.dispatch(self, "GET")
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         logger.debug("%s " + format, self.address_string(), *args)
@@ -143,7 +148,7 @@ class LocalOpenAIServer:
             raise RuntimeError("server already started")
         self._stopping.clear()
         self._httpd = _HTTPServer(self._address, _Handler)
-        self._httpd.app = self
+        self._httpd.track, self._httpd.dispatch = self._track, self._dispatch
         self._port = int(self._httpd.server_address[1])
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="LocalOpenAIServer", daemon=True

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from textmem_gym.llm.errors import LLMError
 from textmem_gym.memory.arigraph.parse import canonical, parse_replacements, parse_triplets
 from textmem_gym.memory.extractors.base import Extraction, exclusive_conflicts
 from textmem_gym.memory.extractors.room_text import room_name
@@ -71,9 +72,11 @@ class LLMExtractor:
         self.failures = 0
 
     def _ask(self, prompt: str) -> str:
+        """The model's answer; ``""`` (counted in ``failures``) when the call failed after its
+        retries. Other exceptions are bugs and propagate."""
         try:
             return self.client.chat([{"role": "user", "content": prompt}], max_tokens=self.max_tokens).text or ""
-        except Exception:  # noqa: BLE001 - an LLM failure must not crash the episode
+        except LLMError:
             self.failures += 1
             return ""
 

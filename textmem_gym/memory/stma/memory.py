@@ -34,6 +34,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from textmem_gym.llm.errors import LLMError
 from textmem_gym.memory.arigraph.memory import AriGraphMemory
 from textmem_gym.memory.arigraph.parse import canonical
 from textmem_gym.memory.extractors import Extraction, Extractor, make_extractor
@@ -53,11 +54,13 @@ _TRIPLE = re.compile(r'\[\s*"([^"\]]+)"\s*,\s*"([^"\]]+)"\s*,\s*"([^"\]]+)"\s*\]
 
 
 def client_asker(client: Any, max_tokens: int = 1024) -> Ask:
-    """An :data:`Ask` over an :class:`~textmem_gym.llm.LLMClient` (errors give ``None``)."""
+    """An :data:`Ask` over an :class:`~textmem_gym.llm.LLMClient`: a call that failed after its
+    retries (:class:`~textmem_gym.llm.LLMError`) gives ``None``; other exceptions are bugs and
+    propagate."""
     def ask(kind: str, prompt: str) -> str | None:
         try:
             return client.chat([{"role": "user", "content": prompt}], temperature=0.0, max_tokens=max_tokens).text
-        except Exception:  # noqa: BLE001 - a failing LLM must not crash the episode
+        except LLMError:
             return None
     return ask
 
