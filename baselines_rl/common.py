@@ -1,5 +1,9 @@
 """What every RL script shares: the arguments dataclass, env building and vectorization.
 
+:class:`CommonArgs` holds the arguments every script takes, one docstring per field; each
+script subclasses it and reads its command line with ``tyro.cli`` (``--env-id``,
+``--total-timesteps``...: field names with dashes; ``--help`` shows the docstrings).
+
 :class:`EnvSpec` says how one encoded env is made (id, optional memory wrapper, encoding), is
 saved inside every model file, and rebuilds the same env for evaluation and for the
 ``rl:PATH`` adapter.
@@ -16,19 +20,12 @@ Example:
 
 from __future__ import annotations
 
-import argparse
-import ast
 import dataclasses
 import functools
-import inspect
-import textwrap
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Literal
 
 import gymnasium as gym
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -114,7 +111,7 @@ def make_vec_env(spec: EnvSpec, n_envs: int, seed: int, subprocess: bool = True)
 
 @dataclass
 class CommonArgs:
-    """Arguments every training script takes (subclassed per algorithm)."""
+    """Arguments every training script takes (subclassed per algorithm, read by ``tyro.cli``)."""
 
     env_id: str = "TextMem/CookingRL-L1-v0"
     """Environment id to train on."""
@@ -124,9 +121,9 @@ class CommonArgs:
     """Parallel envs (``SubprocVecEnv`` when above 1)."""
     seed: int = 0
     """Seed of the model, the envs' resets and the evaluations."""
-    model: str = "drrn"
+    model: Literal["drrn", "mlp"] = "drrn"
     """``drrn`` (scores each admissible command) or ``mlp`` (MLP over the flattened encoding)."""
-    text: str = "bow"
+    text: Literal["bow", "tokens"] = "bow"
     """Text encoding: ``bow`` (hashed bag-of-words) or ``tokens`` (padded token ids)."""
     hash_size: int = 1024
     """Hash buckets of the text encodings (token ids lie in ``[0, hash_size)``)."""
@@ -140,7 +137,7 @@ class CommonArgs:
     """With a memory: offer ``go to X`` macro commands."""
     novelty_bonus: float = 0.05
     """Training reward per state new in the episode (0 disables; scores are the game's)."""
-    novelty_key: str = "commands"
+    novelty_key: Literal["commands", "observation"] = "commands"
     """What makes a state new: ``commands`` (admissible-command set) or ``observation`` (text)."""
     novelty_decay_steps: int | None = None
     """Decay the novelty bonus linearly to 0 over this many env steps (``None``: constant)."""
@@ -186,46 +183,3 @@ class CommonArgs:
             env_kwargs["game_seed"] = self.game_seed
         return EnvSpec(self.env_id, self.memory, self.goto, encoding, env_kwargs, self.novelty_bonus,
                        self.novelty_key)
-
-
-def field_docs(cls: type) -> dict[str, str]:
-    """The docstring under each dataclass field of ``cls`` and its bases (for ``--help``)."""
-    docs: dict[str, str] = {}
-    for klass in reversed(cls.__mro__):
-        if not dataclasses.is_dataclass(klass):
-            continue
-        body = ast.parse(textwrap.dedent(inspect.getsource(klass))).body[0].body  # type: ignore[attr-defined]
-        for node, after in zip(body, body[1:]):
-            if isinstance(node, ast.AnnAssign) and isinstance(after, ast.Expr) and \
-                    isinstance(after.value, ast.Constant) and isinstance(node.target, ast.Name):
-                docs[node.target.id] = " ".join(str(after.value.value).split())
-    return docs
-
-
-def _parse_optional(kind: Any, text: str) -> Any:
-    if text.lower() in {"none", ""}:
-        return None
-    return kind(text)
-
-
-def _argument_type(annotation: str) -> Any:
-    base = annotation.replace(" | None", "").strip()
-    kind = {"int": int, "float": float, "str": str, "bool": _parse_bool}[base]
-    return functools.partial(_parse_optional, kind) if "None" in annotation else kind
-
-
-def _parse_bool(text: str) -> bool:
-    if text.lower() not in {"true", "false", "1", "0", "yes", "no"}:
-        raise argparse.ArgumentTypeError(f"expected true/false, got {text!r}")
-    return text.lower() in {"true", "1", "yes"}
-
-
-def parse_args(cls: type[T], argv: Sequence[str] | None = None, description: str = "") -> T:
-    """Builds ``cls`` (a dataclass of arguments) from ``--field value`` command-line options."""
-    parser = argparse.ArgumentParser(description=description)
-    docs = field_docs(cls)
-    for item in dataclasses.fields(cls):  # type: ignore[arg-type]
-        parser.add_argument(f"--{item.name.replace('_', '-')}", dest=item.name, default=item.default,
-                            type=_argument_type(str(item.type)), help=f"{docs.get(item.name, '')} "
-                            f"(default: {item.default})")
-    return cls(**vars(parser.parse_args(argv)))

@@ -22,17 +22,46 @@ from typing import Any
 
 import numpy as np
 import torch
+import tyro
 from stable_baselines3 import DQN
 from stable_baselines3.common.torch_layers import CombinedExtractor
 from stable_baselines3.dqn.policies import DQNPolicy, QNetwork
 
-from baselines_rl.common import CommonArgs, parse_args
+from baselines_rl.common import CommonArgs
 from baselines_rl.drrn import DRRNEncoder, DRRNScorer
 from baselines_rl.train import TrainResult, run_training, summary_line
 
 ALGORITHM = "masked_dqn"
 #: Q-value given to masked actions (finite, so ``0 * Q`` stays 0 at terminal states).
 MASKED_Q = -1e8
+
+
+@dataclass
+class DQNArgs(CommonArgs):
+    """Arguments of a masked-DQN run (the common ones, then DQN's)."""
+
+    out_dir: str = "runs/dqn"
+    """Where the model, checkpoints and CSV logs go."""
+    learning_rate: float = 5e-4
+    """Adam learning rate."""
+    buffer_size: int = 20_000
+    """Replay buffer size (transitions)."""
+    learning_starts: int = 1_000
+    """Random (allowed) actions before learning starts."""
+    batch_size: int = 64
+    """Minibatch size."""
+    gamma: float = 0.95
+    """Discount factor."""
+    train_freq: int = 4
+    """Env steps (per env) between gradient updates."""
+    gradient_steps: int = 1
+    """Gradient steps per update."""
+    target_update_interval: int = 1_000
+    """Env steps between target-network updates."""
+    exploration_fraction: float = 0.3
+    """Fraction of training over which epsilon decays."""
+    exploration_final_eps: float = 0.05
+    """Final epsilon."""
 
 
 class MaskedQNetwork(QNetwork):
@@ -109,34 +138,6 @@ class MaskedDQN(DQN):
         return action, action
 
 
-@dataclass
-class DQNArgs(CommonArgs):
-    """Arguments of a masked-DQN run (the common ones, then DQN's)."""
-
-    out_dir: str = "runs/dqn"
-    """Where the model, checkpoints and CSV logs go."""
-    learning_rate: float = 5e-4
-    """Adam learning rate."""
-    buffer_size: int = 20_000
-    """Replay buffer size (transitions)."""
-    learning_starts: int = 1_000
-    """Random (allowed) actions before learning starts."""
-    batch_size: int = 64
-    """Minibatch size."""
-    gamma: float = 0.95
-    """Discount factor."""
-    train_freq: int = 4
-    """Env steps (per env) between gradient updates."""
-    gradient_steps: int = 1
-    """Gradient steps per update."""
-    target_update_interval: int = 1_000
-    """Env steps between target-network updates."""
-    exploration_fraction: float = 0.3
-    """Fraction of training over which epsilon decays."""
-    exploration_final_eps: float = 0.05
-    """Final epsilon."""
-
-
 def build_model(args: DQNArgs, vec_env: Any) -> MaskedDQN:
     """The masked DQN ``args`` describe, on ``vec_env``."""
     policy_kwargs: dict[str, Any] = {"head": args.model, "net_arch": [args.hidden_dim, args.hidden_dim]}
@@ -158,8 +159,9 @@ def train(args: DQNArgs) -> TrainResult:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point (``python -m baselines_rl.dqn --help``)."""
-    result = train(parse_args(DQNArgs, argv, description="Masked DQN on a TextMem env"))
+    """Command-line entry point (``python -m baselines_rl.dqn --help``); ``argv`` defaults to ``sys.argv``."""
+    args = tyro.cli(DQNArgs, args=argv, prog="python -m baselines_rl.dqn")
+    result = train(args)
     print(summary_line(result))
     return 0
 

@@ -25,7 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from baselines_rl.common import CommonArgs, parse_args
+import tyro
+
+from baselines_rl.common import CommonArgs
 from baselines_rl.train import TrainResult, run_training, summary_line
 
 ALGORITHM = "maskable_ppo"
@@ -79,8 +81,9 @@ def train(args: PPOArgs) -> TrainResult:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point (``python -m baselines_rl.ppo --help``)."""
-    result = train(parse_args(PPOArgs, argv, description="MaskablePPO on a TextMem env"))
+    """Command-line entry point (``python -m baselines_rl.ppo --help``); ``argv`` defaults to ``sys.argv``."""
+    args = tyro.cli(PPOArgs, args=argv, prog="python -m baselines_rl.ppo")
+    result = train(args)
     print(summary_line(result))
     return 0
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
+import tyro
 
+from baselines_rl import dqn, ppo
 from baselines_rl.callbacks import read_csv
-from baselines_rl.common import EnvSpec, field_docs, parse_args
+from baselines_rl.common import EnvSpec
 from baselines_rl.dqn import DQNArgs, MaskedDQN
 from baselines_rl.ppo import PPOArgs
 from baselines_rl.storage import load_model, predict, read_metadata
@@ -54,16 +58,47 @@ def test_dqn_run_learns_without_invalid_actions_and_reloads(dqn_run):
     assert all(np.array_equal(v.numpy(), params[k].numpy()) for k, v in model.policy.state_dict().items())
 
 
-def test_args_have_one_docstring_per_field_and_parse_from_the_command_line():
-    for cls in (PPOArgs, DQNArgs):
-        docs = field_docs(cls)
-        assert set(docs) == set(cls.__dataclass_fields__) and all(docs.values())
-    args = parse_args(PPOArgs, ["--env-id", "TextMem/CookingRL-L3-v0", "--memory", "arigraph",
-                                "--total-timesteps", "1000", "--subprocess", "false", "--game-seed", "none"])
+def _help_entries(text: str) -> dict[str, str]:
+    """``--help`` output as {option spec (e.g. ``--env-id STR``): its description}."""
+    entries: dict[str, str] = {}
+    spec = ""
+    for line in text.splitlines():
+        line = line.strip("│ ")
+        if line.startswith("-"):
+            spec, _, description = line.partition("  ")
+            entries[spec] = description.strip()
+        elif spec and line and not line.startswith(("─", "╰")):
+            entries[spec] = f"{entries[spec]} {line}".strip()
+    return entries
+
+
+@pytest.mark.parametrize(("script", "args_class"), [(ppo, PPOArgs), (dqn, DQNArgs)])
+def test_help_shows_every_field_with_its_docstring(script, args_class, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        script.main(["--help"])
+    assert exit_info.value.code == 0
+    entries = _help_entries(capsys.readouterr().out)
+    for item in dataclasses.fields(args_class):
+        flag = "--" + item.name.replace("_", "-")
+        (description,) = [text for spec, text in entries.items() if spec.split(",")[0].split()[0] == flag]
+        assert description and not description.startswith("(default"), f"{flag} has no docstring"
+
+
+def test_arguments_parse_from_the_command_line():
+    args = tyro.cli(PPOArgs, args=["--env-id", "TextMem/CookingRL-L3-v0", "--memory", "arigraph",
+                                   "--total-timesteps", "1000", "--no-subprocess", "--game-seed", "None",
+                                   "--novelty-key", "observation"])
     assert (args.env_id, args.memory, args.total_timesteps, args.subprocess, args.game_seed) == \
         ("TextMem/CookingRL-L3-v0", "arigraph", 1000, False, None)
     assert args.env_spec() == EnvSpec("TextMem/CookingRL-L3-v0", "arigraph", False,
-                                      {"text": "bow", "hash_size": 1024, "max_commands": 64}, {}, 0.05)
+                                      {"text": "bow", "hash_size": 1024, "max_commands": 64}, {}, 0.05,
+                                      "observation")
+    args = tyro.cli(DQNArgs, args=["--goto", "--game-seed", "3", "--max-episode-steps", "20", "--model", "mlp"])
+    assert (args.goto, args.model, args.out_dir) == (True, "mlp", "runs/dqn")
+    assert args.env_spec().env_kwargs == {"game_seed": 3, "max_episode_steps": 20}
+    with pytest.raises(SystemExit) as exit_info:
+        tyro.cli(PPOArgs, args=["--model", "transformer"])
+    assert exit_info.value.code == 2
 
 
 def test_bad_arguments_are_rejected_by_name(tmp_path):
