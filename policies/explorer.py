@@ -400,3 +400,9 @@ class ExplorerPolicy(BasePolicy):
     def episode_stats(self) -> dict[str, Any]:
         return {"rules": dict(self.rule_counts), "critic_substitutions": self.critic.substitutions,
                 "loop_guard_forced": self.guard.forced, "memory": self.memory}
+
+
+def explorer_without_memory(seed: int | None = 0) -> ExplorerPolicy:
+    """The memory ablation as its own policy name (``explorer-nomemory``): ``ExplorerPolicy(memory=False)``,
+    so its results are kept apart from the explorer's in one results file."""
+    return ExplorerPolicy(memory=False, seed=seed)

@@ -42,6 +42,7 @@ POLICIES: dict[str, str] = {
     "random": "policies.simple:RandomPolicy",
     "walkthrough": "policies.simple:WalkthroughPolicy",
     "explorer": "policies.explorer:ExplorerPolicy",
+    "explorer-nomemory": "policies.explorer:explorer_without_memory",
     "ariadne": "policies.ariadne:AriadnePolicy",
     "full-history": "policies.baselines:FullHistoryPolicy",
     "summary": "policies.baselines:SummaryPolicy",
@@ -65,6 +66,7 @@ DESCRIPTIONS: dict[str, str] = {
     "walkthrough": "PRIVILEGED ORACLE: replays the game's walkthrough (upper bound, not an agent)",
     "explorer": ("no LLM: explores with MemoryGraphWrapper (go to unexplored exits, read, take, open), "
                  "critic vetoes repeats"),
+    "explorer-nomemory": "the explorer without MemoryGraphWrapper (no map, no go to, no recall of what it read)",
     "ariadne": "LLM: AriGraph memory + planner + ReAct decisions with go to (AriGraph paper)",
     "full-history": "LLM baseline: planner + ReAct over the full history of observations and actions",
     "summary": "LLM baseline: planner + ReAct, last 5 steps + running summary",
