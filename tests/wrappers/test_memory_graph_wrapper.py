@@ -108,6 +108,21 @@ def test_step_limit_accounting(one_step, expected_truncation_at):
     env.close()
 
 
+def test_one_step_accounting_leaves_the_time_limit_as_built():
+    inner = gym.make("TextMem/Cooking-v0", max_episode_steps=2)
+    env = MemoryGraphWrapper(inner, macro_counts_as_one_step=True)
+    assert env.max_steps == 2 and inner.spec.max_episode_steps == 2
+    env.reset(seed=0)
+    assert not env.step("look")[3] and env.step("look")[3]
+    inner.reset(seed=0)  # the TimeLimit itself still truncates whoever steps it
+    assert not inner.step("look")[3] and inner.step("look")[3]
+    env.close()
+    wrapped = gym.wrappers.RecordEpisodeStatistics(gym.make("TextMem/Cooking-v0"))
+    with pytest.raises(ValueError, match="directly inside"):
+        MemoryGraphWrapper(wrapped, macro_counts_as_one_step=True)
+    wrapped.close()
+
+
 def test_moves_that_go_nowhere_still_count():
     env = MemoryGraphWrapper(gym.make("TextMem/Cooking-v0", max_episode_steps=2))
     env.reset(seed=0)

@@ -83,12 +83,17 @@ class StepWatchdog:
         """Stops the watchdog thread (within one poll interval)."""
         self._closed = True
 
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called (the watchdog thread then ends)."""
+        return self._closed
+
 
 def _run(ref: weakref.ref[StepWatchdog], poll: float) -> None:
     while True:
         time.sleep(poll)
         watchdog = ref()
-        if watchdog is None or watchdog._closed:
+        if watchdog is None or watchdog.closed:
             return
         watchdog.check()
         del watchdog

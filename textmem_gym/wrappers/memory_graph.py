@@ -8,8 +8,10 @@ walk the shortest known path. Rewards and termination are the env's.
 Step limit: ``gym.make`` puts a ``TimeLimit`` inside this wrapper. By default primitive moves
 count (a ``go to`` of 4 moves uses 4 steps; the inner ``TimeLimit`` truncates mid-macro; a
 ``go to`` that moves nowhere, e.g. an unknown target, still uses one step).
-With ``macro_counts_as_one_step=True`` (the papers' accounting) the wrapper switches the
-inner ``TimeLimit`` off and truncates itself after ``max_episode_steps`` agent decisions.
+With ``macro_counts_as_one_step=True`` (the papers' accounting) the wrapper sends its
+primitive commands to the env inside that ``TimeLimit`` (so it never truncates mid-macro) and
+truncates itself after ``max_episode_steps`` agent decisions; the ``TimeLimit`` must then sit
+directly inside the wrapper, as ``gym.make`` returns it. The limit is read from ``env.spec``.
 Either way ``info["steps"]`` reports ``decisions``, ``primitive`` moves, the ``counted`` steps
 and the ``limit``.
 
@@ -31,7 +33,6 @@ Example:
 
 from __future__ import annotations
 
-import sys
 from typing import Any, TypeVar
 
 import gymnasium as gym
@@ -108,20 +109,24 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.macro_counts_as_one_step = bool(macro_counts_as_one_step)
         self.belief_metrics = belief_metrics
         self.belief_accuracy = BeliefAccuracy()
-        self.max_steps = self._take_step_limit(env)
+        self.max_steps, self._commands_env = self._step_limit(env)
         self.observation_space = text_space() if self.flatten else spaces.Dict(
             {"observation": text_space(), "belief": text_space()})
         self.decisions = self.primitive_steps = self.budget_used = 0
         self._last_info: dict[str, Any] = {}
 
-    def _take_step_limit(self, env: gym.Env) -> int | None:
-        limit = find_wrapper(env, TimeLimit)
+    def _step_limit(self, env: gym.Env) -> tuple[int | None, gym.Env]:
+        """The step limit (from ``env.spec``) and the env that primitive commands are sent to."""
+        limit = env.spec.max_episode_steps if env.spec is not None else None
+        time_limit = find_wrapper(env, TimeLimit)
+        if not self.macro_counts_as_one_step or time_limit is None:
+            return limit, env
+        if time_limit is not env:
+            raise ValueError("macro_counts_as_one_step=True needs the TimeLimit directly inside MemoryGraphWrapper "
+                             f"(as gym.make returns it), got {env}: wrap the TimeLimit env, then add other wrappers")
         if limit is None:
-            return env.spec.max_episode_steps if env.spec is not None else None
-        steps = limit._max_episode_steps
-        if self.macro_counts_as_one_step:
-            limit._max_episode_steps = sys.maxsize  # the wrapper counts decisions itself
-        return steps
+            raise ValueError(f"macro_counts_as_one_step=True needs the step limit in env.spec, but {env} has no spec")
+        return limit, time_limit.env  # past the TimeLimit: the wrapper counts decisions itself
 
     # -- Gymnasium API -------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
@@ -158,11 +163,11 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return self._observation(observation), float(reward), bool(terminated), bool(truncated), info
 
     def _primitive(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        observation, reward, terminated, truncated, info = self.env.step(action)
+        observation, reward, terminated, truncated, info = self._commands_env.step(action)
         self.primitive_steps += 1
         self.memory.update(observation, action, info)
         self._score_belief(info, action, observation)
-        return observation, reward, terminated, truncated, info
+        return observation, float(reward), terminated, truncated, info
 
     def _limit_reached(self) -> bool:
         return self.max_steps is not None and self.budget_used >= self.max_steps

@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from textmem_gym.envs.jericho.world import snapshot
+from textmem_gym.envs.jericho.world import halted, snapshot
 
 #: Commands listed in every state (they never change the world, so the filter cannot find them).
 ALWAYS_ADMISSIBLE: tuple[str, ...] = ("look", "inventory")
@@ -206,7 +206,7 @@ def changes_by_effect(frotz: Any, candidates: Sequence[str]) -> dict[tuple[int, 
     :func:`~textmem_gym.envs.jericho.world.snapshot`: ``FrotzEnv.get_state`` lets the C side
     write a stack twice the size of its buffer.
     """
-    if not candidates or frotz._emulator_halted():
+    if not candidates or halted(frotz):
         return {}
     state = snapshot(frotz)
     joined = ";".join(candidates).encode("utf-8")
@@ -215,7 +215,7 @@ def changes_by_effect(frotz: Any, candidates: Sequence[str]) -> dict[tuple[int, 
     try:
         count = frotz.frotz_lib.filter_candidate_actions(joined, ctypes.cast(valid, ctypes.c_char_p),
                                                          diffs.ctypes.data)
-        if frotz._emulator_halted():
+        if halted(frotz):
             frotz.reset()
     finally:
         frotz.set_state(state)

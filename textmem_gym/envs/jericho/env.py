@@ -34,7 +34,7 @@ import gymnasium as gym
 
 from textmem_gym.envs.jericho.admissible import ALWAYS_ADMISSIBLE, AdmissibleCommands
 from textmem_gym.envs.jericho.roms import find_rom
-from textmem_gym.envs.jericho.world import WorldStateHasher, object_tree_facts, snapshot
+from textmem_gym.envs.jericho.world import WorldStateHasher, halted, object_tree_facts, snapshot
 from textmem_gym.envs.step_guard import StepWatchdog
 from textmem_gym.envs.text_game import GameState, TextGameEnv
 
@@ -117,7 +117,7 @@ class JerichoEnv(TextGameEnv):
         self._frotz._seed = self.interpreter_seed
         with self._watchdog.watch() as watch:
             text, _ = self._frotz.reset()
-        if watch.fired or self._frotz._emulator_halted():
+        if watch.fired or halted(self._frotz):
             raise gym.error.Error(f"{self.game} did not start within {self._watchdog.timeout} s")
         self._visits.clear()
         return self._game_state(text)
@@ -125,7 +125,7 @@ class JerichoEnv(TextGameEnv):
     def _game_step(self, command: str) -> GameState:
         with self._watchdog.watch() as watch:
             text = self._frotz.step(command)[0]  # ASCII, within Frotz's buffer: see sanitize_command
-        if watch.fired or self._frotz._emulator_halted():
+        if watch.fired or halted(self._frotz):
             reason = (f"the interpreter did not answer {command!r} within {self._watchdog.timeout} s"
                       if watch.fired else f"the interpreter halted on {command!r} (runtime error)")
             return self._halted_state(reason)

@@ -69,6 +69,14 @@ class WorldStateHasher:
         return digest.hexdigest()[:32]
 
 
+def halted(frotz: Any) -> bool:
+    """Whether the interpreter of ``frotz`` (a ``jericho.FrotzEnv``) halted; ``reset`` revives it.
+
+    Read from the C library, as ``FrotzEnv``'s own (private) check does.
+    """
+    return bool(frotz.frotz_lib.halted() > 0)
+
+
 def snapshot(frotz: Any) -> tuple[Any, ...]:
     """``frotz.get_state()`` with cheaper copies (and a stack buffer of the size the C side writes)."""
     lib = frotz.frotz_lib

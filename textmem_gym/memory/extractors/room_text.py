@@ -43,7 +43,8 @@ _PRESENCE = re.compile(
 _STATE_SUBJECT = re.compile(rf"^(?:an?|An?)\s+(open|opened|closed|locked)\s+(.+?)\s+is\s+{_HERE}[.!?]*$")
 _DOOR = re.compile(rf"\b(?:an?\s+)?(open|opened|closed|locked)\s+([^,.!?]+?)\s+"
                    rf"(?:leading|leads|facing|heading)\s+({_DIR})\b")
-_EXIT = re.compile(rf"\b(?:exits?|going|go|leave by the|exit to the|leads?(?: off)?(?: to the)?|to the)\s+(?:[^.!?]*?\s)?({_DIR})\b"
+_EXIT = re.compile(rf"\b(?:exits?|going|go|leave by the|exit to the|leads?(?: off)?(?: to the)?|to the)\s+"
+                   rf"(?:[^.!?]*?\s)?({_DIR})\b"
                    rf"|\b({_DIR})\b[^.!?]*\bexits?\b")
 _CONTAINS = r"(?:contains|has|is filled with|reveals inside it|holds|shelters|offers you|reveals to you)"
 _WHICH_LOOKS = re.compile(r",\s*which looks [^,.!?]+,?")
@@ -120,7 +121,8 @@ class RoomView:
     doors: dict[str, str] = field(default_factory=dict)
     complete: bool = True
 
-    def _add_present(self, name: str) -> None:
+    def add_present(self, name: str) -> None:
+        """Records ``name`` as lying in the room (once; never the room itself)."""
         if name and name not in self.present and name != self.room:
             self.present.append(name)
 
@@ -205,14 +207,14 @@ def _parse_sentence(sentence: str, view: RoomView) -> None:
     if stated:
         name = clean_name(stated.group(2))[0]
         view.states[name] = _CONTAINER_STATE[stated.group(1)]
-        view._add_present(name)
+        view.add_present(name)
         return
     present = _PRESENCE.search(sentence)
     if present:
         name, state = clean_name(present.group(1))
         if state and name.lower() not in NOT_OPENABLE:
             view.states[name] = state
-        view._add_present(name)
+        view.add_present(name)
 
 
 def _parse_list(sentence: str, view: RoomView) -> bool:
@@ -224,7 +226,7 @@ def _parse_list(sentence: str, view: RoomView) -> bool:
         items = split_list(match.group("list"))
         if kind == "floor":
             for item in items:
-                view._add_present(item)
+                view.add_present(item)
             return True
         holder = view.resolve(match.groupdict().get("ref"))
         if holder is None:
