@@ -28,6 +28,8 @@ from policies.llm_agent import INVALID_COUNTERS, SAFE_COMMAND, Turn, compact, re
 from policies.llm_calls import LLMCalls, render_prompt
 from policies.memory_env import admissible, ensure_memory_wrapper, observation_text
 
+#: How the policy reaches the game (see ``ReflActPolicy``).
+TRANSPORTS = ("inprocess", "mcp")
 CONVERSATION_VERBS = ("ask", "tell", "say", "answer", "speak", "talk")
 _FIELD = re.compile(r"^\s*(REFLECTION|OBJECTIVE|ACTION)\s*:\s*(.*)$", re.I | re.M)
 #: Turns without a score change -> warning.
@@ -49,6 +51,10 @@ class ReflActPolicy(BasePolicy):
         temperature: Temperature of the main call.
         history: Recent steps shown verbatim.
         narrative_every: Steps between narrative syntheses.
+        transport: ``"inprocess"`` (default: the env and its memory wrapper live in this process) or
+            ``"mcp"``: as the Text Adventure Agent, play through the MCP server's tools only
+            (``textmem-gym mcp`` spawned over stdio: ``reset``, ``play_action``, ``valid_actions``,
+            ``graph_memory_context``); the results are recorded the same way.
 
     Example:
         >>> policy = ReflActPolicy()
@@ -60,7 +66,10 @@ class ReflActPolicy(BasePolicy):
 
     def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
                  client: Any = None, temperature: float = 0.2, history: int = 10, narrative_every: int = 5,
-                 max_tokens: int = 300, **client_options: Any) -> None:
+                 max_tokens: int = 300, transport: str = "inprocess", **client_options: Any) -> None:
+        if transport not in TRANSPORTS:
+            raise ValueError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
+        self.transport = transport
         self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options)
         self.temperature, self.history, self.narrative_every, self.max_tokens = \
             temperature, history, narrative_every, max_tokens
@@ -68,7 +77,12 @@ class ReflActPolicy(BasePolicy):
         self.reset("", {})
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
-        """Adds MemoryGraphWrapper (the AriGraph belief state of the prompt)."""
+        """Adds MemoryGraphWrapper (the AriGraph belief state of the prompt); with
+        ``transport="mcp"``, the same game served over MCP instead (see ``transport``)."""
+        if self.transport == "mcp":
+            from textmem_gym.serving.client import MCPGameEnv
+
+            return MCPGameEnv.serving(env)
         return ensure_memory_wrapper(env)
 
     def reset(self, observation: Any, info: Info) -> None:

@@ -98,10 +98,12 @@ def build_server(game: str, *, memory: str = "arigraph", env_kwargs: dict[str, A
         return call(ctx, "search", query)
 
     @server.tool()
-    def reset(ctx: Context, seed: int = 0, game: str | None = None) -> str:
-        """Starts a new episode with reset seed ``seed`` (of another ``game`` when given)."""
-        call(ctx, "reset", seed, game)
-        return call(ctx, "status_text")
+    def reset(ctx: Context, seed: int = 0, game: str | None = None) -> CallToolResult:
+        """Starts a new episode with reset seed ``seed`` (of another ``game`` when given); returns
+        the first observation (structured content as ``play_action``'s)."""
+        status = call(ctx, "reset", seed, game)
+        return CallToolResult(content=[TextContent(type="text", text=call(ctx, "status_text"))],
+                              structured_content=status)
 
     @server.tool(name="list_games")
     def list_games_tool(contains: str = "") -> str:

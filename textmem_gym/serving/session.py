@@ -158,7 +158,8 @@ class GameSession:
                 "max_score": info["max_score"], "normalized_score": info["normalized_score"],
                 "done": bool(self.done or self.truncated), "won": bool(info["won"]), "lost": bool(info["lost"]),
                 "truncated": bool(self.truncated), "moves": info["moves"], "steps": self.steps,
-                "location": self.memory.location, "game": self.env_id, "seed": self.seed}
+                "location": self.memory.location, "objective": info.get("objective", ""), "game": self.env_id,
+                "seed": self.seed}
 
     def status_text(self) -> str:
         """``status()`` as the text ``play_action`` returns: observation, then one status line."""
