@@ -35,11 +35,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    """Writes the HTML report of results files."""
-    from textmem_gym.report import write_report
+    """Writes the HTML report of results files, prints their summary table and the report's path."""
+    from textmem_gym.report import load_rows, write_report
+    from textmem_gym.results import format_table, summarize
 
     path = write_report(args.results, args.output, trajectories=args.trajectories, episodes=args.episodes)
-    print(f"report: {path}")
+    print(format_table(summarize(load_rows(args.results))))
+    print(f"\nreport: {path.resolve()}")
     return 0
 
 
