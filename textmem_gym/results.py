@@ -86,12 +86,29 @@ class ResultsFile:
             handle.truncate(data.rfind(b"\n") + 1)
 
 
-def summarize(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def summarize(results: Iterable[dict[str, Any]], best_of: tuple[int, int] | None = None) -> list[dict[str, Any]]:
     """Aggregates results per (env id, policy): mean/std normalized score, success, steps, tokens.
 
+    Args:
+        results: Episode results.
+        best_of: ``(k, n)``: also aggregate as the papers do with several attempts per instance
+            (AriGraph: the mean of the best 3 of 5): per instance (game seed), the ``k`` best
+            normalized scores of its attempts (all of them when it has ``k`` or fewer), then
+            their mean and std over all instances (``score_best_mean``, ``score_best_std``).
+
     Returns:
-        One row per group, sorted by env id then policy.
+        One row per group, sorted by env id then policy. Results that carry ``winnable``
+        (see :func:`textmem_gym.envs.instances.instance_info`) add ``instances`` and
+        ``unwinnable_instances`` (distinct game seeds whose walkthrough exceeds the step limit).
+
+    Example:
+        >>> rows = summarize([{"env_id": "E", "policy": "p", "normalized_score": s, "won": s == 1,
+        ...                    "steps": 9} for s in (0.0, 1.0, 0.5, 0.25, 1.0)], best_of=(3, 5))
+        >>> rows[0]["score_mean"], rows[0]["score_best_mean"], rows[0]["best_of"]
+        (0.55, 0.8333333333333334, '3 of 5')
     """
+    if best_of is not None and not (isinstance(best_of, tuple) and len(best_of) == 2 and 1 <= best_of[0] <= best_of[1]):
+        raise ValueError(f"best_of must be (k, n) with 1 <= k <= n, got {best_of!r}")
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for result in results:
         groups[(result["env_id"], result["policy"])].append(result)
@@ -109,13 +126,32 @@ def summarize(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             values = [r.get("policy_stats", {}).get(stat) for r in items]
             if any(v is not None for v in values):
                 row[stat + "_mean"] = statistics.fmean(float(v or 0) for v in values)
+        if best_of is not None:
+            row.update(_best_of(items, *best_of))
+        if any("winnable" in r for r in items):
+            instances = {r.get("game_seed"): r.get("winnable") for r in items}
+            row["instances"] = len(instances)
+            row["unwinnable_instances"] = sum(1 for w in instances.values() if w is False)
         rows.append(row)
     return rows
+
+
+def _best_of(items: list[dict[str, Any]], k: int, n: int) -> dict[str, Any]:
+    """The ``k`` best scores of each instance's attempts, pooled: their mean and std."""
+    attempts: dict[Any, list[float]] = defaultdict(list)
+    for result in items:
+        attempts[result.get("game_seed")].append(float(result["normalized_score"]))
+    best = [score for scores in attempts.values() for score in sorted(scores, reverse=True)[:k]]
+    return {"best_of": f"{k} of {n}", "score_best_mean": statistics.fmean(best),
+            "score_best_std": statistics.pstdev(best) if len(best) > 1 else 0.0}
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:
     """Renders summary rows as a Markdown table."""
     header = ["env", "policy", "episodes", "normalized score", "success", "steps"]
+    best = next((r["best_of"] for r in rows if "best_of" in r), None)
+    header += [f"best {best}"] if best else []
+    header += ["unwinnable"] if any("unwinnable_instances" in r for r in rows) else []
     extra = [k for k in ("prompt_tokens_mean", "completion_tokens_mean", "cost_usd_mean")
              if any(k in r for r in rows)]
     lines = ["| " + " | ".join(header + [k.removesuffix("_mean") for k in extra]) + " |",
@@ -123,6 +159,11 @@ def format_table(rows: list[dict[str, Any]]) -> str:
     for r in rows:
         cells = [r["env_id"], r["policy"], str(r["episodes"]),
                  f"{r['score_mean']:.3f} ± {r['score_std']:.3f}", f"{r['success_rate']:.2f}",
-                 f"{r['steps_mean']:.1f}"] + [f"{r.get(k, 0):.4g}" for k in extra]
+                 f"{r['steps_mean']:.1f}"]
+        if best:
+            cells.append(f"{r['score_best_mean']:.3f} ± {r['score_best_std']:.3f}" if "score_best_mean" in r else "-")
+        if "unwinnable" in header:
+            cells.append(f"{r['unwinnable_instances']} of {r['instances']}" if "instances" in r else "-")
+        cells += [f"{r.get(k, 0):.4g}" for k in extra]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)

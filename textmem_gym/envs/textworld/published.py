@@ -1,0 +1,147 @@
+"""AriGraph's own published game files: where to find them and the task text the paper gave its agents.
+
+AriGraph (Anokhin et al., 2024) published the compiled TextWorld games of its Figure 3 / Table 4
+in the repository AIRI-Institute/AriGraph (``envs/``). textmem_gym ships none of them: it records
+their paths and sha256 (``published.json``, at a fixed commit) and :func:`find_published_game`
+looks, in order, at
+
+1. the directory named by ``TEXTMEM_ARIGRAPH_GAMES_DIR``, laid out like the repository
+   (``envs/hunt/hunt.z8`` beside ``envs/hunt/hunt.json``; a clone of the repository will do),
+2. the cache directory (``textmem_gym.paths.cache_dir("arigraph-games")``),
+3. a download from ``TEXTMEM_ARIGRAPH_GAMES_URL`` (default :data:`DEFAULT_GAMES_URL`, the
+   repository's raw files at that commit) into the cache, accepted only if every file's sha256
+   matches.
+
+The games' files state no goal (Treasure Hunt, Cleaning) or only TextWorld's generic one
+(Cooking); the paper's pipeline gave the agent a main goal in every prompt and appended the task
+rules to its first observation. :func:`paper_objective` is that text; the ``TextMem/AriGraph-*``
+ids pass it as ``objective=`` of ``TextMem/TextWorld-v0``'s env class.
+
+Example:
+    >>> sorted(PUBLISHED_GAMES)
+    ['clean', 'cook', 'cook_hard', 'cook_hardest', 'hunt', 'hunt_hard']
+    >>> PUBLISHED_GAMES["hunt"].files
+    ('envs/hunt/hunt.z8', 'envs/hunt/hunt.json')
+    >>> paper_objective("hunt")[:46]
+    'Find the treasure. Your task is to get a treasu'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textmem_gym.downloads import ChecksumError, DownloadError, download_checked, verify_file
+from textmem_gym.paths import cache_dir
+
+GAMES_DIR_ENV = "TEXTMEM_ARIGRAPH_GAMES_DIR"
+GAMES_URL_ENV = "TEXTMEM_ARIGRAPH_GAMES_URL"
+
+_DATA: dict[str, Any] = json.loads(Path(__file__).with_name("published.json").read_text(encoding="utf-8"))
+#: Where the files and the task text come from (repository, commit, files).
+SOURCE: dict[str, str] = _DATA["source"]
+#: The repository's raw files at the recorded commit.
+DEFAULT_GAMES_URL = f"https://raw.githubusercontent.com/{SOURCE['repository']}/{SOURCE['commit']}"
+
+
+class PublishedGameNotFoundError(FileNotFoundError):
+    """No copy of a published game was found and none could be downloaded."""
+
+
+@dataclass(frozen=True)
+class PublishedGame:
+    """One published game.
+
+    Attributes:
+        name: The paper pipeline's name (``"hunt"``, ``"cook_hard"``...).
+        path: Path of the ``.z8`` in the repository (its ``.json`` lies beside it).
+        sha256: Repository path -> sha256 of the ``.z8`` and the ``.json``.
+        objective: The task rules the pipeline appended to the first observation.
+        main_goal: The main goal the pipeline put in every prompt.
+        unscored: Why the game's own score cannot stand for the paper's, or ``None``.
+    """
+
+    name: str
+    path: str
+    sha256: Mapping[str, str]
+    objective: str
+    main_goal: str
+    unscored: str | None = None
+
+    @property
+    def files(self) -> tuple[str, str]:
+        """The ``.z8`` and ``.json`` repository paths."""
+        return self.path, str(Path(self.path).with_suffix(".json"))
+
+
+#: Name -> the published game (from ``published.json``).
+PUBLISHED_GAMES: dict[str, PublishedGame] = {
+    name: PublishedGame(name=name, **entry) for name, entry in _DATA["games"].items()}
+
+
+def paper_objective(name: str, games: Mapping[str, PublishedGame] | None = None) -> str:
+    """The task text of a published game: the paper's main goal, then its rules."""
+    game = _game(name, games)
+    return f"{game.main_goal}. {game.objective}"
+
+
+def games_url() -> str:
+    """The download base URL: ``TEXTMEM_ARIGRAPH_GAMES_URL`` or :data:`DEFAULT_GAMES_URL`."""
+    return (os.environ.get(GAMES_URL_ENV) or DEFAULT_GAMES_URL).rstrip("/")
+
+
+def find_published_game(name: str, *, games: Mapping[str, PublishedGame] | None = None, download: bool = True,
+                        timeout: float = 30.0) -> Path:
+    """The local ``.z8`` of a published game (its ``.json`` beside it); see the module doc for the order.
+
+    Args:
+        name: A key of :data:`PUBLISHED_GAMES`.
+        games: The table to use instead of :data:`PUBLISHED_GAMES` (paths and checksums).
+        download: Whether step 3 (download) may run.
+        timeout: Seconds to wait for the server.
+
+    Raises:
+        ValueError: If ``name`` is unknown (the message lists the known games).
+        ChecksumError: If a file found or downloaded has other content than the published one.
+        PublishedGameNotFoundError: If every step failed; the message names the settings.
+    """
+    game = _game(name, games)
+    directory = os.environ.get(GAMES_DIR_ENV)
+    for root in ([Path(directory).expanduser()] if directory else []) + [cache_dir("arigraph-games")]:
+        if all((root / path).is_file() for path in game.files):
+            for path in game.files:
+                verify_file(root / path, game.sha256[path], f"AriGraph's published {path}")
+            return root / game.path
+    if not download:
+        raise PublishedGameNotFoundError(_missing_message(game, "downloads are disabled"))
+    root = cache_dir("arigraph-games")
+    for path in game.files:
+        try:
+            download_checked(f"{games_url()}/{path}", root / path, game.sha256[path], f"AriGraph's published {path}",
+                             timeout=timeout)
+        except DownloadError as error:
+            raise PublishedGameNotFoundError(_missing_message(game, str(error))) from error
+    return root / game.path
+
+
+def _game(name: str, games: Mapping[str, PublishedGame] | None) -> PublishedGame:
+    table = PUBLISHED_GAMES if games is None else games
+    if name not in table:
+        raise ValueError(f"unknown published AriGraph game {name!r}; known: {', '.join(sorted(table))}")
+    return table[name]
+
+
+def _missing_message(game: PublishedGame, reason: str) -> str:
+    directory = os.environ.get(GAMES_DIR_ENV)
+    where = f"{GAMES_DIR_ENV}={directory} does not hold it" if directory else f"{GAMES_DIR_ENV} is not set"
+    return (f"AriGraph's published game {game.name!r} ({game.path}) not found: {where}, it is not in the cache "
+            f"{cache_dir('arigraph-games')}, and {reason}. Set {GAMES_DIR_ENV} to a clone of "
+            f"{SOURCE['repository']} (commit {SOURCE['commit'][:7]}), or {GAMES_URL_ENV} to a reachable mirror.")
+
+
+__all__ = ["DEFAULT_GAMES_URL", "GAMES_DIR_ENV", "GAMES_URL_ENV", "PUBLISHED_GAMES", "SOURCE", "ChecksumError",
+           "PublishedGame", "PublishedGameNotFoundError", "find_published_game", "games_url", "paper_objective"]
