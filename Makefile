@@ -10,7 +10,7 @@ export TEXTMEM_ROMS_DIR ?= $(SHARED_ROMS)
 endif
 STAMP := $(VENV)/.installed-$(shell cat setup.cfg pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint install java clean-venv
+.PHONY: run test lint install java chromium clean-venv
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -30,15 +30,34 @@ java:
 		echo "Java not found: installing default-jre-headless (ScienceWorld needs it)"; \
 		apt-get update && apt-get install -y default-jre-headless; }
 
-run: install
-	$(VENV)/bin/textmem-gym eval TextMem/Cooking-Hard-v0 --policy explorer --episodes 3 --seed 0 --out runs/make-run.jsonl
+# make run: explorer vs explorer without memory vs random on AriGraph games, then the HTML report.
+# Resumable: a second run skips the finished episodes and rewrites the report.
+RUN_DIR ?= runs/make-run
+RUN_IDS ?= TextMem/TreasureHunt-v0 TextMem/Cooking-v0 TextMem/Cleaning-v0
+RUN_POLICIES ?= explorer explorer-nomemory random
+RUN_GAME_SEEDS ?= 1 2 3 4
+RUN_WORKERS ?= --workers 2
 
-test: install
+run: install
+	@for policy in $(RUN_POLICIES); do \
+		echo "make run: $$policy on $(RUN_IDS) (game seeds $(RUN_GAME_SEEDS))"; \
+		$(VENV)/bin/textmem-gym eval $(RUN_IDS) --policy $$policy --game-seeds $(RUN_GAME_SEEDS) --seed 0 \
+			$(RUN_WORKERS) --trajectories $(RUN_DIR)/trajectories --out $(RUN_DIR)/results.jsonl --quiet \
+			> /dev/null || exit 1; \
+	done
+	$(VENV)/bin/textmem-gym report $(RUN_DIR)/results.jsonl -o $(RUN_DIR)/report.html
+
+test: install chromium
 	$(PY) -m pytest -n 2 tests
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+
+chromium:
+	@test -x /usr/bin/chromium -a -x /usr/bin/chromedriver || { \
+		echo "Chromium not found: installing chromium and chromium-driver (the report's browser test needs them)"; \
+		apt-get update && apt-get install -y chromium chromium-driver; }
 
 clean-venv:
 	rm -rf $(VENV)

@@ -308,9 +308,10 @@ class Trajectory:
 
     @property
     def label(self) -> str:
-        """``env id · policy · seed`` for titles."""
+        """``env id · policy · seed`` (and the game seed when one was chosen) for titles."""
         h = self.header
-        return f"{h.get('env_id', '?')} · {h.get('policy', '?')} · seed {h.get('seed')}"
+        game = f" · game seed {h['game_seed']}" if h.get("game_seed") is not None else ""
+        return f"{h.get('env_id', '?')} · {h.get('policy', '?')} · seed {h.get('seed')}{game}"
 
     def series(self, name: str) -> list[Any]:
         """One field over the records, ``memory.believed``-style dotted names reach into dicts."""
