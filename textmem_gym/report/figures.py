@@ -6,7 +6,7 @@ keeps its last value, so a finished episode still counts in the mean.
 
 Example:
     >>> step_means([[0.0, 0.5], [0.0, 0.0, 1.0]])
-    [0.0, 0.25, 1.0]
+    [0.0, 0.25, 0.75]
 """
 
 from __future__ import annotations
