@@ -60,10 +60,14 @@ class BasePolicy:
         name: Registry name, recorded in results.
         privileged: Privileged ``info`` keys this policy needs (the runner then makes the env
             with ``privileged=...``). Non-empty only for oracles such as ``walkthrough``.
+        multi_trial: True if the policy learns across trials of one game (in ``end_episode``):
+            the runner then plays every trial of one (env id, game seed) in order with one
+            policy object, in one worker. Otherwise each episode gets a fresh policy.
     """
 
     name: ClassVar[str] = "base"
     privileged: ClassVar[frozenset[str]] = frozenset()
+    multi_trial: ClassVar[bool] = False
 
     def seed(self, seed: int | None) -> None:
         """Seeds the policy's randomness for the next episode (the runner calls it per episode)."""

@@ -167,6 +167,7 @@ class ReflexionPolicy(RAGPolicy):
     """
 
     name: ClassVar[str] = "reflexion"
+    multi_trial: ClassVar[bool] = True
 
     def __init__(self, *args: Any, max_reflections: int = 3, trajectory_steps: int = 20, **options: Any) -> None:
         self.max_reflections, self.trajectory_steps = max_reflections, trajectory_steps

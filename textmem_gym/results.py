@@ -63,6 +63,13 @@ class ResultsFile:
         """Keys of the episodes already recorded."""
         return {episode_key(r) for r in self.read()}
 
+    def by_key(self) -> dict[EpisodeKey, dict[str, Any]]:
+        """The recorded results by episode key (the first line of a key wins, should one appear twice)."""
+        recorded: dict[EpisodeKey, dict[str, Any]] = {}
+        for result in self.read():
+            recorded.setdefault(episode_key(result), result)
+        return recorded
+
     def append(self, result: dict[str, Any]) -> None:
         """Appends one result as one line, durably."""
         self.path.parent.mkdir(parents=True, exist_ok=True)

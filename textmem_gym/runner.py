@@ -23,6 +23,7 @@ from textmem_gym.trajectories import EpisodeRecorder
 
 if TYPE_CHECKING:
     from policies.base import Policy
+    from textmem_gym.execution.tasks import EpisodeTask, RunConfig
 
 StepCallback = Callable[[int, str, Any, float, dict[str, Any]], None]
 
@@ -47,7 +48,8 @@ def run_episode(env: gym.Env, policy: Policy, *, seed: int | None = None,
         The episode's result: score, max_score, normalized_score, won, lost, terminated,
         truncated, steps (agent decisions), primitive_steps (commands sent to the game: more
         than steps when macro actions such as ``go to X`` expand), moves (the game's own move
-        counter), reward, wall_time_s and policy_stats; with ``trajectory``, also its path.
+        counter), reward, wall_time_s and policy_stats, plus the env's headline numbers
+        (``info["metrics"]``, e.g. NetHack's ``max_dungeon_level``); with ``trajectory``, also its path.
     """
     start = time.perf_counter()
     recorder = None if trajectory is None else EpisodeRecorder(trajectory, env, policy, seed, trajectory_prompts,
@@ -79,6 +81,8 @@ def run_episode(env: gym.Env, policy: Policy, *, seed: int | None = None,
         "reward": total_reward, "wall_time_s": round(time.perf_counter() - start, 4),
         "policy_stats": dict(stats),
     }
+    # a backend's headline numbers (NetHack: max_dungeon_level...) at top level, for tables and reports
+    result.update({k: v for k, v in (info.get("metrics") or {}).items() if k not in result})
     if recorder is not None:
         result["trajectory"] = recorder.finish(result)
     return result
@@ -90,28 +94,28 @@ def _primitive_steps(info: dict[str, Any], decisions: int) -> int:
     return int(steps["primitive"]) if isinstance(steps, dict) and "primitive" in steps else decisions
 
 
-def _resolve_policy(policy: str | Policy, policy_kwargs: dict[str, Any]) -> tuple[Policy, str]:
-    from policies import check_policy, make_policy
-
-    if isinstance(policy, str):
-        return make_policy(policy, **policy_kwargs), policy
-    return check_policy(policy), policy.name
-
-
 def evaluate(env_ids: str | Sequence[str], policy: str | Policy, *, episodes: int = 1, seed: int = 0,
              max_steps: int | None = None, out: str | Path | None = None,
              game_seeds: Iterable[int | None] = (None,), env_kwargs: dict[str, Any] | None = None,
              policy_kwargs: dict[str, Any] | None = None, wrap: Callable[[gym.Env], gym.Env] | None = None,
-             progress: bool = False) -> list[dict[str, Any]]:
-    """Evaluates one policy over env ids x game seeds x episodes, resumably.
+             progress: bool = False, workers: int = 1, backend: str = "local", ray_address: str | None = None,
+             max_concurrent_requests: int | None = None, trajectories: str | Path | None = None,
+             trajectory_prompts: str = "full", max_retries: int = 3,
+             ray_task_cpus: float = 1.0) -> list[dict[str, Any]]:
+    """Evaluates one policy over env ids x game seeds x episodes, resumably, in parallel if asked.
 
     Episode ``i`` uses reset seed ``seed + i``. With ``out``, each finished episode is appended
-    to that JSONL file and episodes already in it are skipped, so an interrupted evaluation
-    continues where it stopped.
+    to that JSONL file by this process alone, and episodes already in it are skipped, so an
+    interrupted evaluation continues where it stopped and no episode is written twice.
+
+    Each episode (each (id, game seed) group of trials for a multi-trial policy such as
+    Reflexion, played in order) gets a policy freshly built from its spec, in whichever process
+    plays it: the same seeds give the same results with any number of workers or backend.
 
     Args:
         env_ids: One id or several.
-        policy: A registry name (see ``policies.POLICIES``) or a Policy object.
+        policy: A policy name or ``"module:Factory"`` (see :func:`policies.make_policy`), or a
+            Policy object (``workers=1`` on the local backend only: workers build their own).
         episodes: Episodes per (id, game seed).
         seed: First reset seed.
         max_steps: Overrides each id's step limit.
@@ -119,50 +123,110 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Policy, *, episodes: in
         game_seeds: Game instances to evaluate (``None`` = each id's default game).
         env_kwargs: Extra ``gym.make`` arguments.
         policy_kwargs: Constructor arguments when ``policy`` is a name.
-        wrap: Applied to each env after ``gym.make`` (e.g. a MemoryGraphWrapper). A policy with
-            that needs a wrapper gets it from its ``wrap_env(env)``, applied last (after ``wrap``).
-        progress: Show a progress bar.
+        wrap: Applied to each env after ``gym.make`` (e.g. a MemoryGraphWrapper; with workers it
+            must be picklable: a class or module-level function). A policy that needs a wrapper
+            gets it from its ``wrap_env(env)``, applied last (after ``wrap``).
+        progress: Show a progress bar (done/total, ETA, running mean score, tokens, cost).
+        workers: Episodes played at once (worker processes, or Ray tasks in flight).
+        backend: ``"local"`` (processes of this machine) or ``"ray"`` (see
+            :mod:`textmem_gym.execution.ray_backend`).
+        ray_address: An existing Ray cluster (``"auto"``, ``"HOST:PORT"``); ``None`` starts a local one.
+        max_concurrent_requests: Requests in flight allowed per LLM endpoint across all workers
+            (default: the policy's ``concurrency`` kwarg, else the LLM client's default).
+        trajectories: Folder for one trajectory JSONL per episode, named by its results key.
+        trajectory_prompts: ``"full"`` or ``"keys"`` (see :mod:`textmem_gym.trajectories`).
+        max_retries: Times a task is played again after its worker process died.
+        ray_task_cpus: CPUs each Ray task asks for.
 
     Returns:
-        The results of every episode of this evaluation (recorded earlier or run now).
+        The results of every episode of this evaluation (recorded earlier or run now), in plan order.
+
+    Raises:
+        ValueError: Bad arguments (a Policy object with workers, an unknown backend, kwargs that
+            cannot reach the workers...).
+        textmem_gym.execution.EpisodeFailed: An episode raised an exception in a worker.
     """
+    from textmem_gym.execution import BACKENDS, Progress, RunConfig, plan_tasks, run_task
+    from textmem_gym.llm.limits import EndpointLimits, default_request_limit, installed
+    from textmem_gym.loading import load_object
+
     env_ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
-    agent, policy_name = _resolve_policy(policy, dict(policy_kwargs or {}))
+    if not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose one of {sorted(BACKENDS)}")
+    policy_kwargs = dict(policy_kwargs or {})
+    agent, policy_name, multi_trial = _policy_spec(policy, policy_kwargs, parallel=workers > 1 or backend != "local")
+    limit = max_concurrent_requests if max_concurrent_requests is not None else default_request_limit(policy_kwargs)
+    config = RunConfig.build(policy_name, policy_kwargs, max_steps=max_steps, env_kwargs=env_kwargs, wrap=wrap,
+                             trajectories=trajectories, trajectory_prompts=trajectory_prompts)
     store = ResultsFile(out) if out is not None else None
-    previous = {episode_key(r): r for r in store.read()} if store else {}
-    plan = [(e, g, seed + i) for e in env_ids for g in game_seeds for i in range(episodes)]
-    results = []
-    from tqdm import tqdm
+    recorded = store.by_key() if store is not None else {}
+    tasks = plan_tasks(env_ids, list(game_seeds), episodes=episodes, seed=seed, multi_trial=multi_trial,
+                       policy=policy_name)
+    planned = [key for task in tasks for key in task.keys]
+    pending = [task for task in tasks if any(key not in recorded for key in task.keys)]
+    bar = Progress(len(planned), [recorded[k] for k in planned if k in recorded], desc=policy_name, enabled=progress)
 
-    for env_id, game_seed, episode_seed in tqdm(plan, disable=not progress, desc=policy_name):
-        meta = {"env_id": env_id, "policy": policy_name, "seed": episode_seed, "episode": episode_seed - seed,
-                "game_seed": game_seed}
-        key = episode_key(meta)
-        if key in previous:
-            results.append(previous[key])
-            continue
-        env = _make_env(env_id, agent, max_steps, game_seed, env_kwargs, wrap)
-        try:
-            result = run_episode(env, agent, seed=episode_seed)
-        finally:
-            env.close()
-        result.update(meta)
+    def record(row: dict[str, Any]) -> None:
+        key = episode_key(row)
+        if key in recorded:  # a replayed trial of a multi-trial group, or a retried task
+            return
         if store is not None:
-            store.append(result)
-        results.append(result)
-    return results
+            store.append(row)
+        recorded[key] = row
+        bar.add(row)
+
+    try:
+        if backend == "local" and workers == 1:
+            with installed(EndpointLimits(limit), "driver"):
+                for task in pending:
+                    run_task(config, task, on_result=record, agent=agent)
+        elif pending:
+            if backend == "local":
+                _warm_up(config, pending)
+            runner = load_object(BACKENDS[backend])(config, workers, request_limit=limit, max_retries=max_retries,
+                                                    **({"address": ray_address, "task_cpus": ray_task_cpus}
+                                                       if backend == "ray" else {}))
+            for _task, rows in runner.run(pending):
+                for row in rows:
+                    record(row)
+    finally:
+        bar.close()
+    return [recorded[key] for key in planned]
 
 
-def _make_env(env_id: str, agent: Policy, max_steps: int | None, game_seed: int | None,
-              env_kwargs: dict[str, Any] | None, wrap: Callable[[gym.Env], gym.Env] | None) -> gym.Env:
-    kwargs = dict(env_kwargs or {})
-    privileged = frozenset(agent.privileged)
-    if privileged:
-        kwargs["privileged"] = sorted(privileged | set(kwargs.get("privileged") or ()))
-    if game_seed is not None:
-        kwargs["game_seed"] = game_seed
-    if max_steps is not None:
-        kwargs["max_episode_steps"] = max_steps
-    env = gym.make(env_id, **kwargs)
-    env = wrap(env) if wrap is not None else env
-    return agent.wrap_env(env)  # policies that need a wrapper (e.g. a memory graph) add it here
+def _policy_spec(policy: str | Policy, policy_kwargs: dict[str, Any], *,
+                 parallel: bool) -> tuple[Policy | None, str, bool]:
+    """The policy object to share (only a given object), the name results record, and whether it is multi-trial.
+
+    A spec is built once here (bad names and kwargs fail before any worker starts) and dropped.
+    """
+    from policies import check_policy, make_policy
+
+    if isinstance(policy, str):
+        probe = make_policy(policy, **policy_kwargs)
+        return None, policy, bool(getattr(probe, "multi_trial", False))
+    if parallel:
+        raise ValueError(f"a Policy object ({type(policy).__name__}) can only be evaluated with workers=1 on the "
+                         "local backend; give its spec instead (a name or 'module:Factory' plus policy_kwargs), "
+                         "so that each worker builds its own")
+    agent = check_policy(policy)
+    return agent, agent.name, bool(getattr(agent, "multi_trial", False))
+
+
+def _warm_up(config: RunConfig, tasks: Sequence[EpisodeTask]) -> None:
+    """Makes one env of each id in the driver before workers fork: games are generated once and the
+    env backends are imported once (forked workers start warm); bad ids or env kwargs fail here."""
+    from policies import make_policy
+    from textmem_gym.execution.tasks import make_env
+
+    parts = config.parts()
+    agent = make_policy(config.policy, **parts["policy_kwargs"])
+    seen: set[str] = set()
+    for task in tasks:
+        episode = task.episodes[0]
+        if episode.env_id not in seen:
+            seen.add(episode.env_id)
+            make_env(episode.env_id, agent, config.max_steps, episode.game_seed, parts["env_kwargs"],
+                     parts["wrap"]).close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from textmem_gym.cli.arguments import env_kwargs, parse_pairs
 
@@ -22,11 +23,37 @@ def cmd_eval(args: argparse.Namespace) -> int:
     results = evaluate(args.env_ids, args.policy, episodes=args.episodes, seed=args.seed,
                        max_steps=args.max_steps, out=args.out, env_kwargs=env_kwargs(args),
                        policy_kwargs=policy_kwargs, progress=not args.quiet,
-                       game_seeds=args.game_seeds or (None,))
+                       game_seeds=args.game_seeds or (None,), **execution_kwargs(args))
     print(format_table(summarize(results)))
     if args.out:
         print(f"\nresults: {args.out}")
     return 0
+
+
+def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
+    """Adds the options of :func:`textmem_gym.evaluate` that say where and how episodes run."""
+    group = parser.add_argument_group("parallel and distributed evaluation")
+    group.add_argument("--workers", type=int, default=1,
+                       help="episodes played at once (worker processes, or Ray tasks in flight)")
+    group.add_argument("--backend", choices=("local", "ray"), default="local",
+                       help="local processes, or Ray tasks (pip install 'textmem-gym[ray]')")
+    group.add_argument("--ray-address", default=None,
+                       help="existing Ray cluster ('auto' or HOST:PORT); default: start a local one")
+    group.add_argument("--ray-task-cpus", type=float, default=1.0, help="CPUs each Ray task asks for")
+    group.add_argument("--max-concurrent-requests", type=int, default=None,
+                       help="LLM requests in flight per endpoint across all workers "
+                            "(default: the policy's concurrency, else the LLM client's default)")
+    group.add_argument("--trajectories", default=None, metavar="DIR",
+                       help="write one trajectory JSONL per episode into DIR")
+    group.add_argument("--trajectory-prompts", choices=("full", "keys"), default="full",
+                       help="keep each LLM call's prompt and answer, or only their keys")
+
+
+def execution_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The :func:`textmem_gym.evaluate` arguments of :func:`add_execution_arguments`'s options."""
+    return {"workers": args.workers, "backend": args.backend, "ray_address": args.ray_address,
+            "ray_task_cpus": args.ray_task_cpus, "max_concurrent_requests": args.max_concurrent_requests,
+            "trajectories": args.trajectories, "trajectory_prompts": args.trajectory_prompts}
 
 
 def use_working_directory() -> None:
@@ -65,6 +92,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--model", default=None, help="LLM model name (LLM policies; else OPENAI_MODEL)")
     ev.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (else OPENAI_BASE_URL)")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_execution_arguments(ev)
     ev.set_defaults(handler=cmd_eval)
     summ = sub.add_parser("summary", help="summarize a JSONL results file")
     summ.add_argument("results")

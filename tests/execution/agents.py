@@ -1,0 +1,77 @@
+"""Policies the execution tests build by ``module:attr`` spec in worker processes."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+from typing import Any, ClassVar
+
+from policies import BasePolicy
+from textmem_gym.llm import LLMClient
+
+
+class Trials(BasePolicy):
+    """Multi-trial: records how many episodes this object played before (its trial index)."""
+
+    name: ClassVar[str] = "trials"
+    multi_trial: ClassVar[bool] = True
+
+    def __init__(self) -> None:
+        self.played = -1
+
+    def reset(self, observation: Any, info: dict[str, Any]) -> None:
+        self.played += 1
+
+    def act(self, observation: Any, info: dict[str, Any]) -> str:
+        return "look"
+
+    def episode_stats(self) -> dict[str, Any]:
+        return {"trial": self.played}
+
+
+class CrashOnce(BasePolicy):
+    """Kills its own process at the first step of episode seed ``crash_seed``, once (a marker file
+    in ``marker_dir`` remembers it); otherwise plays ``look``."""
+
+    name: ClassVar[str] = "crash-once"
+
+    def __init__(self, marker_dir: str, crash_seed: int) -> None:
+        self.marker = Path(marker_dir) / f"crashed-{crash_seed}"
+        self.crash_seed, self.episode_seed = crash_seed, None
+
+    def seed(self, seed: int | None) -> None:
+        self.episode_seed = seed
+
+    def act(self, observation: Any, info: dict[str, Any]) -> str:
+        if self.episode_seed == self.crash_seed and not self.marker.exists():
+            self.marker.touch()
+            os._exit(13)
+        return "look"
+
+
+class Broken(BasePolicy):
+    """Raises in ``act``."""
+
+    name: ClassVar[str] = "broken"
+
+    def act(self, observation: Any, info: dict[str, Any]) -> str:
+        raise RuntimeError("broken policy")
+
+
+class OneCall(BasePolicy):
+    """One chat call per step to ``base_url``; plays a seeded random admissible command."""
+
+    name: ClassVar[str] = "one-call"
+
+    def __init__(self, base_url: str, concurrency: int = 8) -> None:
+        self.client = LLMClient(model="test", base_url=base_url, api_key="unused", concurrency=concurrency,
+                                max_retries=2, backoff_base=0.01)
+        self.rng = random.Random(0)
+
+    def seed(self, seed: int | None) -> None:
+        self.rng = random.Random(seed)
+
+    def act(self, observation: Any, info: dict[str, Any]) -> str:
+        self.client.chat([{"role": "user", "content": f"{observation}\nWhat now?"}])
+        return self.rng.choice(sorted(info["admissible_commands"]))

@@ -1,0 +1,203 @@
+"""Episode tasks: what a worker needs to play episodes, built from specs (never shared objects).
+
+An evaluation is planned as :class:`EpisodeTask`\\ s. A task is one episode, or, for a
+multi-trial policy (``multi_trial = True``, e.g. Reflexion), every trial of one (env id, game
+seed) in order. :func:`run_task` builds a fresh env per episode and a fresh policy per task from
+the :class:`RunConfig` (the policy's name or ``module:attr`` and its kwargs), so a task gives the
+same results in any process: in the driver (``workers=1``), in a local worker or in a Ray task.
+
+Example:
+    >>> config = RunConfig.build("random", {"seed": 0}, max_steps=3)
+    >>> tasks = plan_tasks(["TextMem/CookingRL-L1-v0"], [None], episodes=2, seed=7, multi_trial=False)
+    >>> [[e.seed for e in t.episodes] for t in tasks]
+    [[7], [8]]
+    >>> [r["steps"] for r in run_task(config, tasks[0])]
+    [3]
+"""
+
+from __future__ import annotations
+
+import pickle
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import gymnasium as gym
+
+from textmem_gym.results import EpisodeKey, episode_key
+
+if TYPE_CHECKING:
+    from policies.base import Policy
+
+ResultCallback = Callable[[dict[str, Any]], None]
+#: Policy kwargs never written to a trajectory header.
+_HIDDEN_KWARGS = frozenset({"api_key", "client"})
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One planned episode: its place in the plan and its results key."""
+
+    env_id: str
+    game_seed: int | None
+    seed: int
+    index: int
+    policy: str
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The identity fields of its results row."""
+        return {"env_id": self.env_id, "policy": self.policy, "seed": self.seed, "episode": self.index,
+                "game_seed": self.game_seed}
+
+    @property
+    def key(self) -> EpisodeKey:
+        """Its results key (see :func:`textmem_gym.results.episode_key`)."""
+        return episode_key(self.meta)
+
+
+@dataclass(frozen=True)
+class EpisodeTask:
+    """Episodes one worker plays in order with one policy object (several only for multi-trial policies)."""
+
+    episodes: tuple[Episode, ...]
+
+    @property
+    def keys(self) -> list[EpisodeKey]:
+        """The results keys of its episodes."""
+        return [e.key for e in self.episodes]
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything but the episodes: how to build the policy and the envs, where trajectories go.
+
+    ``payload`` holds the pickled policy kwargs, env kwargs and ``wrap`` callable; it is unpickled
+    inside the worker after ``import_paths`` are on ``sys.path`` (so ``module:attr`` policies and
+    wrappers of the driver's working directory import there too).
+    """
+
+    policy: str
+    payload: bytes
+    max_steps: int | None = None
+    trajectories: str | None = None
+    trajectory_prompts: str = "full"
+    import_paths: tuple[str, ...] = field(default_factory=tuple)
+
+    @classmethod
+    def build(cls, policy: str, policy_kwargs: dict[str, Any] | None = None, *, max_steps: int | None = None,
+              env_kwargs: dict[str, Any] | None = None, wrap: Callable[[gym.Env], gym.Env] | None = None,
+              trajectories: str | Path | None = None, trajectory_prompts: str = "full") -> RunConfig:
+        """A config for ``policy`` (a name or ``module:attr``) and its arguments.
+
+        Raises:
+            ValueError: The kwargs or ``wrap`` cannot be sent to a worker (not picklable: a lambda,
+                a local function, an open client...).
+        """
+        parts = {"policy_kwargs": dict(policy_kwargs or {}), "env_kwargs": dict(env_kwargs or {}), "wrap": wrap}
+        try:
+            payload = pickle.dumps(parts)
+        except (pickle.PicklingError, TypeError, AttributeError) as error:
+            raise ValueError(f"policy kwargs, env kwargs and wrap must be picklable to reach the workers "
+                             f"(use module-level functions and plain values): {error}") from None
+        return cls(policy, payload, max_steps, None if trajectories is None else str(trajectories),
+                   trajectory_prompts, tuple(p for p in sys.path if p))
+
+    def parts(self) -> dict[str, Any]:
+        """The unpickled policy kwargs, env kwargs and wrap (after making ``import_paths`` importable)."""
+        for path in self.import_paths:
+            if path not in sys.path and Path(path).exists():
+                sys.path.append(path)
+        parts: dict[str, Any] = pickle.loads(self.payload)
+        return parts
+
+
+def plan_tasks(env_ids: Sequence[str], game_seeds: Iterable[int | None], *, episodes: int, seed: int,
+               multi_trial: bool, policy: str = "") -> list[EpisodeTask]:
+    """The tasks of an evaluation, in plan order (id, game seed, episode).
+
+    Episode ``i`` uses reset seed ``seed + i``. A multi-trial policy gets one task per (id, game
+    seed) holding its trials in order; any other policy one task per episode.
+    """
+    tasks = []
+    for env_id in env_ids:
+        for game_seed in game_seeds:
+            group = tuple(Episode(env_id, game_seed, seed + i, i, policy) for i in range(episodes))
+            tasks.extend([EpisodeTask(group)] if multi_trial else [EpisodeTask((e,)) for e in group])
+    return tasks
+
+
+def make_env(env_id: str, agent: Policy, max_steps: int | None, game_seed: int | None,
+             env_kwargs: dict[str, Any] | None, wrap: Callable[[gym.Env], gym.Env] | None) -> gym.Env:
+    """The env an episode is played in: ``gym.make`` with the policy's privileged keys, ``wrap``, then
+    the policy's own ``wrap_env``."""
+    kwargs = dict(env_kwargs or {})
+    privileged = frozenset(agent.privileged)
+    if privileged:
+        kwargs["privileged"] = sorted(privileged | set(kwargs.get("privileged") or ()))
+    if game_seed is not None:
+        kwargs["game_seed"] = game_seed
+    if max_steps is not None:
+        kwargs["max_episode_steps"] = max_steps
+    env = gym.make(env_id, **kwargs)
+    env = wrap(env) if wrap is not None else env
+    return agent.wrap_env(env)  # policies that need a wrapper (e.g. a memory graph) add it here
+
+
+def play(config: RunConfig, episode: Episode, agent: Policy, env_kwargs: dict[str, Any] | None,
+         wrap: Callable[[gym.Env], gym.Env] | None, policy_kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Plays one planned episode with ``agent``; returns its results row (result + identity)."""
+    from textmem_gym.runner import run_episode
+
+    trajectory_args: dict[str, Any] = {}
+    if config.trajectories is not None:
+        from textmem_gym.trajectories import trajectory_path
+
+        trajectory_args = {"trajectory": trajectory_path(config.trajectories, episode.key),
+                           "trajectory_prompts": config.trajectory_prompts,
+                           "trajectory_header": {"episode": episode.index, "game_seed": episode.game_seed,
+                                                 "policy_kwargs": _shown_kwargs(policy_kwargs)}}
+    env = make_env(episode.env_id, agent, config.max_steps, episode.game_seed, env_kwargs, wrap)
+    try:
+        result = run_episode(env, agent, seed=episode.seed, **trajectory_args)
+    finally:
+        env.close()
+    result.update(episode.meta)
+    return result
+
+
+def _shown_kwargs(policy_kwargs: dict[str, Any] | None) -> dict[str, Any]:
+    """Policy kwargs fit for a trajectory header: no API key, no client object."""
+    return {k: v for k, v in (policy_kwargs or {}).items() if k not in _HIDDEN_KWARGS}
+
+
+def run_task(config: RunConfig, task: EpisodeTask, on_result: ResultCallback | None = None,
+             agent: Policy | None = None) -> list[dict[str, Any]]:
+    """Plays a task's episodes in order with one policy (built from ``config`` unless ``agent`` is given).
+
+    Args:
+        config: How to build the policy and the envs.
+        task: The episodes.
+        on_result: Called with each results row as soon as its episode ends.
+        agent: A policy object to use instead (``workers=1`` with a Policy object only).
+
+    Returns:
+        The results rows, in the task's order.
+    """
+    from policies import make_policy
+
+    parts = config.parts()
+    if agent is None:
+        agent = make_policy(config.policy, **parts["policy_kwargs"])
+    rows = []
+    for episode in task.episodes:
+        row = play(config, episode, agent, parts["env_kwargs"], parts["wrap"], parts["policy_kwargs"])
+        if on_result is not None:
+            on_result(row)
+        rows.append(row)
+    return rows
+
+
+__all__ = ["Episode", "EpisodeTask", "RunConfig", "make_env", "plan_tasks", "play", "run_task"]
