@@ -36,6 +36,7 @@ from textmem_gym.llm.cache import CACHE_FILENAME, ResponseCache, cache_mode, req
 from textmem_gym.llm.call import Call, CallContext, Request
 from textmem_gym.llm.endpoints import TRANSPORT_OPTIONS
 from textmem_gym.llm.errors import Secret, safe_url
+from textmem_gym.llm.limits import arequest_slot, request_slot
 from textmem_gym.llm.results import ChatResult
 from textmem_gym.llm.retry import RetryPolicy
 from textmem_gym.paths import cache_dir
@@ -274,7 +275,7 @@ class LLMClient:
             return call, hit or {}
         while True:
             try:
-                with self._sync_slots:
+                with self._sync_slots, request_slot(self.base_url, call.timeout):
                     raw = call.send(sdk)
                 return call, call.succeeded(raw)
             except Exception as exc:  # classified by the retry policy; bugs are re-raised
@@ -290,7 +291,7 @@ class LLMClient:
         sdk, slots = transport
         while True:
             try:
-                async with slots:
+                async with slots, arequest_slot(self.base_url, call.timeout):
                     raw = await call.send(sdk)
                 return call, call.succeeded(raw)
             except Exception as exc:  # classified by the retry policy; bugs are re-raised
