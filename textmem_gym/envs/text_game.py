@@ -63,13 +63,83 @@ class GameState:
 class TextGameEnv(gym.Env[str, str]):
     """Gymnasium env over a text game engine, implementing the TextMem environment contract.
 
-    Subclasses implement :meth:`_game_reset`, :meth:`_game_step`, :meth:`_game_close` and set
-    :attr:`objective`; they may override :meth:`_walkthrough` and :attr:`supported_privileged`.
+    Description:
+        The base class of every backend (:class:`~textmem_gym.envs.textworld.env.TextWorldEnv`,
+        :class:`~textmem_gym.envs.jericho.env.JerichoEnv`,
+        :class:`~textmem_gym.envs.scienceworld.env.ScienceWorldEnv`,
+        :class:`~textmem_gym.envs.nethack.env.NetHackEnv`). A backend implements three hooks
+        that talk to its engine and return a :class:`GameState` with *cumulative* scores:
+        :meth:`_game_reset`, :meth:`_game_step` and :meth:`_game_close`; it sets
+        :attr:`objective`, and may override :meth:`_walkthrough` and
+        :attr:`supported_privileged`. This class turns the states into Gymnasium's API.
 
-    Args:
+    Action Space:
+        ``Text(0, 100000)`` over :data:`~textmem_gym.envs.text_utils.PRINTABLE_CHARSET`: any
+        command string. Before it reaches the engine it is made one safe line
+        (:func:`~textmem_gym.envs.text_utils.sanitize_command`: control characters and
+        backslashes become spaces, accents are folded to ASCII, other non-ASCII characters are
+        dropped, white space collapses, at most 190 characters). Empty or nonsense commands get
+        the game's own answer; a non-``str`` action raises ``TypeError``.
+
+    Observation Space:
+        ``Text(0, 100000)`` over the same charset: the game's feedback, cleaned
+        (:func:`~textmem_gym.envs.text_utils.clean_observation`: ASCII-art banners, the ``>``
+        prompt and surplus blank lines removed).
+
+    Rewards:
+        The change of the game's score this step (``score`` after minus ``score`` before).
+
+    Termination:
+        ``terminated`` when the game is won or lost (``info["won"]``/``info["lost"]``).
+        ``truncated`` when the backend gives up on the episode (``GameState.truncated``, e.g. a
+        hung interpreter); ``gym.make`` adds the id's step limit (``max_episode_steps``), which
+        also truncates.
+
+    Info:
+        Always: ``score``, ``max_score`` (0 or less: unknown), ``normalized_score``
+        (``score / max_score``, 0.0 when the maximum is unknown), ``won``, ``lost``, ``moves``
+        (the game's own move counter), ``objective`` (the task text) and
+        ``admissible_commands`` (a list of str, or a
+        :class:`~textmem_gym.envs.lazy.LazyCommands` computed on first read), plus the
+        backend's own keys (``GameState.extra``). Privileged, only when asked for:
+        ``facts`` (ground-truth ``(subject, relation, object)`` triples, every step) and
+        ``walkthrough`` (winning commands from the initial state, at ``reset`` only).
+
+    Arguments:
         privileged: ``True``, a key name or key names among :attr:`supported_privileged`
             (``facts``, ``walkthrough``) to add ground truth to ``info``; off by default.
+            Unknown names raise ``ValueError``.
         render_mode: ``"human"`` prints the observation, ``"ansi"`` returns it from ``render``.
+
+    Registered ids:
+        None: the class is abstract. Each backend's ``ids.py`` table maps ids onto its subclass.
+
+    Example:
+        A one-command game: say ``win``.
+
+        >>> class SayWin(TextGameEnv):
+        ...     def _game_reset(self):
+        ...         self.objective = "Say the magic word."
+        ...         return GameState("A voice asks for the magic word.", score=0, max_score=1,
+        ...                          admissible_commands=["win", "wait"])
+        ...     def _game_step(self, command):
+        ...         won = command == "win"
+        ...         return GameState("You won!" if won else "Nothing happens.", score=int(won),
+        ...                          max_score=1, won=won, moves=1)
+        ...     def _game_close(self):
+        ...         pass
+        >>> env = SayWin()
+        >>> obs, info = env.reset(seed=0)
+        >>> obs, info["objective"], info["admissible_commands"]
+        ('A voice asks for the magic word.', 'Say the magic word.', ['win', 'wait'])
+        >>> obs, reward, terminated, truncated, info = env.step("  win\\n")
+        >>> obs, reward, terminated, truncated, info["normalized_score"], info["won"]
+        ('You won!', 1.0, True, False, 1.0, True)
+        >>> env.close()
+        >>> env.step("win")
+        Traceback (most recent call last):
+        ...
+        gymnasium.error.Error: SayWin is closed; make a new env with gym.make()
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"]}

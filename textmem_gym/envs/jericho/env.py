@@ -1,23 +1,6 @@
 """Jericho backend: classic interactive fiction (Z-machine games) through ``jericho.FrotzEnv``.
 
-Beyond the TextMem contract, ``info`` carries ``world_state_hash`` (see
-:class:`~textmem_gym.envs.jericho.world.WorldStateHasher`) and ``state_visits``, how many
-times this episode has been in that world state (1 on the first visit), for loop detection.
-``info["admissible_commands"]`` is computed on first read (see
-:mod:`~textmem_gym.envs.jericho.admissible`) and cached by world state.
-
-A step the interpreter does not finish within ``step_timeout`` seconds is stopped; the
-episode is then truncated (``truncated=True``, ``info["interpreter_error"]`` says why), and
-``reset()`` starts a fresh game.
-
-Randomness: ``reset(seed=s)`` seeds the interpreter with ``walkthrough_seed + s``, so
-``reset(seed=0)`` (and a first ``reset()``) plays with the seed of Jericho's walkthrough
-(:attr:`JerichoEnv.walkthrough_seed`), the usual Jericho benchmark setting, and the privileged
-walkthrough replays; other seeds give other random events. Unseeded resets after a seeded one
-draw the next interpreter seed from the env's seeded ``np_random``.
-
-Victory: Jericho's ``victory()``, or, when the game ends, Inform's standard closing line
-``*** You have won ***`` (Jericho misses it in ``anchor`` and ``deephome``).
+:class:`JerichoEnv` documents the spaces, rewards, termination, ``info`` keys, seeding and ids.
 """
 
 from __future__ import annotations
@@ -53,7 +36,54 @@ _WON_TEXT = re.compile(r"\*\*\*\s*You have won", re.IGNORECASE)
 class JerichoEnv(TextGameEnv):
     """A Z-machine game as a Gymnasium env meeting the TextMem contract.
 
-    Args:
+    Description:
+        Classic interactive fiction (Zork, Anchorhead, ...) played by Jericho's Frotz
+        interpreter in this process. ``game`` picks a game of the Jericho suite, whose ROM is
+        found by :func:`~textmem_gym.envs.jericho.roms.find_rom` (``TEXTMEM_ROMS_DIR``, the
+        cache, or a checksummed download); ``rom_path`` plays any Z-machine file instead
+        (without Jericho's bindings: no score or walkthrough, and generic action templates). The
+        objective is generic: explore, solve the puzzles, raise the score.
+
+        Randomness: ``reset(seed=s)`` seeds the interpreter with ``walkthrough_seed + s``, so
+        ``reset(seed=0)`` (and a first unseeded ``reset()``) plays with the seed of Jericho's
+        walkthrough (:attr:`walkthrough_seed`), the usual Jericho benchmark setting, and the
+        privileged walkthrough replays; other seeds give other random events. Unseeded resets
+        after a seeded one draw the next interpreter seed from the env's seeded ``np_random``.
+
+    Action Space:
+        Any command string (``Text``): the game's own parser reads it (``open mailbox``,
+        ``north``, ``put egg in case``). Unknown words get the game's answer (``I don't know
+        the word "dance".``).
+
+    Observation Space:
+        ``Text``: the interpreter's output, cleaned. The reset observation is the game's opening
+        text (banner lines and all) and the first room.
+
+    Rewards:
+        The change of the game's score (Jericho's ``get_score``); some games take points away.
+
+    Termination:
+        ``terminated``: won (Jericho's ``victory()``, or Inform's ``*** You have won ***``
+        when the game ends, which Jericho misses in ``anchor`` and ``deephome``) or lost (the
+        game ended otherwise, e.g. the player died). ``truncated``: the step limit, or a step
+        the interpreter does not finish within ``step_timeout`` seconds (or a runtime error
+        that halts it): the step is stopped, ``info["interpreter_error"]`` says why, and
+        ``reset()`` starts a fresh game.
+
+    Info:
+        The contract keys (``max_score`` is Jericho's maximum score; 0 for games it does not
+        know), plus ``world_state_hash`` (a hash of the object tree and the RAM Jericho
+        tracks, see :class:`~textmem_gym.envs.jericho.world.WorldStateHasher`) and
+        ``state_visits`` (how many times this episode has been in that world state, 1 on the
+        first visit: for loop detection). ``admissible_commands`` is computed on first read,
+        without spaCy, by simulating template commands (see
+        :mod:`~textmem_gym.envs.jericho.admissible`), and cached by world state; ``look`` and
+        ``inventory`` are always in it. Privileged, opt-in: ``facts`` (the Z-machine object
+        tree: ``("player", "at", ROOM)``, ``(OBJECT, "in", PARENT)``, ``(OBJECT, "in", "I")``
+        for the inventory; see :mod:`~textmem_gym.envs.jericho.world`) and ``walkthrough``
+        (Jericho's, winning from ``reset(seed=0)``).
+
+    Arguments:
         game: A game of the Jericho suite (``"zork1"``); its ROM is found by
             :func:`~textmem_gym.envs.jericho.roms.find_rom`.
         rom_path: Any Z-machine file to play instead (games Jericho does not know play with
@@ -65,12 +95,26 @@ class JerichoEnv(TextGameEnv):
         privileged: Ground truth to add to ``info`` (``facts``, ``walkthrough``); off by default.
         render_mode: ``"human"`` or ``"ansi"``.
 
+    Registered ids:
+        :mod:`textmem_gym.envs.jericho.ids`: ``TextMem/Jericho-<Game>-v0`` for each of the 57
+        games of the Jericho suite, ``<Game>`` the capitalized ROM name (``zork1.z5`` ->
+        ``TextMem/Jericho-Zork1-v0``, i.e. ``game="zork1"``), 1000 steps (1400 for
+        ``spirit``, whose walkthrough is longer); ``TextMem/Jericho-v0`` plays any Z-machine
+        file: ``gym.make("TextMem/Jericho-v0", rom_path=PATH)``.
+
     Example:
         >>> import gymnasium as gym, textmem_gym
         >>> env = gym.make("TextMem/Jericho-Zork1-v0")
-        >>> obs, info = env.reset()
-        >>> info["max_score"], "open mailbox" in info["admissible_commands"]
-        (350, True)
+        >>> obs, info = env.reset(seed=0)
+        >>> obs.splitlines()[-3], obs.splitlines()[-1]
+        ('West of House', 'There is a small mailbox here.')
+        >>> info["max_score"], sorted(info["admissible_commands"])
+        (350, ['inventory', 'look', 'north', 'open mailbox', 'south', 'west'])
+        >>> obs, reward, terminated, truncated, info = env.step("open mailbox")
+        >>> obs, reward, terminated, info["state_visits"]
+        ('Opening the small mailbox reveals a leaflet.', 0.0, False, 1)
+        >>> print(env.step("dance")[0])
+        I don't know the word "dance".
         >>> env.close()
     """
 
@@ -101,7 +145,7 @@ class JerichoEnv(TextGameEnv):
 
     # -- Gymnasium API -------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
-        """Starts the game; see the module docstring for how ``seed`` sets the interpreter's."""
+        """Starts the game; see the class docstring (Randomness) for how ``seed`` sets the interpreter's."""
         if seed is not None:
             if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
                 raise ValueError(f"seed must be a non-negative int, got {seed!r}")

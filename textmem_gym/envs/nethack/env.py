@@ -1,24 +1,6 @@
 """NetHack backend (AriGraph's NetHack experiment): NLE with text observations and word actions.
 
-The observation is text built from NLE's own observations (:mod:`~textmem_gym.envs.nethack.text`):
-either the hero's current room or corridor (``scope="room"``, *Room obs*) or the whole explored
-level (``scope="level"``, *Level obs*). Actions are words (:mod:`~textmem_gym.envs.nethack.actions`);
-an unknown word costs no game time and answers with the words to use.
-
-Score: NetHack's in-game score (bottom line ``S:``), kept at its last value when the hero dies.
-NetHack has no maximum score: ``max_score`` and ``normalized_score`` are 0. ``info`` also has
-``dungeon_level``, ``max_dungeon_level`` (deepest level reached this episode, AriGraph's
-"Levels") and ``experience_level``. ``lost``: the game ended without ascension (death, or ``quit`` + ``y``);
-``won``: ascension.
-
-Determinism: the dungeon comes from NetHack's RNG seeds, set before every reset (no reseeding,
-moon phase fixed): from ``game_seed`` if given (the same dungeon every episode), else drawn from
-the env's RNG, which ``reset(seed=...)`` seeds. Same seed, same dungeon, same observations.
-
-Privileged ``facts``: the explored level as triples (the *Level obs* content, an oracle memory
-for *Room obs* agents): ``("staircase down", "at", "level 1 x40 y12")``, ``("you", "at", ...)``,
-``("you", "on", "dungeon level 1")``, ``("you", "carry", "an uncursed +1 robe (being worn)")``.
-NetHack has no walkthrough.
+:class:`NetHackEnv` documents the spaces, rewards, termination, ``info`` keys, determinism and ids.
 """
 
 from __future__ import annotations
@@ -44,7 +26,52 @@ _HIDDEN_FROM_LIST = {"esc", "more", "space", "quit"}
 class NetHackEnv(TextGameEnv):
     """NetHack (NLE) as a text game meeting the TextMem contract.
 
-    Args:
+    Description:
+        AriGraph's NetHack experiment: the NetHack Learning Environment played through text.
+        Observations are built from NLE's own observations (no game internals): the message,
+        an overlay window when one is shown (menus, inventory), the bottom-line stats, what is
+        around the hero (every notable map cell with its name, distance and direction:
+        ``staircase down: 4 steps northeast``) and the inventory (see
+        :mod:`~textmem_gym.envs.nethack.text`). ``scope`` decides which cells: the hero's current
+        room or corridor (``"room"``, *Room obs*) or the whole explored level (``"level"``,
+        *Level obs*). The objective: explore, survive and descend as deep as possible.
+
+        Determinism: the dungeon comes from NetHack's RNG seeds, set before every reset (no
+        reseeding, moon phase fixed): from ``game_seed`` if given (the same dungeon every
+        episode), else drawn from the env's RNG, which ``reset(seed=...)`` seeds. Same seed,
+        same dungeon, same observations.
+
+    Action Space:
+        Any command string (``Text``), read as words (:mod:`~textmem_gym.envs.nethack.actions`):
+        compass moves (``north``, ``far east`` runs), command words (``search``, ``pick up``,
+        ``eat``, ``kick``, ``up``/``down`` stairs, ``esc``, ``quit``), and single letters, digits
+        and a few symbols for menus and prompts (``y``/``n``, ``f`` picks item f). ``go north``
+        means ``north``. An unknown word costs no game time and answers with the words to use.
+
+    Observation Space:
+        ``Text``: the description above; once the game is over, NetHack's last message and
+        final window.
+
+    Rewards:
+        The change of NetHack's in-game score (bottom line ``S:``), kept at its last value when
+        the hero dies.
+
+    Termination:
+        ``terminated``: won (ascension) or lost (the game ended otherwise: death, or ``quit``
+        then ``y``). ``truncated``: the step limit (1000 commands for the registered ids).
+
+    Info:
+        The contract keys: NetHack has no maximum score, so ``max_score`` and
+        ``normalized_score`` are 0; ``moves`` is NetHack's turn counter; ``admissible_commands``
+        lists the moves and command words, or, while a prompt or menu is open, its keys (plus
+        directions when it asks for one) and ``esc``. Plus ``dungeon_level``,
+        ``max_dungeon_level`` (deepest level reached this episode, AriGraph's "Levels") and
+        ``experience_level``. Privileged, opt-in: ``facts`` only (the explored level as triples,
+        an oracle memory for *Room obs* agents: ``("staircase down", "at", "level 1 x40 y12")``,
+        ``("you", "on", "dungeon level 1")``, ``("you", "carry", "an uncursed +1 robe (being
+        worn)")``); NetHack has no walkthrough.
+
+    Arguments:
         scope: ``"room"`` (current room or corridor) or ``"level"`` (whole explored level).
         game_seed: Fixes the dungeon (NetHack's core/disp seeds) for every episode; ``None``
             draws it from the ``reset`` seed.
@@ -52,12 +79,22 @@ class NetHackEnv(TextGameEnv):
         privileged: ``"facts"`` (the explored level as triples); off by default.
         render_mode: ``"human"`` or ``"ansi"``.
 
+    Registered ids:
+        :mod:`textmem_gym.envs.nethack.ids`, AriGraph's two observation settings, 1000 steps each:
+        ``TextMem/NetHack-RoomObs-v0`` (``scope="room"``) and ``TextMem/NetHack-LevelObs-v0``
+        (``scope="level"``). ``gym.make(id, game_seed=N)`` fixes the dungeon.
+
     Example:
         >>> import gymnasium as gym, textmem_gym
         >>> env = gym.make("TextMem/NetHack-RoomObs-v0")
         >>> obs, info = env.reset(seed=1)
-        >>> "Dungeon level 1" in obs, info["dungeon_level"], info["max_score"]
-        (True, 1, 0)
+        >>> obs.splitlines()[2]
+        'Dungeon level 1, turn 1. HP 14/14, Pw 5/5, AC 4, experience level 1 (0 points), gold 0, ...'
+        >>> info["dungeon_level"], info["max_score"], "far east" in info["admissible_commands"]
+        (1, 0, True)
+        >>> obs, reward, terminated, truncated, info = env.step("dance")
+        >>> obs.split(".")[0], info["moves"]
+        ("'dance' is not a NetHack command", 1)
         >>> env.close()
     """
 
@@ -160,7 +197,7 @@ class NetHackEnv(TextGameEnv):
 
 
 def level_facts(obs: Mapping[str, np.ndarray]) -> list[Triple]:
-    """The explored level as triples (see the module docstring)."""
+    """The explored level as triples (see :class:`NetHackEnv`, Info)."""
     from nle import nethack as nh
 
     blstats = obs["blstats"]

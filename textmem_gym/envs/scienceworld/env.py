@@ -1,28 +1,6 @@
 """ScienceWorld backend: the 30 ScienceWorld tasks (DAVIS's benchmark) as TextMem envs.
 
-Each env owns one JVM (:class:`~textmem_gym.envs.scienceworld.process.ScienceWorldProcess`),
-started in the constructor and stopped by ``close()`` or when the env is garbage collected.
-``reset()`` restarts the loaded task in the same JVM.
-
-Scores: ScienceWorld's 0-100 progress score; ``max_score`` is 100. ScienceWorld marks a failed
-task with a negative score: the env then reports ``lost=True``, ``score`` 0 (so
-``normalized_score`` stays in [0, 1]) and the raw value in ``info["scienceworld_score"]``.
-``won`` is ScienceWorld's task completion.
-
-Determinism: ScienceWorld seeds its world from the variation index, so the game is fixed by
-the constructor arguments (task, variation, simplification); the ``reset`` seed changes nothing.
-(The JVM runs with a constant identity hash so that object order, too, is the same after every
-reset: see :mod:`~textmem_gym.envs.scienceworld.process`.)
-
-Observations: ScienceWorld's own feedback; the reset observation is the task description and the
-start room's "look around". ``info`` adds ``scienceworld_score``, ``task`` and ``variation``.
-
-Admissible commands: ScienceWorld's valid action-object combinations, computed (about 0.1 s)
-only when ``info["admissible_commands"]`` is first read; if an ``info`` still holds them unread
-when the env steps again, they are computed just before that step, so a late read still gets
-its own step's commands. Privileged: ``facts`` (see
-:mod:`~textmem_gym.envs.scienceworld.facts`), ``walkthrough`` (ScienceWorld's gold action
-sequence, generated at load time only when requested).
+:class:`ScienceWorldEnv` documents the spaces, rewards, termination, ``info`` keys, determinism and ids.
 """
 
 from __future__ import annotations
@@ -41,28 +19,88 @@ from textmem_gym.envs.text_game import GameState, TextGameEnv
 class ScienceWorldEnv(TextGameEnv):
     """A ScienceWorld task as a Gymnasium env meeting the TextMem contract.
 
-    Args:
+    Description:
+        One variation of one of ScienceWorld's 30 science tasks (boil water, find a living
+        thing, test conductivity, grow a fruit...), DAVIS's benchmark. Each env owns one JVM
+        (:class:`~textmem_gym.envs.scienceworld.process.ScienceWorldProcess`), started in the
+        constructor and stopped by ``close()`` or when the env is garbage collected;
+        ``reset()`` restarts the loaded task in the same JVM. The objective is the task
+        description.
+
+        Determinism: ScienceWorld seeds its world from the variation index, so the game is fixed
+        by the constructor arguments (task, variation, simplification); the ``reset`` seed
+        changes nothing. The JVM runs with a constant identity hash so that the object order,
+        too, is the same after every reset (see :mod:`~textmem_gym.envs.scienceworld.process`).
+
+    Action Space:
+        Any command string (``Text``) in ScienceWorld's action language: ``look around``,
+        ``open door to kitchen``, ``teleport to kitchen`` (with the ``easy`` simplification),
+        ``pick up thermometer``, ``focus on orange``, ``move orange to orange box``, ``wait``...
+        Other text gets ``No known action matches that input.``
+
+    Observation Space:
+        ``Text``: ScienceWorld's feedback. The reset observation is the task description
+        followed by the start room's ``look around``.
+
+    Rewards:
+        The change of ScienceWorld's 0-100 progress score (partial credit for the task's
+        subgoals; the score may start above 0). A failed task sets the score to 0, so that
+        step's reward takes back every point gathered.
+
+    Termination:
+        ``terminated``: won (ScienceWorld's task completion) or lost (ScienceWorld marks a
+        failed task, e.g. focusing on a wrong object, with a negative score). ``truncated``: the
+        step limit (100 steps for the registered ids).
+
+    Info:
+        The contract keys: ``max_score`` is 100 and ``score`` the progress score, 0 when the task
+        failed (so ``normalized_score`` stays in [0, 1]), ``moves`` ScienceWorld's move count,
+        ``objective`` the task description. Plus ``scienceworld_score`` (the raw score, negative
+        on failure), ``task`` and ``variation``. ``admissible_commands``: ScienceWorld's valid
+        action-object combinations (hundreds), computed (about 0.1 s) only when first read; if an
+        ``info`` still holds them unread when the env steps again, they are computed just before
+        that step, so a late read still gets its own step's commands. Privileged, opt-in:
+        ``facts`` (object-tree and door triples: ``("thermometer", "in", "kitchen")``,
+        ``("door to kitchen", "is", "open")``; see :mod:`~textmem_gym.envs.scienceworld.facts`)
+        and ``walkthrough`` (ScienceWorld's gold action sequence, generated at load time only
+        when requested).
+
+    Arguments:
         task: ScienceWorld task name (e.g. ``"find-living-thing"``; see
             :data:`~textmem_gym.envs.scienceworld.ids.TASKS`).
         variation: ScienceWorld variation index (must belong to ``split``); ``None`` picks the
             ``game_seed``-th variation of ``split``.
         split: ``"train"``, ``"dev"`` or ``"test"`` (DAVIS evaluated on test variations).
         game_seed: Position of the variation in the split when ``variation`` is ``None``
-            (default 0).
-        simplification: ScienceWorld simplification string; ``"easy"`` (DAVIS) by default,
-            ``""`` for none, or comma-separated names (``"teleportAction,openDoors"``).
+            (default 0); give ``variation`` or ``game_seed``, not both.
+        simplification: ScienceWorld simplification string; ``"easy"`` (DAVIS; all of
+            ``teleportAction``, ``selfWateringFlowerPots``, ``openContainers``, ``openDoors``,
+            ``noElectricalAction``) by default, ``""`` for none, or comma-separated names
+            (``"teleportAction,openDoors"``).
         java_options: JVM tuning options (``None``: fast-start defaults; the options that make
             ScienceWorld deterministic are always added).
         privileged: ``facts`` (object-tree triples) and/or ``walkthrough`` (the gold action
             sequence); off by default.
         render_mode: ``"human"`` or ``"ansi"``.
 
+    Registered ids:
+        :mod:`textmem_gym.envs.scienceworld.ids`: ``TextMem/ScienceWorld-<Task>-v0`` for each of
+        the 30 tasks, ``<Task>`` the task name in CamelCase (``find-living-thing`` ->
+        ``TextMem/ScienceWorld-FindLivingThing-v0``, i.e. ``task="find-living-thing"``), with
+        DAVIS's settings: the first test variation, the ``easy`` simplification, 100 steps.
+        ``gym.make(id, game_seed=N)`` plays the N-th test variation; ``split=`` and
+        ``variation=`` pick others.
+
     Example:
         >>> import gymnasium as gym, textmem_gym
         >>> env = gym.make("TextMem/ScienceWorld-FindLivingThing-v0", privileged="walkthrough")
         >>> obs, info = env.reset(seed=0)
-        >>> info["max_score"], len(info["walkthrough"]) > 0
-        (100, True)
+        >>> info["objective"].split(". ")[0]
+        'Your task is to find a(n) living thing'
+        >>> info["max_score"], info["task"], info["variation"], len(info["walkthrough"]) > 0
+        (100, 'find-living-thing', 225, True)
+        >>> env.step("dance")[0]
+        'No known action matches that input.'
         >>> env.close()
     """
 

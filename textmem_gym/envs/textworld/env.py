@@ -32,25 +32,94 @@ def proposition_to_triple(proposition: Any) -> Triple:
 class TextWorldEnv(TextGameEnv):
     """A TextWorld game as a Gymnasium env meeting the TextMem contract.
 
-    Either ``game_file`` names a compiled game, or ``generator`` (+ options) builds one from
-    code, cached (see :mod:`textmem_gym.envs.textworld.generation`).
+    Description:
+        Plays one compiled TextWorld game (``.z8``/``.ulx`` with TextWorld's ``.json`` beside
+        it). Either ``game_file`` names the game, or ``generator`` builds it from code:
+        ``"tw-cooking"`` (TextWorld's cooking games: read the cookbook, gather, cut and cook the
+        ingredients, prepare and eat the meal), ``"treasure-hunt"`` (AriGraph's chain of keys,
+        lockers and notes) or ``"cleaning"`` (AriGraph's house with misplaced items to put
+        back). Generated games are made in a child process with a fixed ``PYTHONHASHSEED`` and
+        cached under the user cache dir, so the same arguments give the same game in every
+        process (see :mod:`textmem_gym.envs.textworld.generation`). The game is fixed by the
+        constructor arguments; ``reset(seed=...)`` replays it from the start.
 
-    Args:
+    Action Space:
+        Any command string (``Text``, see :class:`~textmem_gym.envs.text_game.TextGameEnv`),
+        parsed by TextWorld: ``go north``, ``take knife from table``, ``open fridge``,
+        ``slice yellow bell pepper with knife``, ``prepare meal``, ``eat meal``, ``look``,
+        ``inventory``... Unknown commands get TextWorld's own answer and change nothing.
+
+    Observation Space:
+        ``Text``: TextWorld's feedback, cleaned (no banner, no prompt). The reset observation is
+        the game's introduction and the first room; for generators with notes (the cooking
+        games' appliance rules) the notes follow it.
+
+    Rewards:
+        The change of TextWorld's score: quest points, e.g. +1 for each recipe step of a cooking
+        game (taking an ingredient, cutting or cooking it as the recipe says, preparing the meal,
+        eating it), +1 per key and for the treasure in a treasure hunt, +1 per item picked up
+        and per item put where it belongs when cleaning.
+
+    Termination:
+        ``terminated``: TextWorld's ``won`` (every quest done, e.g. the meal eaten) or ``lost``
+        (a quest failed, e.g. a recipe ingredient burnt or eaten). ``truncated``: the id's step
+        limit (``max_episode_steps``).
+
+    Info:
+        The contract keys: ``score``, ``max_score``, ``normalized_score``, ``won``, ``lost``,
+        ``moves``, ``objective`` (TextWorld's objective text plus the generator's notes),
+        ``admissible_commands`` (TextWorld's list for the current state). Privileged, opt-in
+        with ``privileged=``: ``facts`` (TextWorld's state as triples with its predicate
+        names: ``("knife", "on", "table")``, ``("knife", "in", "I")`` for the inventory,
+        ``("fridge", "is", "open")``, ``("kitchen", "north_of", "corridor")``) and
+        ``walkthrough`` (the game's winning commands, at ``reset``).
+
+    Arguments:
         game_file: Path of a compiled TextWorld game; its ``.json`` must lie beside it.
-        generator: Name of a registered game generator (e.g. ``"tw-cooking"``).
-        generator_options: Settings passed to the generator.
+        generator: Name of a registered game generator (``"tw-cooking"``, ``"treasure-hunt"``,
+            ``"cleaning"``); give exactly one of ``game_file`` and ``generator``.
+        generator_options: Settings passed to the generator (tw-cooking: ``recipe``, ``take``,
+            ``go``, ``open``, ``cook``, ``cut``, ``drop``; treasure hunt: ``difficulty``).
         game_seed: Which instance to build; ``None`` uses ``default_game_seed``.
         default_game_seed: The instance of the registered id (the papers' game).
-        split: ``"train"``, ``"valid"`` or ``"test"`` for generators with splits.
+        split: ``"train"``, ``"valid"`` or ``"test"`` for generators with splits (tw-cooking's
+            food distribution).
+        objective: Task text for the policy: replaces the game's own objective in
+            ``info["objective"]`` and is appended to the first observation (a game file may state
+            no goal; the ``TextMem/AriGraph-*`` ids give the text AriGraph gave its agents).
         privileged: Ground truth to add to ``info`` (``facts``, ``walkthrough``); off by default.
         render_mode: ``"human"`` or ``"ansi"``.
 
+    Registered ids:
+        Every id of :mod:`textmem_gym.envs.textworld.ids` is this class with generator
+        arguments and a step limit; ``gym.make(id, game_seed=N)`` builds another instance.
+
+        - ``TextMem/Cooking-v0``, ``-Hard-v0``, ``-Hardest-v0``: AriGraph's cooking games
+          (3/4/5 ingredients, 9/12/12 rooms; Hardest adds closed doors and a limited
+          inventory), 150 steps.
+        - ``TextMem/CookingRL-L1-v0`` ... ``-L4-v0``: AriGraph's RL levels (L1/L2: one
+          ingredient in one room, L3: one ingredient in 9 rooms, L4: 3 ingredients in 6 rooms),
+          100 steps.
+        - ``TextMem/STMA-Cooking-L1-v0`` ... ``-L4-v0``: STMA's levels (1 to 4 ingredients,
+          6 to 12 rooms, open/cook/cut), 50 steps.
+        - ``TextMem/TreasureHunt-v0``, ``-Hard-v0``, ``-Hardest-v0``: generator
+          ``treasure-hunt`` with ``difficulty`` ``normal``/``hard``/``hardest`` (12/16/36 rooms,
+          4/5/7 keys), 150 steps.
+        - ``TextMem/Cleaning-v0``: generator ``cleaning`` (9 rooms, 11 misplaced items), 150 steps.
+        - ``TextMem/TextWorld-v0``: any compiled game, ``gym.make(id, game_file=PATH)``, 150 steps.
+
     Example:
         >>> import gymnasium as gym, textmem_gym
-        >>> env = gym.make("TextMem/Cooking-v0")
+        >>> env = gym.make("TextMem/CookingRL-L1-v0", privileged="walkthrough")
         >>> obs, info = env.reset(seed=0)
-        >>> info["max_score"]
-        11
+        >>> obs.splitlines()[0]
+        "You are hungry! Let's cook a delicious meal. Check the cookbook in the kitchen for the recipe. ..."
+        >>> info["max_score"], env.spec.max_episode_steps, "take knife from table" in info["admissible_commands"]
+        (4, 100, True)
+        >>> for command in info["walkthrough"]:
+        ...     obs, reward, terminated, truncated, info = env.step(command)
+        >>> obs.splitlines()[0], reward, terminated, info["normalized_score"], info["won"]
+        ('You eat the meal. Not bad.', 1.0, True, 1.0, True)
         >>> env.close()
     """
 
