@@ -4,6 +4,9 @@ Working memory each step: the goal, the current observation, the last ``n_prev``
 and actions, the semantic triples and top-``k`` episodic memories retrieved from AriGraph for
 the observation and the plan, the plan, and (when the exploration check says the plan needs
 exploring) the unexplored exits. Actions are the admissible commands plus ``go to X``.
+On an env that carries out ``go to`` itself (the NetHack envs' skills), the wrapper's ``go to``
+is off and the places AriGraph remembers on the current level become ``go to <thing> x<X> y<Y>``
+commands: the memory replaces the part of the level the Room obs text hides.
 
 Rendering is tight at equal information: triples are grouped by subject, an episodic memory
 already shown in the recent history is replaced by the next best one, and the banner that
@@ -23,7 +26,7 @@ import gymnasium as gym
 
 from policies.base import Info
 from policies.llm_agent import LLMAgent, Section, Turn, compact
-from policies.memory_env import ensure_memory_wrapper, find_memory_wrapper
+from policies.memory_env import admissible, ensure_memory_wrapper, find_memory_wrapper
 from textmem_gym.memory import make_memory
 from textmem_gym.memory.triples import Triple
 
@@ -68,11 +71,21 @@ class AriadnePolicy(LLMAgent):
                 raise ValueError(f"Ariadne needs an AriGraph memory; the env's MemoryGraphWrapper holds "
                                  f"{type(existing.memory).__name__}")
             self.memory = existing.memory
+            self.env_navigates = bool(getattr(env.unwrapped, "provides_goto", False))
             return env
         extractor_options = {"client": self.llm.client} if self.extractor == "llm" else None
         self.memory = make_memory("arigraph", extractor=self.extractor, extractor_options=extractor_options,
                                   episodes=self.top_k, **self.memory_options)
-        return ensure_memory_wrapper(env, memory=self.memory, goto=True)
+        self.env_navigates = bool(getattr(env.unwrapped, "provides_goto", False))
+        return ensure_memory_wrapper(env, memory=self.memory, goto=not self.env_navigates)
+
+    def act(self, observation: Any, info: Info) -> str:
+        if getattr(self, "env_navigates", False) and self.memory is not None:
+            from textmem_gym.memory.extractors.nethack import remembered_places
+
+            places = remembered_places(self.memory.believed_triples(), self.memory.location)
+            info = {**info, "admissible_commands": admissible(info) + places}
+        return super().act(observation, info)
 
     def _queries(self, observation: str) -> list[str]:
         queries = [compact(observation, 400)]

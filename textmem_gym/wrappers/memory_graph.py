@@ -190,7 +190,9 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         info["known_locations"] = self.memory.known_locations()
         info["unexplored_exits"] = self.memory.unexplored_exits()
         info["memory"] = self.memory.stats.as_dict()
-        info["steps"] = {"decisions": self.decisions, "primitive": self.primitive_steps,
+        inner = info.get("steps")  # an env that expands commands itself (NetHack skills) counts its keys
+        primitive = inner["primitive"] if isinstance(inner, dict) and "primitive" in inner else self.primitive_steps
+        info["steps"] = {"decisions": self.decisions, "primitive": primitive,
                          "counted": self.budget_used, "limit": self.max_steps}
         if self.goto and "admissible_commands" in info:
             info["admissible_commands"] = self._with_gotos(info["admissible_commands"])

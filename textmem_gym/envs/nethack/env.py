@@ -11,7 +11,16 @@ from typing import ClassVar
 import numpy as np
 
 from textmem_gym.envs.nethack.actions import COMMANDS, MOVES, key_for, prompt_keys
-from textmem_gym.envs.nethack.text import describe, inventory, message, notable_cells, overlay
+from textmem_gym.envs.nethack.skills import (
+    SKILL_CAP,
+    LevelMemory,
+    SkillReport,
+    SkillRunner,
+    admissible_skills,
+    parse_skill,
+    skill_help,
+)
+from textmem_gym.envs.nethack.text import describe, glyph_kinds, inventory, message, notable_cells, overlay
 from textmem_gym.envs.privileged import Triple
 from textmem_gym.envs.text_game import GameState, TextGameEnv
 
@@ -19,7 +28,7 @@ SCOPES = ("room", "level")
 OBJECTIVE = ("Play NetHack: explore the dungeon, survive, and descend as deep as you can (stairs "
              "down: '>' cells, command 'down'); your score is NetHack's in-game score.")
 _OBS_KEYS = ("glyphs", "chars", "blstats", "message", "inv_strs", "inv_letters", "screen_descriptions",
-             "tty_chars", "misc")
+             "tty_chars", "misc", "inv_oclasses")
 _HIDDEN_FROM_LIST = {"esc", "more", "space", "quit"}
 
 
@@ -101,7 +110,8 @@ class NetHackEnv(TextGameEnv):
     supported_privileged: ClassVar[frozenset[str]] = frozenset({"facts"})
 
     def __init__(self, scope: str = "room", *, game_seed: int | None = None,
-                 character: str = "mon-hum-neu-mal", privileged: bool | str | Iterable[str] = False,
+                 character: str = "mon-hum-neu-mal", skills: bool = True, skill_cap: int = SKILL_CAP,
+                 primitive_limit: int | None = None, privileged: bool | str | Iterable[str] = False,
                  render_mode: str | None = None):
         super().__init__(privileged=privileged, render_mode=render_mode)
         if scope not in SCOPES:
@@ -109,17 +119,28 @@ class NetHackEnv(TextGameEnv):
         if game_seed is not None and (not isinstance(game_seed, int) or isinstance(game_seed, bool)
                                       or game_seed < 0):
             raise ValueError(f"game_seed must be a non-negative int or None, got {game_seed!r}")
+        if not isinstance(skill_cap, int) or skill_cap < 1:
+            raise ValueError(f"skill_cap must be a positive int, got {skill_cap!r}")
+        if primitive_limit is not None and (not isinstance(primitive_limit, int) or primitive_limit < 1):
+            raise ValueError(f"primitive_limit must be a positive int or None, got {primitive_limit!r}")
         from nle import nethack
         from nle.env.base import NLE
 
         self.scope, self.game_seed = scope, game_seed
+        self.skills, self.skill_cap, self.primitive_limit = bool(skills), skill_cap, primitive_limit
+        #: The env carries out ``go to <place>`` itself (memory wrappers then leave it alone).
+        self.provides_goto = self.skills
+        self.levels = LevelMemory()
+        self.decisions = self.primitive_steps = 0
+        self._skill: SkillReport | None = None
+        self._level_records: dict[int, list[Triple]] = {}
         self._nle = NLE(character=character, max_episode_steps=2**62, observation_keys=_OBS_KEYS,
                         actions=nethack.ACTIONS, allow_all_yn_questions=True, fix_moon_phase=True)
         self._action_index = {int(action): index for index, action in enumerate(self._nle.actions)}
         self.objective = OBJECTIVE
         self._obs: dict[str, np.ndarray] = {}
         self._menu = ""
-        self._over, self._score, self._deepest = False, 0, 1
+        self._over, self._won, self._score, self._deepest = False, False, 0, 1
 
     # -- backend hooks -------------------------------------------------------------------
     def _game_reset(self) -> GameState:
@@ -129,46 +150,89 @@ class NetHackEnv(TextGameEnv):
             core, disp = (int(v) for v in self.np_random.integers(0, 2**62, size=2))
         self._nle.seed(core, disp, reseed=False)
         observation, _ = self._nle.reset()
-        self._over, self._score, self._deepest = False, 0, 1
-        return self._game_state(observation, ended=False)
+        self._over, self._won, self._score, self._deepest = False, False, 0, 1
+        self.levels = LevelMemory()
+        self.decisions = self.primitive_steps = 0
+        self._skill, self._level_records = None, {}
+        self._take(observation)
+        return self._game_state(ended=False)
 
     def _game_step(self, command: str) -> GameState:
         assert self._state is not None
         if self._over:
             return self._unchanged("The game is over; call reset() to play again.")
+        self.decisions += 1
+        self._skill = None
+        call = parse_skill(command) if self.skills and not self._prompted() else None
+        if call is not None:
+            self._skill = SkillRunner(self, self.skill_cap).run(call)
+            return self._game_state(ended=self._over and not self._won)
         key = key_for(command)
         if key is None or key not in self._action_index:
+            skills = f" Skills:\n{skill_help()}" if self.skills else ""
             return self._unchanged(f"'{command}' is not a NetHack command. Use a direction ('north', "
-                                   "'far east'), a command ('search', 'pick up', 'down') or a letter.")
+                                   f"'far east'), a command ('search', 'pick up', 'down') or a letter.{skills}")
+        self.press(key)
+        return self._game_state(ended=self._over and not self._won)
+
+    # -- what skills use -----------------------------------------------------------------
+    @property
+    def obs(self) -> Mapping[str, np.ndarray]:
+        """NLE's current observation (read it before the next :meth:`press`)."""
+        return self._obs
+
+    def press(self, key: int) -> bool:
+        """Sends one key to NetHack (one primitive step); True when the game is over."""
         observation, _, done, _, end = self._nle.step(self._action_index[key])
+        self.primitive_steps += 1
         self._over = bool(done)
-        won = bool(end.get("is_ascended", False))
-        return self._game_state(observation, ended=self._over and not won, won=won)
+        self._won = bool(end.get("is_ascended", False))
+        self._take(observation)
+        return self._over
+
+    def _take(self, obs: Mapping[str, np.ndarray]) -> None:
+        from nle import nethack as nh
+
+        self._obs = dict(obs)  # NLE refills these arrays on its next step; read them before then
+        if not self._over:
+            blstats = self._obs["blstats"]
+            self._score = int(blstats[nh.NLE_BL_SCORE])
+            self._deepest = max(self._deepest, int(blstats[nh.NLE_BL_DEPTH]))
+            self.levels.see(self._obs)
+
+    def _prompted(self) -> bool:
+        misc = self._obs["misc"]
+        return bool(misc[0] or misc[1] or misc[2])
 
     def _game_close(self) -> None:
         self._nle.close()
 
     # -- helpers -------------------------------------------------------------------------
-    def _game_state(self, obs: Mapping[str, np.ndarray], ended: bool, won: bool = False) -> GameState:
+    def _game_state(self, ended: bool) -> GameState:
         from nle import nethack as nh
 
-        self._obs = dict(obs)  # NLE refills these arrays on its next step; read them before then
+        won = self._over and self._won
         blstats = self._obs["blstats"]
-        if not self._over:
-            self._score = int(blstats[nh.NLE_BL_SCORE])
-            self._deepest = max(self._deepest, int(blstats[nh.NLE_BL_DEPTH]))
         self._menu = overlay(self._obs["tty_chars"], self._obs["chars"])
         if self._over:  # the bottom lines and the map are blank now: the message and final window
             feedback = "\n\n".join(part for part in (message(self._obs), self._menu, "The game is over.") if part)
         else:
             feedback = describe(self._obs, self.scope, self._menu)
+        if self._skill is not None:
+            feedback = self._skill.text() + "\n\n" + feedback
+        depth = int(blstats[nh.NLE_BL_DEPTH]) or self._last_extra("dungeon_level")
+        experience = int(blstats[nh.NLE_BL_XP]) or self._last_extra("experience_level")
+        truncated = self.primitive_limit is not None and self.primitive_steps >= self.primitive_limit
         return GameState(
             feedback=feedback, score=self._score, max_score=0, won=won, lost=ended,
             moves=int(blstats[nh.NLE_BL_TIME]), admissible_commands=self._admissible(),
-            facts=self._facts if "facts" in self.privileged else None,
-            extra={"dungeon_level": int(blstats[nh.NLE_BL_DEPTH]) or self._last_extra("dungeon_level"),
-                   "max_dungeon_level": self._deepest,
-                   "experience_level": int(blstats[nh.NLE_BL_XP]) or self._last_extra("experience_level")},
+            facts=self._facts if "facts" in self.privileged else None, truncated=truncated and not self._over,
+            extra={"dungeon_level": depth, "max_dungeon_level": self._deepest, "experience_level": experience,
+                   "metrics": {"max_dungeon_level": self._deepest, "dungeon_level": depth,
+                               "experience_level": experience},
+                   "steps": {"decisions": self.decisions, "primitive": self.primitive_steps,
+                             "counted": self.decisions, "limit": None},
+                   "skill": self._skill.summary() if self._skill is not None else None},
         )
 
     def _last_extra(self, key: str) -> int:
@@ -179,7 +243,9 @@ class NetHackEnv(TextGameEnv):
         return GameState(feedback=feedback, score=self._state.score, max_score=0, won=self._state.won,
                          lost=self._state.lost, moves=self._state.moves,
                          admissible_commands=self._state.admissible_commands, facts=self._state.facts,
-                         extra=dict(self._state.extra))
+                         extra={**self._state.extra, "skill": None,
+                                "steps": {**self._state.extra["steps"], "decisions": self.decisions,
+                                          "counted": self.decisions}})
 
     def _admissible(self) -> list[str]:
         if self._over:
@@ -190,10 +256,29 @@ class NetHackEnv(TextGameEnv):
         if misc[0] or misc[1] or menu:
             directions = [*list(MOVES)[:8], "up", "down", "wait"] if "direction" in text else []
             return [*prompt_keys(text, menu), *directions, "esc"]
-        return [*MOVES, *(word for word in COMMANDS if word not in _HIDDEN_FROM_LIST)]
+        words = [*MOVES, *(word for word in COMMANDS if word not in _HIDDEN_FROM_LIST)]
+        if not self.skills:
+            return words
+        skills = admissible_skills(self._obs, self.levels, self.scope)
+        return [*skills, *(word for word in words if word not in skills)]
 
     def _facts(self) -> list[Triple]:
-        return level_facts(self._obs)
+        from nle import nethack as nh
+
+        facts = level_facts(self._obs)
+        depth = int(self._obs["blstats"][nh.NLE_BL_DEPTH])
+        monsters = glyph_kinds(self._obs["glyphs"])[0]
+        self._level_records[depth] = [t for t in facts if t[0] != "you" and not _on_cell(monsters, t[2])]
+        for level, kept in sorted(self._level_records.items()):
+            if level != depth:
+                facts += kept
+        return facts
+
+
+def _on_cell(mask: np.ndarray, place: str) -> bool:
+    """Whether ``place`` (``"level 1 x40 y12"``) is a cell of ``mask``."""
+    _, _, x, y = place.split()
+    return bool(mask[int(y[1:]), int(x[1:])])
 
 
 def level_facts(obs: Mapping[str, np.ndarray]) -> list[Triple]:

@@ -3,9 +3,11 @@
 The text has the message, an overlay window if one is shown (menus, inventory), the bottom-line
 stats (``blstats``), what is around the hero, and the inventory (``inv_strs``). "Around the
 hero" lists every map cell that is not plain floor, corridor, wall or unexplored dark, with its
-name from NLE's ``screen_descriptions`` and its direction and distance from the hero (distance
-in moves, e.g. ``staircase down: 4 steps northeast``), like the NLE language wrapper did. The
-scope decides which cells:
+name from NLE's ``screen_descriptions``, its direction and distance from the hero (distance
+in moves) and its map position, e.g. ``staircase down: 4 steps northeast (x44 y8)``, like the NLE
+language wrapper did; the hero's own position and the extent of its room are given too
+(``You are in a room spanning x40-52 y3-9, at x44 y8.``), so a memory can keep where things are.
+The scope decides which cells:
 
 - ``"room"``: the hero's current room or corridor only (AriGraph's *Room obs*): the cells reached
   from the hero through room floor (in a room) or corridor (in a corridor), plus the doors and
@@ -13,12 +15,13 @@ scope decides which cells:
 - ``"level"``: the whole explored level (NetPlay's *Level obs*).
 
 Example:
-    >>> compass(3, -1), compass(0, 2), compass(-2, -2)
-    ('east', 'south', 'northwest')
+    >>> compass(3, -1), compass(0, 2), compass(-2, -2), position(44, 8)
+    ('east', 'south', 'northwest', 'x44 y8')
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -43,17 +46,29 @@ _DIRECTIONS = ["east", "southeast", "south", "southwest", "west", "northwest", "
 _EIGHT = [(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dx or dy]
 
 
+@functools.lru_cache(maxsize=1)
+def _tables() -> tuple[np.ndarray, np.ndarray]:
+    """Per-glyph lookup tables: cell class, and kind (0 other, 1 monster, 2 pet, 3 object)."""
+    from nle import nethack as nh
+
+    glyphs = np.arange(nh.MAX_GLYPH + 1)
+    classes = np.full(glyphs.shape, OCCUPANT, dtype=np.int8)
+    cmap = np.full(nh.GLYPH_EXPLODE_OFF - nh.GLYPH_CMAP_OFF, OCCUPANT, dtype=np.int8)
+    cmap[:len(_CMAP_CLASSES)] = _CMAP_CLASSES
+    cmap[len(_CMAP_CLASSES):_TRAPS_END] = FEATURE
+    classes[nh.GLYPH_CMAP_OFF:nh.GLYPH_EXPLODE_OFF] = cmap
+    kinds = np.zeros(glyphs.shape, dtype=np.int8)
+    kinds[(glyphs < nh.GLYPH_BODY_OFF) | ((glyphs >= nh.GLYPH_RIDDEN_OFF) & (glyphs < nh.GLYPH_OBJ_OFF)) | (
+        (glyphs >= nh.GLYPH_WARNING_OFF) & (glyphs < nh.GLYPH_STATUE_OFF))] = 1
+    kinds[(glyphs >= nh.GLYPH_PET_OFF) & (glyphs < nh.GLYPH_INVIS_OFF)] = 2
+    kinds[((glyphs >= nh.GLYPH_BODY_OFF) & (glyphs < nh.GLYPH_RIDDEN_OFF)) | (
+        (glyphs >= nh.GLYPH_OBJ_OFF) & (glyphs < nh.GLYPH_CMAP_OFF)) | (glyphs >= nh.GLYPH_STATUE_OFF)] = 3
+    return classes, kinds
+
+
 def cell_classes(glyphs: np.ndarray) -> np.ndarray:
     """Class of every map cell (UNSEEN, WALL, DOOR, FLOOR, CORRIDOR, FEATURE, OCCUPANT)."""
-    from nle import nethack
-
-    table = np.full(nethack.GLYPH_EXPLODE_OFF - nethack.GLYPH_CMAP_OFF, OCCUPANT, dtype=np.int8)
-    table[:len(_CMAP_CLASSES)] = _CMAP_CLASSES
-    table[len(_CMAP_CLASSES):_TRAPS_END] = FEATURE
-    is_cmap = (glyphs >= nethack.GLYPH_CMAP_OFF) & (glyphs < nethack.GLYPH_EXPLODE_OFF)
-    classes = np.full(glyphs.shape, OCCUPANT, dtype=np.int8)
-    classes[is_cmap] = table[glyphs[is_cmap] - nethack.GLYPH_CMAP_OFF]
-    return classes
+    return _tables()[0][glyphs]
 
 
 def compass(dx: int, dy: int) -> str:
@@ -117,10 +132,27 @@ def notable_cells(obs: Mapping[str, Any], mask: np.ndarray | None = None,
 
 
 def entities(obs: Mapping[str, Any], mask: np.ndarray, x: int, y: int, classes: np.ndarray) -> list[str]:
-    """``"<name>: <where>"`` for the notable cells of ``mask`` but the hero's (nearest first)."""
+    """``"<name>: <where> (x<X> y<Y>)"`` for the notable cells of ``mask`` but the hero's (nearest first)."""
     cells = [(max(abs(cx - x), abs(cy - y)), cy, cx, name)
              for name, cx, cy in notable_cells(obs, mask, classes) if (cx, cy) != (x, y)]
-    return [f"{name}: {where(cx - x, cy - y)}" for _, cy, cx, name in sorted(cells)]
+    return [f"{name}: {where(cx - x, cy - y)} ({position(cx, cy)})" for _, cy, cx, name in sorted(cells)]
+
+
+def position(x: int, y: int) -> str:
+    """A map position as the text names it: ``"x44 y8"``."""
+    return f"x{x} y{y}"
+
+
+def extent(mask: np.ndarray) -> str:
+    """``"x40-52 y3-9"``: the bounding box of a region's cells."""
+    rows, cols = np.nonzero(mask)
+    return f"x{int(cols.min())}-{int(cols.max())} y{int(rows.min())}-{int(rows.max())}"
+
+
+def glyph_kinds(glyphs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(monsters, pets, objects)`` masks of a glyph map (monsters exclude pets; the hero is a monster)."""
+    kinds = _tables()[1][glyphs]
+    return kinds == 1, kinds == 2, kinds == 3
 
 
 def open_directions(classes: np.ndarray, x: int, y: int) -> list[str]:
@@ -180,14 +212,14 @@ def describe(obs: Mapping[str, Any], scope: str, menu: str | None = None) -> str
     classes = cell_classes(obs["glyphs"])
     menu = overlay(obs["tty_chars"], obs["chars"]) if menu is None else menu
     parts = [message(obs), menu, status(obs["blstats"])]
+    kind, mask = region(classes, x, y)
+    span = f" spanning {extent(mask)}" if kind == "room" else ""
     if scope == "level":
-        kind = place_kind(classes, x, y)
         seen = entities(obs, classes != UNSEEN, x, y, classes)
-        parts.append(f"You are in a {kind}. On this level you see:")
+        parts.append(f"You are in a {kind}{span}, at {position(x, y)}. On this level you see:")
     else:
-        kind, mask = region(classes, x, y)
         seen = entities(obs, mask, x, y, classes)
-        parts.append(f"You are in a {kind}. In this {kind} you see:")
+        parts.append(f"You are in a {kind}{span}, at {position(x, y)}. In this {kind} you see:")
     parts[-1] += "".join(f"\n- {line}" for line in seen) if seen else " nothing special."
     parts.append("You can step: " + ", ".join(open_directions(classes, x, y)) + ".")
     parts.append("Inventory:" + "".join(f"\n{line}" for line in inventory(obs)))

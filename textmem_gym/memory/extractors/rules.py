@@ -4,7 +4,8 @@ It reads TextWorld's templated text (cooking, treasure-hunt and cleaning games) 
 text-adventure phrasing: the room from its header, exits and doors with their state, things
 on/in furniture, the inventory, feedback of take/drop/put/open/close/unlock/eat/cook/cut, and
 the content of things read (recipes, notes). A full room description is a snapshot: things
-believed in the room but no longer listed are invalidated.
+believed in the room but no longer listed are invalidated. NetHack text (the ``TextMem/NetHack-*``
+envs) goes to :class:`~textmem_gym.memory.extractors.nethack.NetHackRules`.
 
 Example:
     >>> from textmem_gym.memory.triples import TripleStore
@@ -20,6 +21,7 @@ import re
 from typing import Any
 
 from textmem_gym.memory.extractors.base import Extraction, StructuralOutdated
+from textmem_gym.memory.extractors.nethack import NetHackRules, is_nethack_text
 from textmem_gym.memory.extractors.reading import read_text
 from textmem_gym.memory.extractors.room_text import RoomView, clean_name, parse_room, split_list
 from textmem_gym.memory.relations import (
@@ -93,13 +95,17 @@ class RulesExtractor(StructuralOutdated):
 
     def __init__(self) -> None:
         self.location: str | None = None
+        self.nethack: NetHackRules | None = None
 
     def reset(self) -> None:
         """Forgets the current room."""
-        self.location = None
+        self.location, self.nethack = None, None
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         """Triples of one step (see the module docstring)."""
+        if self.nethack is not None or is_nethack_text(observation):
+            self.nethack = self.nethack or NetHackRules()
+            return self.nethack.extract(observation, action, info, store)
         out = Extraction()
         self._store, self._action = store, action
         view = parse_room(observation)
@@ -115,6 +121,10 @@ class RulesExtractor(StructuralOutdated):
         out.triples.extend(read_text(observation, action))
         out.location = self.location
         return out
+
+    def outdated(self, existing: Any, new: Any) -> Any:
+        """Structural replacement (NetHack's has its own: many things share a name there)."""
+        return (self.nethack or super()).outdated(existing, new)
 
     # -- rooms ---------------------------------------------------------------------------
     def _room(self, out: Extraction, view: RoomView, action: str) -> None:

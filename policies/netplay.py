@@ -1,0 +1,227 @@
+"""NetPlay agents for the NetHack envs: an LLM choosing skills, and a rule-based skill agent.
+
+- ``netplay`` (:class:`NetPlayPolicy`): NetPlay's loop (Jeurissen et al., 2024) on our skills
+  (:mod:`textmem_gym.envs.nethack.skills`): each step one LLM call sees the task, the
+  observation, the recent events (the last skill reports) and the skills with their arguments,
+  and answers ``{"reason": ..., "skill": ...}`` (prompt ``policies/prompts/netplay.txt``). The
+  skill is sent as written: the env answers a bad one with feedback, so it stays the model's
+  action. When no usable answer comes (LLM error, unparseable answer, empty skill) the rule agent
+  acts instead, counted by cause in ``episode_stats()["fallbacks"]``. Works in both observation
+  modes (AriGraph's *NetPlay [Room obs]* and *NetPlay [Level obs]*).
+- ``netplay-heuristic`` (:class:`NetPlayHeuristic`): no LLM. Fights monsters that come within two
+  steps (not peaceful ones), rests when HP is low, eats when hungry, descends when a staircase
+  down is in view (or goes to the one it remembers on this level), otherwise explores; when
+  the level is explored it searches for hidden doors and explores again.
+
+Example:
+    >>> agent = NetPlayHeuristic()
+    >>> agent.act("Dungeon level 1, turn 1. HP 14/14, not hungry.", {"admissible_commands": ["explore", "rest"]})
+    'explore'
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any, ClassVar
+
+from policies.base import BasePolicy, Info
+from policies.llm_calls import LLMCalls, render_prompt
+from policies.memory_env import admissible, observation_text
+from textmem_gym.llm import parse_json_object
+
+_LINE = re.compile(r"^- (.+?): (\d+) steps? \w+ \(x(\d+) y(\d+)\)$", re.M)
+_LEVEL = re.compile(r"Dungeon level (\d+), turn")
+_HP = re.compile(r"HP (-?\d+)/(\d+)")
+_HUNGRY = re.compile(r", (hungry|weak|fainting)[,.]")
+_STAIRS = "staircase down"
+#: Turns of one search when the level seems explored.
+SEARCH_TURNS = 15
+
+
+class NetPlayHeuristic(BasePolicy):
+    """The non-LLM skill agent (see the module docstring).
+
+    Args:
+        seed: Seed of the tie-breaking randomness (a random run when stuck).
+    """
+
+    name: ClassVar[str] = "netplay-heuristic"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._seed = seed
+        self.rng = random.Random(seed)
+        self.reset("", {})
+
+    def seed(self, seed: int | None) -> None:
+        self.rng = random.Random(seed if seed is not None else self._seed)
+
+    def reset(self, observation: Any, info: Info) -> None:
+        self.stairs: dict[int, tuple[int, int]] = {}
+        self.peaceful: set[str] = set()
+        self.explored: dict[int, int] = {}
+        self.failed_goto: set[tuple[int, int, int]] = set()
+        self.last_skill: dict[str, Any] | None = None
+        self.counts = {"steps": 0, "explore": 0, "descend": 0, "fight": 0, "search": 0, "rest": 0, "eat": 0,
+                       "go_to_stairs": 0, "random_run": 0, "answer_prompt": 0}
+        self._read(observation_text(observation))
+
+    def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
+                info: Info) -> None:
+        text = observation_text(observation)
+        skill = info.get("skill")
+        self.last_skill = skill if isinstance(skill, dict) else None
+        level = self._level(text)
+        reason = self.last_skill["reason"] if self.last_skill else ""
+        if self.last_skill and self.last_skill["name"] == "explore" and (
+                reason.startswith("nothing left") or reason.startswith("no known way")):
+            self.explored[level] = self.explored.get(level, 0) + 1
+        if "Really attack" in reason:
+            self.peaceful.add(self.last_skill["argument"] if self.last_skill else "")
+        if action.startswith("go to " + _STAIRS) and self.last_skill and not self.last_skill["completed"]:
+            spot = self.stairs.get(level)
+            if spot is not None:
+                self.failed_goto.add((level, *spot))
+        self._read(text)
+
+    def episode_stats(self) -> dict[str, Any]:
+        return dict(self.counts)
+
+    # -- reading the text ----------------------------------------------------------------
+    @staticmethod
+    def _level(text: str) -> int:
+        match = _LEVEL.search(text)
+        return int(match.group(1)) if match else 0
+
+    def _read(self, text: str) -> None:
+        level = self._level(text)
+        for name, _, x, y in _LINE.findall(text):
+            if name == _STAIRS:
+                self.stairs[level] = (int(x), int(y))
+
+    # -- deciding ------------------------------------------------------------------------
+    def act(self, observation: Any, info: Info) -> str:
+        text, commands = observation_text(observation), admissible(info)
+        self.counts["steps"] += 1
+        action, rule = self.choose(text, commands)
+        self.counts[rule] += 1
+        return action
+
+    def choose(self, text: str, commands: list[str]) -> tuple[str, str]:
+        """``(command, rule that chose it)``."""
+        if commands and "explore" not in commands:  # a question or a menu is open
+            return ("esc" if "esc" in commands else commands[0]), "answer_prompt"
+        level = self._level(text)
+        hp = _HP.search(text)
+        low = hp is not None and 3 * int(hp.group(1)) < int(hp.group(2))
+        fights = {c[len("fight "):] for c in commands if c.startswith("fight ")} - self.peaceful
+        near = sorted((int(d), name) for name, d, _, _ in _LINE.findall(text) if name in fights and int(d) <= 2)
+        if near:
+            return f"fight {near[0][1]}", "fight"
+        if low and "rest" in commands:
+            return "rest", "rest"
+        eat = [c for c in commands if c.startswith("eat ")]
+        if _HUNGRY.search(text) and eat:
+            return eat[0], "eat"
+        if "descend" in commands:
+            return "descend", "descend"
+        spot = self.stairs.get(level)
+        if spot is not None and (level, *spot) not in self.failed_goto:
+            return f"go to {_STAIRS} x{spot[0]} y{spot[1]}", "go_to_stairs"
+        searched = self.explored.get(level, 0)
+        if searched and searched % 2 == 1:
+            if searched > 8:
+                self.explored[level] = 0
+                return "far " + self.rng.choice(("north", "south", "east", "west")), "random_run"
+            self.explored[level] = searched + 1
+            return f"search {SEARCH_TURNS}", "search"
+        return "explore", "explore"
+
+
+class NetPlayPolicy(BasePolicy):
+    """NetPlay: an LLM picks one skill per step with a short reason (see the module docstring).
+
+    Args:
+        model, base_url, api_key: The OpenAI-compatible endpoint (else ``OPENAI_*`` variables).
+        client: An existing :class:`~textmem_gym.llm.LLMClient` to use instead.
+        n_events: Recent events (action and the first lines of its report) in the prompt.
+        temperature: Sampling temperature.
+        max_tokens: Completion limit.
+        seed: Seed of the fallback agent.
+        **client_options: Further ``LLMClient`` arguments (``timeout``, ``cache``...).
+    """
+
+    name: ClassVar[str] = "netplay"
+
+    def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
+                 client: Any = None, n_events: int = 8, temperature: float = 0.2, max_tokens: int = 200,
+                 seed: int | None = None, **client_options: Any) -> None:
+        if n_events < 0:
+            raise ValueError(f"n_events must be >= 0, got {n_events!r}")
+        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options)
+        self.n_events, self.temperature, self.max_tokens = n_events, temperature, max_tokens
+        self.fallback = NetPlayHeuristic(seed)
+        self.reset("", {})
+
+    def seed(self, seed: int | None) -> None:
+        self.fallback.seed(seed)
+
+    def reset(self, observation: Any, info: Info) -> None:
+        self.llm.begin_episode()
+        self.fallback.reset(observation, info)
+        self.task = str(info.get("objective") or "Play NetHack and descend as deep as you can.")
+        self.events: list[str] = []
+        self.reasons: list[str] = []
+        self.counts = {"steps": 0, "model_actions": 0}
+        self.fallbacks = {"llm_error": 0, "unparseable": 0, "empty_skill": 0}
+
+    def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
+                info: Info) -> None:
+        self.fallback.observe(action, observation, reward, terminated, truncated, info)
+        first = observation_text(observation).split("\n\n", 1)[0]
+        self.events.append(f"> {action}: {' '.join(first.split())[:300]}")
+
+    def episode_stats(self) -> dict[str, Any]:
+        stats = self.llm.episode_stats()
+        stats.update(self.counts, fallbacks=dict(self.fallbacks))
+        return stats
+
+    def memory_text(self, observation: str, info: Info) -> str:
+        """Extra prompt text after the observation (none here; Ariadne-style agents add memory)."""
+        return ""
+
+    def prompt(self, observation: str, info: Info) -> str:
+        """The NetPlay prompt for this step."""
+        from textmem_gym.envs.nethack.skills import skill_help
+
+        events = self.events[-self.n_events:] if self.n_events else []
+        return render_prompt("netplay", task=self.task, observation=observation,
+                             memory=self.memory_text(observation, info),
+                             events="\n".join(events) or "none yet", skills=skill_help(),
+                             commands=", ".join(admissible(info)))
+
+    def act(self, observation: Any, info: Info) -> str:
+        text = observation_text(observation)
+        self.counts["steps"] += 1
+        answer = self.llm.ask("skill", self.prompt(text, info), temperature=self.temperature,
+                              max_tokens=self.max_tokens)
+        skill = None
+        if answer is None:
+            cause = "llm_error"
+        else:
+            parsed = parse_json_object(answer, required=("skill",))
+            value = parsed.value if isinstance(parsed.value, dict) else {}
+            skill = value.get("skill") if isinstance(value.get("skill"), str) else None
+            cause = "unparseable" if skill is None else "empty_skill"
+            skill = " ".join(skill.split()) if skill else None
+            if skill:
+                self.reasons.append(str(value.get("reason", ""))[:200])
+        if skill:
+            self.counts["model_actions"] += 1
+            return skill
+        self.fallbacks[cause] += 1
+        return self.fallback.choose(text, admissible(info))[0]
+
+    def close(self) -> None:
+        """Closes the LLM client."""
+        self.llm.close()
