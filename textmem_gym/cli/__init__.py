@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "textmem_gym.cli.listing",
     "textmem_gym.cli.play",
     "textmem_gym.cli.evaluation",
+    "textmem_gym.cli.reproduce",
     "textmem_gym.cli.inspect",
     "textmem_gym.cli.serving",
 )

@@ -84,6 +84,9 @@ class TextWorldEnv(TextGameEnv):
         default_game_seed: The instance of the registered id (the papers' game).
         split: ``"train"``, ``"valid"`` or ``"test"`` for generators with splits (tw-cooking's
             food distribution).
+        objective: Task text replacing the game's own objective, also appended to the first
+            observation (the ``TextMem/AriGraph-*`` ids give the paper's task text); ``None``:
+            the game's.
         objective: Task text for the policy: replaces the game's own objective in
             ``info["objective"]`` and is appended to the first observation (a game file may state
             no goal; the ``TextMem/AriGraph-*`` ids give the text AriGraph gave its agents).
@@ -107,6 +110,10 @@ class TextWorldEnv(TextGameEnv):
           4/5/7 keys), 150 steps.
         - ``TextMem/Cleaning-v0``: generator ``cleaning`` (9 rooms, 11 misplaced items), 150 steps.
         - ``TextMem/TextWorld-v0``: any compiled game, ``gym.make(id, game_file=PATH)``, 150 steps.
+        - ``TextMem/AriGraph-TreasureHunt-v0``, ``-Hard-v0``, ``TextMem/AriGraph-Cooking-v0``,
+          ``-Hard-v0``, ``-Hardest-v0``: AriGraph's own published game files
+          (``game_file=find_published_game(name)`` of :mod:`textmem_gym.envs.textworld.published`)
+          with the paper's task text as ``objective``; 150 steps for the hunts, 60 for cooking.
 
     Example:
         >>> import gymnasium as gym, textmem_gym
@@ -125,9 +132,12 @@ class TextWorldEnv(TextGameEnv):
 
     def __init__(self, game_file: str | Path | None = None, *, generator: str | None = None,
                  generator_options: Mapping[str, Any] | None = None, game_seed: int | None = None,
-                 default_game_seed: int = 0, split: str | None = None,
+                 default_game_seed: int = 0, split: str | None = None, objective: str | None = None,
                  privileged: bool | str | Iterable[str] = False, render_mode: str | None = None):
         super().__init__(privileged=privileged, render_mode=render_mode)
+        if objective is not None and not isinstance(objective, str):
+            raise ValueError(f"objective must be a str or None, got {type(objective).__name__}")
+        self.given_objective = (objective or "").strip()
         self.game_file = self._resolve_game(game_file, generator, generator_options,
                                             default_game_seed if game_seed is None else game_seed, split)
         self.notes = get_generator(generator).notes if generator else ""
@@ -165,13 +175,14 @@ class TextWorldEnv(TextGameEnv):
 
     def _game_reset(self) -> GameState:
         game_state = self._tw_env.reset()
-        objective = (game_state.objective or "").strip()
+        objective = self.given_objective or (game_state.objective or "").strip()
         self.objective = f"{objective}\n{self.notes}".strip()
         if self._walkthrough_cache is None and "walkthrough" in self.privileged:
             self._walkthrough_cache = self._read_walkthrough(game_state)
         state = self._convert(game_state)
-        if self.notes:
-            state.feedback = f"{clean_observation(state.feedback)}\n\n{self.notes}"
+        added = "\n\n".join(text for text in (self.given_objective, self.notes) if text)
+        if added:
+            state.feedback = f"{clean_observation(state.feedback)}\n\n{added}"
         return state
 
     def _game_step(self, command: str) -> GameState:

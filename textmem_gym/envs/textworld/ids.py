@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from textmem_gym.envs.entry import EnvEntry
+from textmem_gym.envs.textworld.published import paper_objective
 
 TEXTWORLD_ENTRY = "textmem_gym.envs.textworld.env:TextWorldEnv"
 
@@ -70,4 +71,23 @@ ENV_TABLE.update({
     "TextMem/Cleaning-v0": generated_entry(
         "cleaning", 0, 150, "AriGraph cleaning: 9 rooms of a house, put 11 misplaced items back where they belong "
         "(common sense)", 22),
+})
+
+
+def _published(game: str, steps: int, description: str) -> EnvEntry:
+    """AriGraph's published game file ``game`` (``game_file=`` its local copy) with the paper's task text."""
+    return EnvEntry(TEXTWORLD_ENTRY, {"objective": paper_objective(game)}, steps,
+                    f"{description}: AriGraph's own game file (game_file=find_published_game({game!r}) of "
+                    "textmem_gym.envs.textworld.published) with the task text the paper gave its agents",
+                    needs=("game_file",))
+
+
+# The paper's own instances (Figure 3 / Table 4): 60 steps for cooking, 150 otherwise. Not its
+# Cleaning file: it keeps no score (the paper scored it from the world facts).
+ENV_TABLE.update({
+    "TextMem/AriGraph-TreasureHunt-v0": _published("hunt", 150, "AriGraph treasure hunt"),
+    "TextMem/AriGraph-TreasureHunt-Hard-v0": _published("hunt_hard", 150, "AriGraph treasure hunt hard"),
+    "TextMem/AriGraph-Cooking-v0": _published("cook", 60, "AriGraph cooking"),
+    "TextMem/AriGraph-Cooking-Hard-v0": _published("cook_hard", 60, "AriGraph cooking hard"),
+    "TextMem/AriGraph-Cooking-Hardest-v0": _published("cook_hardest", 60, "AriGraph cooking hardest"),
 })

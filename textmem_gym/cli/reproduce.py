@@ -1,0 +1,58 @@
+"""``textmem-gym reproduce PAPER``: run a paper's protocol and print its table beside the paper's numbers."""
+
+from __future__ import annotations
+
+import argparse
+
+from textmem_gym.cli.arguments import parse_pairs
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    """Plans, plays and prints one protocol."""
+    from textmem_gym.cli.evaluation import use_working_directory
+    from textmem_gym.protocols import get_protocol
+    from textmem_gym.protocols.run import format_report, paper_rows, plan_protocol, run_protocol
+
+    use_working_directory()
+    protocol = get_protocol(args.paper)
+    paper_rows(protocol, args.policy, args.paper_row)  # a bad row name fails before any episode
+    policy_kwargs = parse_pairs(args.policy_arg)
+    for name in ("model", "base_url"):
+        if getattr(args, name):
+            policy_kwargs[name] = getattr(args, name)
+    plan = plan_protocol(protocol, cells=args.cell, limit_cells=args.limit_cells,
+                         limit_instances=args.limit_instances,
+                         winnable_only=False if args.include_unwinnable else None, download=not args.no_download)
+    played = run_protocol(protocol, args.policy, plan=plan, policy_kwargs=policy_kwargs,
+                          attempts=args.limit_attempts, out=args.out, workers=args.workers, progress=not args.quiet)
+    print(format_report(protocol, played, args.policy, args.paper_row))
+    if args.out:
+        print(f"\nresults: {args.out}")
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Adds ``reproduce``."""
+    from textmem_gym.protocols import PROTOCOLS
+
+    rep = sub.add_parser("reproduce", help="run a paper's protocol and print its table beside the paper's numbers")
+    rep.add_argument("paper", choices=sorted(PROTOCOLS), help="the paper's protocol")
+    rep.add_argument("--policy", required=True, help="policy name or package.module:Factory (as for eval)")
+    rep.add_argument("--policy-arg", action="append", metavar="KEY=VALUE", help="policy constructor argument")
+    rep.add_argument("--model", default=None, help="LLM model name (LLM policies; else OPENAI_MODEL)")
+    rep.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (else OPENAI_BASE_URL)")
+    rep.add_argument("--workers", type=int, default=1, help="episodes run in parallel")
+    rep.add_argument("--out", default=None, help="JSONL results file (resumable)")
+    rep.add_argument("--cell", action="append", metavar="LABEL",
+                     help="play only this column of the paper's table (repeatable), e.g. 'Level 1'")
+    rep.add_argument("--limit-cells", type=int, default=None, help="play only the first N columns")
+    rep.add_argument("--limit-instances", type=int, default=None, help="at most N instances per column")
+    rep.add_argument("--limit-attempts", type=int, default=None, help="N attempts per instance instead of the paper's")
+    rep.add_argument("--include-unwinnable", action="store_true",
+                     help="also play instances whose walkthrough is longer than the step limit (marked)")
+    rep.add_argument("--no-download", action="store_true",
+                     help="never download the paper's game files (play our generated games instead)")
+    rep.add_argument("--paper-row", action="append", metavar="ROW",
+                     help="published row to show (repeatable; default: the policy's row and the paper's method)")
+    rep.add_argument("--quiet", action="store_true", help="no progress bar")
+    rep.set_defaults(handler=cmd_reproduce)

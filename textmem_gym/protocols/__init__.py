@@ -1,0 +1,69 @@
+"""The papers' evaluation protocols, with their published numbers stored as data.
+
+A :class:`Protocol` says what a paper ran: which games (one :class:`Cell` per column of its
+table), how many instances and attempts, the step limit and how steps are counted, and how
+attempts are aggregated (AriGraph: the mean of the best 3 of 5). Its published numbers live in
+``protocols/data/<name>.json`` with their source (paper, table or figure) and are read by
+:func:`published`. :func:`textmem_gym.protocols.run.run_protocol` plays a protocol through
+:func:`textmem_gym.runner.evaluate`; ``textmem-gym reproduce NAME`` prints its table beside the
+paper's.
+
+Adding a protocol is one entry of :data:`PROTOCOLS` (``name -> "module:attr"``, loaded on first
+use) and, when the paper published numbers, one data file.
+
+Example:
+    >>> sorted(PROTOCOLS)
+    ['arigraph', 'davis', 'stma', 'text-adventure-agent']
+    >>> protocol = get_protocol("stma")
+    >>> [cell.label for cell in protocol.cells], protocol.attempts, protocol.cells[0].max_steps
+    (['Level 1', 'Level 2', 'Level 3', 'Level 4'], 1, 50)
+    >>> published("stma")["rows"]["STMA(GPT-4o)"]["Level 2"]
+    {'success': 75.0, 'score': 91.1, 'std': 15.9}
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from textmem_gym.loading import load_object
+from textmem_gym.protocols.base import Cell, Protocol
+
+DATA_DIR = Path(__file__).with_name("data")
+
+
+#: Protocol name -> ``"module:attr"`` of its :class:`Protocol`.
+PROTOCOLS: dict[str, str] = {
+    "arigraph": "textmem_gym.protocols.arigraph:PROTOCOL",
+    "stma": "textmem_gym.protocols.stma:PROTOCOL",
+    "davis": "textmem_gym.protocols.davis:PROTOCOL",
+    "text-adventure-agent": "textmem_gym.protocols.text_adventure_agent:PROTOCOL",
+}
+
+
+def get_protocol(name: str) -> Protocol:
+    """The protocol registered as ``name``.
+
+    Raises:
+        ValueError: If ``name`` is unknown (the message lists the known protocols).
+    """
+    if name not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {name!r}; known: {', '.join(sorted(PROTOCOLS))}")
+    protocol = load_object(PROTOCOLS[name])
+    if not isinstance(protocol, Protocol):
+        raise TypeError(f"{PROTOCOLS[name]} is not a Protocol")
+    return protocol
+
+
+def published(name: str) -> dict[str, Any]:
+    """The paper's published numbers of protocol ``name``: ``paper``, ``source``, ``metric``,
+    ``columns`` and ``rows`` (paper row -> column label -> ``{"score", "std"?, "success"?}``),
+    in the paper's unit. A protocol without a data file has no rows."""
+    path = DATA_DIR / f"{name}.json"
+    if not path.is_file():
+        return {"paper": name, "source": "", "metric": "", "columns": [], "rows": {}}
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+__all__ = ["DATA_DIR", "PROTOCOLS", "Cell", "Protocol", "get_protocol", "published"]

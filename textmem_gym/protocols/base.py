@@ -1,0 +1,69 @@
+"""What a protocol is: :class:`Cell` (one column of a paper's table) and :class:`Protocol`.
+
+The protocol modules (``protocols/<paper>.py``) build these; :mod:`textmem_gym.protocols` lists them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One column of a paper's table: a game (or level, or task) and how it is played.
+
+    Attributes:
+        label: The paper's column name (``"Treasure Hunt"``, ``"Level 3"``, ``"1-1"``).
+        env_id: The registered id played.
+        max_steps: Step limit of every episode.
+        instances: How many instances (game seeds from
+            :func:`~textmem_gym.envs.instances.instance_seeds`) when ``game_seeds`` is not given.
+        game_seeds: The instances to play (``None`` in the tuple: the id's default game); when
+            empty, ``instances`` seeds of a generated id, or the default game.
+        published_game: Name of the paper's own game file
+            (:data:`~textmem_gym.envs.textworld.published.PUBLISHED_GAMES`) that ``env_id`` plays;
+            ``fallback_id`` is played instead when the file cannot be obtained.
+        fallback_id: Our generated id standing for the paper's game.
+        note: Why this cell plays what it plays (shown under the table).
+    """
+
+    label: str
+    env_id: str
+    max_steps: int
+    instances: int = 1
+    game_seeds: tuple[int | None, ...] = ()
+    published_game: str | None = None
+    fallback_id: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A paper's evaluation protocol.
+
+    Attributes:
+        name: Registry name (``textmem-gym reproduce NAME``) and data file stem.
+        title: One line naming the paper and its table.
+        cells: The table's columns, in the paper's order.
+        attempts: Episodes per instance (reset seeds ``0 .. attempts-1``).
+        best_of: ``(k, n)`` when the paper reports the mean of the best ``k`` of ``n`` attempts.
+        winnable_only: Play only instances whose walkthrough fits in the step limit (the
+            instances skipped are listed under the table).
+        step_accounting: How the paper counted steps against the limit (shown with the table).
+        scale: Factor from our normalized score to the paper's unit (100 for percentages).
+        reports_success: The paper reports a success rate beside the score.
+        own_row: The paper's own method (its row of published numbers is always shown).
+        policy_rows: Our policy name -> the paper's row for the same agent.
+    """
+
+    name: str
+    title: str
+    cells: tuple[Cell, ...]
+    attempts: int = 1
+    best_of: tuple[int, int] | None = None
+    winnable_only: bool = False
+    step_accounting: str = "every command sent to the game counts one step"
+    scale: float = 1.0
+    reports_success: bool = False
+    own_row: str | None = None
+    policy_rows: dict[str, str] = field(default_factory=dict)
