@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import random
+import statistics
 
 import pytest
 
@@ -57,3 +59,33 @@ def test_summary_groups_by_env_and_policy():
     table = format_table(rows)
     assert "| E | p | 2 | 0.500 ± 0.500 | 0.50 | 6.0 |" in table
     assert "prompt_tokens" in table.splitlines()[0]
+
+
+def test_best_k_of_n_takes_each_instances_best_attempts_then_pools_them():
+    rng = random.Random(3)
+    attempts = {seed: [round(rng.random(), 3) for _ in range(5)] for seed in (10, 11)}
+    results = [_result(score=s, seed=i, game_seed=g) for g, scores in attempts.items() for i, s in enumerate(scores)]
+    row = summarize(results, best_of=(3, 5))[0]
+    best = [s for scores in attempts.values() for s in sorted(scores)[-3:]]
+    assert row["score_best_mean"] == pytest.approx(sum(best) / 6)
+    assert row["score_best_std"] == pytest.approx(statistics.pstdev(best))
+    assert row["score_mean"] == pytest.approx(sum(sum(s) for s in attempts.values()) / 10)
+    assert row["score_best_mean"] >= row["score_mean"] and row["best_of"] == "3 of 5"
+    table = format_table([row])
+    assert "best 3 of 5" in table.splitlines()[0] and f"{row['score_best_mean']:.3f}" in table
+
+
+def test_best_k_of_n_with_fewer_attempts_keeps_them_all_and_bad_k_is_refused():
+    row = summarize([_result(score=0.2, seed=0), _result(score=0.6, seed=1)], best_of=(3, 5))[0]
+    assert row["score_best_mean"] == pytest.approx(0.4)
+    for bad in [(0, 5), (6, 5), 3]:
+        with pytest.raises(ValueError, match="best_of"):
+            summarize([_result()], best_of=bad)
+
+
+def test_unwinnable_instances_are_counted_once_each_and_shown():
+    results = [_result(seed=i, game_seed=g, winnable=w) for g, w in ((1, True), (2, False), (3, False)) for i in (0, 1)]
+    row = summarize(results)[0]
+    assert (row["instances"], row["unwinnable_instances"]) == (3, 2)
+    assert "2 of 3" in format_table([row]) and "unwinnable" in format_table([row]).splitlines()[0]
+    assert "unwinnable" not in format_table(summarize([_result()]))
