@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -103,7 +104,7 @@ def make_vec_env(spec: EnvSpec, n_envs: int, seed: int, subprocess: bool = True)
 
     if not isinstance(n_envs, int) or n_envs < 1:
         raise ValueError(f"n_envs must be an int >= 1, got {n_envs!r}")
-    fns = [functools.partial(_make_worker_env, spec, seed + i) for i in range(n_envs)]
+    fns: list[Callable[[], gym.Env]] = [functools.partial(_make_worker_env, spec, seed + i) for i in range(n_envs)]
     if subprocess and n_envs > 1:
         return SubprocVecEnv(fns)
     return DummyVecEnv(fns)

@@ -74,7 +74,7 @@ class MaskedQNetwork(QNetwork):
             extractor = self.features_extractor
             if not isinstance(extractor, DRRNEncoder):
                 raise ValueError("head='drrn' needs the DRRNEncoder features extractor")
-            self.q_net = DRRNScorer(extractor.hidden_dim, extractor.max_commands)
+            self.q_net = DRRNScorer(extractor.hidden_dim, extractor.max_commands)  # type: ignore[assignment]
 
     def forward(self, obs: Any) -> torch.Tensor:
         q_values = self.q_net(self.extract_features(obs, self.features_extractor))
@@ -123,7 +123,7 @@ class MaskedDQN(DQN):
         if deterministic:
             return action, state
         masks = observation["action_mask"]
-        explore = self._explore_rng.random(np.atleast_2d(masks).shape[0]) < self.exploration_rate
+        explore = self._explore_rng.random(size=(np.atleast_2d(masks).shape[0],)) < self.exploration_rate
         if explore.any():
             random_actions = sample_allowed(masks, self._explore_rng)
             action = np.where(explore, random_actions, np.atleast_1d(action)).reshape(np.shape(action))
@@ -134,7 +134,7 @@ class MaskedDQN(DQN):
         if self.num_timesteps < learning_starts:
             action = sample_allowed(self._last_obs["action_mask"], self._explore_rng)  # type: ignore[index]
         else:
-            action, _ = self.predict(self._last_obs, deterministic=False)  # type: ignore[arg-type]
+            action, _ = self.predict(self._last_obs, deterministic=False)
         return action, action
 
 

@@ -69,12 +69,15 @@ class DRRNEncoder(BaseFeaturesExtractor):
         if not isinstance(observation_space, spaces.Dict) or "commands" not in observation_space.spaces:
             raise ValueError("the DRRN model needs slot-mode observations (a 'commands' key); "
                              "use the mlp model with a command vocabulary")
-        self.max_commands = int(observation_space["action_mask"].shape[0])
+        commands, mask = observation_space["commands"], observation_space["action_mask"]
+        if not isinstance(commands, spaces.Box) or not isinstance(mask, spaces.Box):
+            raise ValueError("the DRRN model needs Box 'commands' and 'action_mask' observations")
+        self.max_commands = int(mask.shape[0])
         features_dim = hidden_dim * (1 + self.max_commands) + self.max_commands
         super().__init__(observation_space, features_dim)
         self.hidden_dim = hidden_dim
-        self.hash_size = int(observation_space["commands"].high.max()) + 1
-        self.command_tokens = int(observation_space["commands"].shape[0]) // self.max_commands
+        self.hash_size = int(commands.high.max()) + 1
+        self.command_tokens = int(commands.shape[0]) // self.max_commands
         self.text_keys = [k for k in TEXT_KEYS if k in observation_space.spaces]
         self.bag_of_words = {k: observation_space[k].dtype == "uint8" for k in self.text_keys}
         self.embedding = nn.Embedding(self.hash_size, embedding_dim, padding_idx=0)
@@ -161,9 +164,11 @@ class DRRNActorCriticPolicy(MaskableActorCriticPolicy):
     def _build_mlp_extractor(self) -> None:
         extractor = self.features_extractor
         assert isinstance(extractor, DRRNEncoder)
-        self.mlp_extractor = DRRNHeads(extractor.hidden_dim, extractor.max_commands)
+        # SB3 types the slot as its MlpExtractor; DRRNHeads has the same interface.
+        self.mlp_extractor = DRRNHeads(extractor.hidden_dim, extractor.max_commands)  # type: ignore[assignment]
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)
         self.action_net = nn.Identity()  # the scores are the logits
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+        self.optimizer = self.optimizer_class(  # type: ignore[call-arg]  # as SB3 builds it
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)

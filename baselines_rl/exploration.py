@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 from stable_baselines3.common.callbacks import BaseCallback
@@ -79,7 +79,7 @@ class EpisodicNoveltyBonus(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._seen = {self._key_of(observation, info)}
         return observation, info
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self.env.step(action)
         key = self._key_of(observation, info)
         if key not in self._seen and self.bonus > 0:

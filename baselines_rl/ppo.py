@@ -63,8 +63,10 @@ def build_model(args: PPOArgs, vec_env: Any) -> Any:
 
     from baselines_rl.drrn import DRRNActorCriticPolicy
 
+    policy: Any
+    policy_kwargs: dict[str, Any]
     if args.model == "drrn":
-        policy: Any = DRRNActorCriticPolicy
+        policy = DRRNActorCriticPolicy
         policy_kwargs = {"features_extractor_kwargs": {"embedding_dim": args.embedding_dim,
                                                        "hidden_dim": args.hidden_dim}}
     else:

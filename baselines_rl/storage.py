@@ -5,7 +5,7 @@ One file is enough to rebuild the env encoding and run the model (``rl:PATH``); 
 
 Example:
     >>> sorted(ALGORITHMS)
-    ['masked_dqn', 'maskable_ppo']
+    ['maskable_ppo', 'masked_dqn']
 """
 
 from __future__ import annotations
