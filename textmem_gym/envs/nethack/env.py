@@ -56,6 +56,11 @@ class NetHackEnv(TextGameEnv):
         ``eat``, ``kick``, ``up``/``down`` stairs, ``esc``, ``quit``), and single letters, digits
         and a few symbols for menus and prompts (``y``/``n``, ``f`` picks item f). ``go north``
         means ``north``. An unknown word costs no game time and answers with the words to use.
+        With ``skills=True`` (the registered ids), NetPlay-style skills play many keys for one
+        command (:mod:`~textmem_gym.envs.nethack.skills`): ``explore``, ``go to <feature or
+        position>``, ``fight <monster>``, ``pick up <item>``, ``descend``, ``eat <item>``,
+        ``rest``, ``search [n]``; a skill stops when done or interrupted, after at most
+        ``skill_cap`` keys, and its report comes first in the observation.
 
     Observation Space:
         ``Text``: the description above; once the game is over, NetHack's last message and
@@ -67,7 +72,8 @@ class NetHackEnv(TextGameEnv):
 
     Termination:
         ``terminated``: won (ascension) or lost (the game ended otherwise: death, or ``quit``
-        then ``y``). ``truncated``: the step limit (1000 commands for the registered ids).
+        then ``y``). ``truncated``: the step limit (1000 commands, a skill counting as one, for
+        the registered ids), or ``primitive_limit`` keys pressed in the episode.
 
     Info:
         The contract keys: NetHack has no maximum score, so ``max_score`` and
@@ -75,23 +81,32 @@ class NetHackEnv(TextGameEnv):
         lists the moves and command words, or, while a prompt or menu is open, its keys (plus
         directions when it asks for one) and ``esc``. Plus ``dungeon_level``,
         ``max_dungeon_level`` (deepest level reached this episode, AriGraph's "Levels") and
-        ``experience_level``. Privileged, opt-in: ``facts`` only (the explored level as triples,
-        an oracle memory for *Room obs* agents: ``("staircase down", "at", "level 1 x40 y12")``,
-        ``("you", "on", "dungeon level 1")``, ``("you", "carry", "an uncursed +1 robe (being
-        worn)")``); NetHack has no walkthrough.
+        ``experience_level`` (the same three in ``metrics``), ``steps`` (``decisions``: commands
+        received, ``primitive``: keys pressed, ``counted``) and ``skill`` (the last command's
+        skill: name, argument, keys, completed, reason; ``None`` for a plain command).
+        With skills, ``admissible_commands`` starts with the skills that apply now.
+        Privileged, opt-in: ``facts`` only (the explored level as triples, plus what was last
+        seen on the other levels visited: an oracle memory for *Room obs* agents:
+        ``("staircase down", "at", "level 1 x40 y12")``, ``("you", "on", "dungeon level 1")``,
+        ``("you", "carry", "an uncursed +1 robe (being worn)")``); NetHack has no walkthrough.
 
     Arguments:
         scope: ``"room"`` (current room or corridor) or ``"level"`` (whole explored level).
         game_seed: Fixes the dungeon (NetHack's core/disp seeds) for every episode; ``None``
             draws it from the ``reset`` seed.
         character: NLE character string (default NLE's ``"mon-hum-neu-mal"``; ``"@"`` random).
+        skills: Accept the skill commands (on by default); ``False``: keys and words only.
+        skill_cap: Keys one skill may press at most (default
+            :data:`~textmem_gym.envs.nethack.skills.SKILL_CAP`).
+        primitive_limit: Truncate the episode after this many keys (``None``: no limit).
         privileged: ``"facts"`` (the explored level as triples); off by default.
         render_mode: ``"human"`` or ``"ansi"``.
 
     Registered ids:
         :mod:`textmem_gym.envs.nethack.ids`, AriGraph's two observation settings, 1000 steps each:
         ``TextMem/NetHack-RoomObs-v0`` (``scope="room"``) and ``TextMem/NetHack-LevelObs-v0``
-        (``scope="level"``). ``gym.make(id, game_seed=N)`` fixes the dungeon.
+        (``scope="level"``), skills on. ``gym.make(id, game_seed=N)`` fixes the dungeon,
+        ``skills=False`` plays keys and words only.
 
     Example:
         >>> import gymnasium as gym, textmem_gym

@@ -51,8 +51,8 @@ class TextWorldEnv(TextGameEnv):
 
     Observation Space:
         ``Text``: TextWorld's feedback, cleaned (no banner, no prompt). The reset observation is
-        the game's introduction and the first room; for generators with notes (the cooking
-        games' appliance rules) the notes follow it.
+        the game's introduction and the first room, followed by ``objective=`` when given and
+        by the generator's notes (the cooking games' appliance rules).
 
     Rewards:
         The change of TextWorld's score: quest points, e.g. +1 for each recipe step of a cooking
@@ -67,7 +67,8 @@ class TextWorldEnv(TextGameEnv):
 
     Info:
         The contract keys: ``score``, ``max_score``, ``normalized_score``, ``won``, ``lost``,
-        ``moves``, ``objective`` (TextWorld's objective text plus the generator's notes),
+        ``moves``, ``objective`` (``objective=`` or TextWorld's objective text, plus the
+        generator's notes),
         ``admissible_commands`` (TextWorld's list for the current state). Privileged, opt-in
         with ``privileged=``: ``facts`` (TextWorld's state as triples with its predicate
         names: ``("knife", "on", "table")``, ``("knife", "in", "I")`` for the inventory,
@@ -84,9 +85,6 @@ class TextWorldEnv(TextGameEnv):
         default_game_seed: The instance of the registered id (the papers' game).
         split: ``"train"``, ``"valid"`` or ``"test"`` for generators with splits (tw-cooking's
             food distribution).
-        objective: Task text replacing the game's own objective, also appended to the first
-            observation (the ``TextMem/AriGraph-*`` ids give the paper's task text); ``None``:
-            the game's.
         objective: Task text for the policy: replaces the game's own objective in
             ``info["objective"]`` and is appended to the first observation (a game file may state
             no goal; the ``TextMem/AriGraph-*`` ids give the text AriGraph gave its agents).
