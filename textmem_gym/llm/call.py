@@ -143,6 +143,7 @@ class Call:
             completion_tokens=response["completion_tokens"], tokens_estimated=response["tokens_estimated"],
             latency_s=latency, model=response["model"], cached=self.cached, retries=self._retries,
             finish_reason=response["finish_reason"], cost_usd=cost,
+            structured=response.get("structured", "none"),  # rows cached before schemas have none
         )
 
     def vectors(self, response: dict[str, Any]) -> list[list[float]]:

@@ -35,10 +35,12 @@ from textmem_gym.llm.accounting import PriceTable, UsageTotals
 from textmem_gym.llm.cache import CACHE_FILENAME, ResponseCache, cache_mode, request_key
 from textmem_gym.llm.call import Call, CallContext, Request
 from textmem_gym.llm.endpoints import TRANSPORT_OPTIONS
-from textmem_gym.llm.errors import Secret, safe_url
+from textmem_gym.llm.errors import ContextLengthError, LLMError, Secret, safe_url
 from textmem_gym.llm.limits import arequest_slot, request_slot
 from textmem_gym.llm.results import ChatResult
 from textmem_gym.llm.retry import RetryPolicy
+from textmem_gym.llm.server_info import ServerInfo, count_tokens, estimate_with_margin, probe_server
+from textmem_gym.llm.structured import StructuredChoice, is_rejection, request_params
 from textmem_gym.paths import cache_dir
 
 logger = logging.getLogger("textmem_gym.llm")
@@ -80,6 +82,12 @@ class LLMClient:
         backoff_base: First retry wait in seconds (doubles each retry, with jitter).
         backoff_max: Longest retry wait in seconds.
         retry_empty: Also retry answers with empty content.
+        structured_output: How ``chat(schema=...)`` sends its schema: ``"auto"`` (the way the
+            server takes, found once and kept; a way the server rejects is dropped for the next,
+            down to free text), ``"on"`` (the server's way; a rejection is an error), ``"off"``
+            (free text) or a mode of :mod:`.structured` to force it.
+        context_window: The model's context window in tokens; default: what the server states
+            (see :mod:`.server_info`), else what a context-length error stated, else unknown.
 
     Example:
         >>> from textmem_gym.llm import LocalOpenAIServer
@@ -106,6 +114,8 @@ class LLMClient:
         backoff_base: float = 0.5,
         backoff_max: float = 30.0,
         retry_empty: bool = False,
+        structured_output: str = "auto",
+        context_window: int | None = None,
     ) -> None:
         self.model = model or os.environ.get(ENV_MODEL) or ""
         if not self.model:
@@ -131,6 +141,13 @@ class LLMClient:
         self._async_sdks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _AsyncTransport]
         self._async_sdks = weakref.WeakKeyDictionary()
         self._sample_counts: dict[str, int] = {}
+        self.structured_output = structured_output
+        self._structured = StructuredChoice(structured_output)  # validates the setting
+        if context_window is not None and context_window < 1:
+            raise ValueError(f"context_window={context_window}: expected a positive token count")
+        self._context_window = context_window
+        self._stated_window: int | None = None  # from a context-length error
+        self._server_info: ServerInfo | None = None
 
     def __repr__(self) -> str:
         return (f"LLMClient(model={self.model!r}, base_url={safe_url(self.base_url)!r}, "
@@ -138,7 +155,8 @@ class LLMClient:
 
     # -- public calls -------------------------------------------------------------------------
     def chat(self, messages: Messages, *, temperature: float | None = 0.0, max_tokens: int | None = None,
-             timeout: float | None = None, **params: Any) -> ChatResult:
+             timeout: float | None = None, schema: Mapping[str, Any] | None = None,
+             schema_name: str | None = None, **params: Any) -> ChatResult:
         """Runs one chat completion (blocking).
 
         Args:
@@ -146,23 +164,45 @@ class LLMClient:
             temperature: Sampling temperature (``None`` leaves the server default).
             max_tokens: Completion token limit.
             timeout: Per-attempt timeout overriding the client's.
+            schema: JSON schema of the answer, sent as a structured-output request as
+                ``structured_output`` decides (:attr:`ChatResult.structured` tells which way).
+            schema_name: Name of the schema (OpenAI's ``json_schema.name``).
             **params: Further API parameters (``top_p``, ``stop``, ``response_format``, ...).
 
         Returns:
             The :class:`ChatResult`.
 
         Raises:
+            ContextLengthError: The prompt does not fit the model's context window (not retried).
             LLMError: After the last retry, or at once for non-retryable errors.
             CacheMissError: In replay mode, when the request was never recorded.
         """
-        call, response = self._run_sync(self._chat_request(messages, temperature, max_tokens, params), timeout)
-        return call.chat_result(response)
+        body, key = self._chat_body(messages, temperature, max_tokens, params, schema, schema_name)
+        while True:
+            mode = self._mode_for(schema)
+            try:
+                call, response = self._run_sync(self._with_schema(body, key, schema, schema_name, mode), timeout)
+            except LLMError as err:
+                if self._resend_after(err, mode):
+                    continue
+                raise
+            return self._chat_done(call, response, mode)
 
     async def achat(self, messages: Messages, *, temperature: float | None = 0.0, max_tokens: int | None = None,
-                    timeout: float | None = None, **params: Any) -> ChatResult:
+                    timeout: float | None = None, schema: Mapping[str, Any] | None = None,
+                    schema_name: str | None = None, **params: Any) -> ChatResult:
         """Async :meth:`chat` (same arguments, results and errors)."""
-        call, response = await self._run_async(self._chat_request(messages, temperature, max_tokens, params), timeout)
-        return call.chat_result(response)
+        body, key = self._chat_body(messages, temperature, max_tokens, params, schema, schema_name)
+        while True:
+            mode = await asyncio.to_thread(self._mode_for, schema)  # the first call may ask the server
+            try:
+                request = self._with_schema(body, key, schema, schema_name, mode)
+                call, response = await self._run_async(request, timeout)
+            except LLMError as err:
+                if self._resend_after(err, mode):
+                    continue
+                raise
+            return self._chat_done(call, response, mode)
 
     def chat_many(self, conversations: Sequence[Messages], **kwargs: Any) -> list[ChatResult]:
         """Runs several chats on ``concurrency`` threads; results keep the input order."""
@@ -180,6 +220,39 @@ class LLMClient:
         """Async :meth:`embed`."""
         call, response = await self._run_async(self._embed_request(texts, model), timeout)
         return call.vectors(response)
+
+    # -- what the server is ---------------------------------------------------------------------
+    @property
+    def server_info(self) -> ServerInfo:
+        """What the server said about itself (asked once; nothing is asked in replay mode)."""
+        if self._server_info is None:
+            info = ServerInfo("unknown") if self._mode.replay_only else probe_server(self._sync_client(), self.base_url)
+            with self._lock:
+                self._server_info = self._server_info or info
+        return self._server_info
+
+    @property
+    def structured_mode(self) -> str:
+        """How schemas are sent now (``json_schema``, ``json_object_schema``, ``guided_json`` or ``none``)."""
+        return self._structured.current or self._structured.resolve(self.server_info.kind)
+
+    @property
+    def context_window(self) -> int | None:
+        """The model's context window in tokens: given, else stated by the server, else ``None``."""
+        if self._context_window is not None:
+            return self._context_window
+        return self.server_info.context_window or self._stated_window
+
+    def count_tokens(self, messages: Messages) -> tuple[int, bool]:
+        """Prompt tokens of ``messages`` and whether the count is exact.
+
+        Exact (``True``) with the server's tokenizer (llama.cpp's ``/tokenize``,
+        llama-cpp-python's ``/extras/tokenize``); otherwise an estimate that errs on the long
+        side by :data:`~textmem_gym.llm.server_info.ESTIMATE_MARGIN` (see :mod:`.server_info`).
+        """
+        if self._mode.replay_only:
+            return estimate_with_margin(messages), False
+        return count_tokens(self._sync_client(), self.server_info, self.base_url, messages)
 
     def close(self) -> None:
         """Closes the sync HTTP client and the cache."""
@@ -210,15 +283,41 @@ class LLMClient:
         await self.aclose()
 
     # -- requests -----------------------------------------------------------------------------
-    def _chat_request(self, messages: Messages, temperature: float | None, max_tokens: int | None,
-                      params: dict[str, Any]) -> Request:
+    def _chat_body(self, messages: Messages, temperature: float | None, max_tokens: int | None,
+                   params: dict[str, Any], schema: Mapping[str, Any] | None,
+                   schema_name: str | None) -> tuple[dict[str, Any], str]:
+        """The request body without its schema, and the cache key (which names the schema and the
+        ``structured_output`` setting, not the way the schema goes over the wire, so a replay
+        needs no server)."""
         if isinstance(messages, (str, bytes)) or not all(isinstance(m, Mapping) for m in messages):
             raise TypeError("messages must be a sequence of {'role': ..., 'content': ...} mappings")
         body: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in messages]}
         optional = {"temperature": temperature, "max_tokens": max_tokens, "seed": self.seed}
         body.update({name: value for name, value in optional.items() if value is not None})
         body.update(params)
-        return Request("chat", body, self._cache_key(body, sampled=temperature != 0))
+        keyed = body if schema is None else {
+            **body, "schema": dict(schema), "schema_name": schema_name, "structured_output": self.structured_output}
+        return body, self._cache_key(keyed, sampled=temperature != 0)
+
+    def _with_schema(self, body: dict[str, Any], key: str, schema: Mapping[str, Any] | None,
+                     schema_name: str | None, mode: str) -> Request:
+        wire = body if schema is None else {**body, **request_params(mode, schema, schema_name)}
+        return Request("chat", wire, key)
+
+    def _mode_for(self, schema: Mapping[str, Any] | None) -> str:
+        return "none" if schema is None else self.structured_mode
+
+    def _resend_after(self, err: LLMError, mode: str) -> bool:
+        """Learns from a failed chat; True when it should go again in the next structured mode."""
+        if isinstance(err, ContextLengthError):
+            self._stated_window = err.context_window or self._stated_window
+            return False
+        return mode != "none" and is_rejection(err.status, str(err)) and self._structured.rejected(mode)
+
+    def _chat_done(self, call: Call, response: dict[str, Any], mode: str) -> ChatResult:
+        if mode != "none" and not call.cached:
+            self._structured.accepted(mode)
+        return call.chat_result(response)
 
     def _embed_request(self, texts: Sequence[str], model: str | None) -> Request:
         if isinstance(texts, str) or not all(isinstance(t, str) for t in texts):

@@ -2,7 +2,7 @@
 
 A normalised response is a small JSON-serialisable dict (what the cache stores and a replay
 returns): for chat ``text``, ``prompt_tokens``, ``completion_tokens``, ``tokens_estimated``,
-``model`` and ``finish_reason``; for embeddings ``vectors`` instead of ``text``.
+``model``, ``finish_reason`` and ``structured`` (how a schema was sent); for embeddings ``vectors`` instead of ``text``.
 
 Example:
     >>> ENDPOINTS["chat"].prompt_excerpt({"messages": [{"role": "user", "content": "hi"}]})
@@ -20,6 +20,7 @@ from openai.types.chat import ChatCompletion
 
 from textmem_gym.llm.accounting import estimate_prompt_tokens, estimate_tokens
 from textmem_gym.llm.retry import BadResponseError, EmptyContentError
+from textmem_gym.llm.structured import mode_of_body
 
 EXCERPT_CHARS = 200
 
@@ -64,6 +65,7 @@ def normalize_chat(raw: Any, body: Mapping[str, Any], retry_empty: bool) -> dict
         "tokens_estimated": estimated,
         "model": getattr(raw, "model", None) or body["model"],
         "finish_reason": getattr(choice, "finish_reason", None),
+        "structured": mode_of_body(body),
     }
 
 

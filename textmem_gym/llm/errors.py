@@ -150,3 +150,83 @@ class CacheMissError(LLMError):
             f"response for prompt {prompt!r}. Record it first with cache='record' or 'readwrite'."
         )
         super().__init__(message, model=model, last_fault="cache_miss")
+
+
+#: Messages with which servers refuse a prompt longer than the model's context window (OpenAI,
+#: vLLM, llama.cpp's server, llama-cpp-python, Ollama), matched case-insensitively.
+CONTEXT_LENGTH_PATTERNS = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
+    r"context_length_exceeded",
+    r"maximum context length is \d+",
+    r"exceeds? the available context size",
+    r"exceed_context_size",
+    r"longer than the maximum model length",
+    r"is too long and exceeds limit of \d+",
+    r"input is (?:too large to process|larger than the max context)",
+    r"exceeds? (?:the )?context window",
+    r"input tokens exceed the configured limit",
+    r"prompt is too long",
+))
+#: Where such a message states the window, in the order tried.
+_WINDOW_PATTERNS = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
+    r"maximum context length is (\d+)",
+    r"maximum model length of (\d+)",
+    r"exceeds limit of (\d+)",
+    r"context window of (\d+)",
+    r"configured limit of (\d+)",
+    r"""n_ctx['"]?\s*[:=]\s*(\d+)""",
+))
+_REQUESTED_PATTERNS = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
+    r"you requested (\d+) tokens",
+    r"resulted in (\d+) tokens",
+    r"request has (\d+) input tokens",
+    r"prompt \(length (\d+)\)",
+    r"prompt \((\d+) tokens\)",
+    r"""n_prompt_tokens['"]?\s*[:=]\s*(\d+)""",
+    r"requested tokens \((\d+)\)",
+))
+
+
+def is_context_length_message(message: str) -> bool:
+    """True when a server error message says the prompt does not fit the context window.
+
+    Example:
+        >>> is_context_length_message("This model's maximum context length is 2048 tokens. However, ...")
+        True
+        >>> is_context_length_message("the request exceeds the available context size, try increasing it")
+        True
+        >>> is_context_length_message("model not found")
+        False
+    """
+    return any(pattern.search(message) for pattern in CONTEXT_LENGTH_PATTERNS)
+
+
+def _first_number(patterns: tuple[re.Pattern[str], ...], message: str) -> int | None:
+    for pattern in patterns:
+        match = pattern.search(message)
+        if match:
+            return int(match.group(1))
+    return None
+
+
+class ContextLengthError(LLMError):
+    """The server refused the prompt: it does not fit the model's context window (HTTP 400).
+
+    Never retried by the client: the caller trims the prompt and sends it once more.
+
+    Attributes:
+        context_window: The window the server stated, when its message says (else ``None``).
+        requested_tokens: The tokens the server said were requested, when it says.
+
+    Example:
+        >>> err = ContextLengthError("This model's maximum context length is 2048 tokens. However, you "
+        ...                          "requested 2100 tokens (2000 in the messages, 100 in the completion).")
+        >>> err.context_window, err.requested_tokens, err.last_fault, isinstance(err, LLMError)
+        (2048, 2100, 'context_length', True)
+    """
+
+    def __init__(self, message: str, **kwargs: Any) -> None:
+        kwargs.setdefault("last_fault", "context_length")
+        kwargs.setdefault("status", 400)
+        super().__init__(message, **kwargs)
+        self.context_window = _first_number(_WINDOW_PATTERNS, message)
+        self.requested_tokens = _first_number(_REQUESTED_PATTERNS, message)

@@ -31,6 +31,8 @@ class ChatResult:
         retries: Attempts retried after faults before this answer.
         finish_reason: The server's finish reason (``"length"`` means truncated output).
         cost_usd: Cost of this call (0 for a cache hit, ``None`` when the model has no price).
+        structured: How the answer's JSON schema was sent (a mode of :mod:`.structured`:
+            ``json_schema``, ``json_object_schema``, ``guided_json``), or ``none`` for free text.
 
     Example:
         >>> ChatResult("hi", 1, 1, False, 0.1, "m", False, 0, finish_reason="length").truncated
@@ -47,6 +49,7 @@ class ChatResult:
     retries: int
     finish_reason: str | None = None
     cost_usd: float | None = None
+    structured: str = "none"
 
     @property
     def total_tokens(self) -> int:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import openai
 
-from textmem_gym.llm.errors import LLMError, safe_url
+from textmem_gym.llm.errors import ContextLengthError, LLMError, is_context_length_message, safe_url
 
 logger = logging.getLogger("textmem_gym.llm")
 
@@ -87,11 +87,24 @@ def classify(exc: BaseException) -> FaultInfo | None:
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         kind = STATUS_KINDS.get(status) or ("server_error" if status >= 500 else f"http_{status}")
-        return FaultInfo(kind, str(exc), status, parse_retry_after(exc.response.headers))
+        message = str(exc)
+        if status in (400, 413) and is_context_length_message(message):
+            kind = "context_length"  # not retried: the caller trims the prompt
+            message += _context_numbers(exc.body)
+        return FaultInfo(kind, message, status, parse_retry_after(exc.response.headers))
     for exc_type, kind in EXCEPTION_KINDS:
         if isinstance(exc, exc_type):
             return FaultInfo(kind, f"{type(exc).__name__}: {exc}")
     return None
+
+
+def _context_numbers(body: object) -> str:
+    """The token counts llama.cpp's server puts beside its context-length message (``n_ctx``, ...)."""
+    error = body.get("error", body) if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return ""
+    numbers = [f"{name}={error[name]}" for name in ("n_prompt_tokens", "n_ctx") if isinstance(error.get(name), int)]
+    return f" ({', '.join(numbers)})" if numbers else ""
 
 
 def parse_retry_after(headers: Mapping[str, str]) -> float | None:
@@ -214,7 +227,8 @@ class RetryState:
             f"{self.operation} failed at {self.endpoint} (model {self.model!r}) after "
             f"{self.failures} attempt(s); last fault: {fault.kind}{status}: {fault.message[:500]}"
         )
-        return LLMError(
+        error_type = ContextLengthError if fault.kind == "context_length" else LLMError
+        return error_type(
             message, endpoint=self.endpoint, model=self.model, attempts=self.failures,
             last_fault=fault.kind, status=fault.status, secrets=self._secrets,
         )

@@ -7,6 +7,12 @@ is used by every LLM test, so no test needs a key or the internet. Answers come 
 callable ``messages -> text`` or a script (a list of answers given in order); faults
 (see :mod:`textmem_gym.llm.testing.faults`) are injected by schedule or by the responder itself.
 
+It can pass for a given server kind (``profile=``, see :mod:`textmem_gym.llm.testing.profiles`):
+what its model list says, which structured-output requests it takes (an answer to one is JSON
+valid for the schema; another is rejected with HTTP 400/422 as the real server does), llama.cpp's
+``/props`` and ``/apply-template``, a tokenizer route, and with ``context_window=`` a context-length
+error (HTTP 400, in that server's words) for prompt + ``max_tokens`` beyond the window.
+
 Users can also run it by hand to try an LLM policy offline (an echo server)::
 
     python -m textmem_gym.llm --port 8000 [--script answers.json] [--latency 0.2]
@@ -31,8 +37,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from textmem_gym.llm.testing.exchange import ChatExchange, EmbeddingExchange, Exchange, ScriptResponder, echo_responder
+from textmem_gym.llm.structured import mode_of_body
+from textmem_gym.llm.testing.exchange import (
+    ChatExchange,
+    EmbeddingExchange,
+    Exchange,
+    ScriptResponder,
+    count_words,
+    echo_responder,
+    message_text,
+)
 from textmem_gym.llm.testing.faults import FAULT_KINDS, Fault, FaultLike, FaultRule, FaultSchedule
+from textmem_gym.llm.testing.profiles import PROFILES, constrain, request_schema
 
 logger = logging.getLogger("textmem_gym.llm.testing.server")
 
@@ -97,6 +113,14 @@ class LocalOpenAIServer:
         embedding_dim: Size of the default embedding vectors.
         host: Interface to bind (keep the loopback default).
         port: Port to bind; 0 picks a free one.
+        profile: The server kind it passes for: a key of
+            :data:`~textmem_gym.llm.testing.profiles.PROFILES` (``local``, ``openai``, ``vllm``,
+            ``llama.cpp``, ``llama-cpp-python``).
+        context_window: Tokens (words, plus one per message) a request's prompt and
+            ``max_tokens`` may use; beyond it the answer is a context-length error. Stated on
+            ``/props`` or in ``/v1/models`` where the profile's server states it.
+        structured: The structured-output modes it takes, instead of the profile's (``()``: none,
+            like a server without constrained output).
 
     Example:
         >>> with LocalOpenAIServer(script=["a", "b"]) as server:
@@ -116,6 +140,9 @@ class LocalOpenAIServer:
         embedding_dim: int = 64,
         host: str = "127.0.0.1",
         port: int = 0,
+        profile: str = "local",
+        context_window: int | None = None,
+        structured: Iterable[str] | None = None,
     ) -> None:
         if responder is not None and script is not None:
             raise ValueError("give either responder= or script=, not both")
@@ -123,6 +150,11 @@ class LocalOpenAIServer:
         self.embedder = embedder
         self.embedding_dim = embedding_dim
         self.faults = FaultSchedule(faults)
+        if profile not in PROFILES:
+            raise ValueError(f"profile={profile!r}: expected one of {', '.join(PROFILES)}")
+        self.profile = PROFILES[profile]
+        self.context_window = context_window
+        self.structured = frozenset(self.profile.structured if structured is None else structured)
         self.latency = latency
         self._api_key = api_key
         self._address = (host, port)
@@ -140,6 +172,12 @@ class LocalOpenAIServer:
             ("POST", "/v1/chat/completions"): self._chat,
             ("POST", "/v1/embeddings"): self._embeddings,
         }
+        self._extras: dict[tuple[str, str], Callable[[dict[str, Any]], dict[str, Any] | None]] = {
+            ("GET", "/v1/models"): self._models_payload, ("GET", "/props"): self._props,
+            ("POST", "/apply-template"): self._apply_template,
+        }
+        if self.profile.tokenize is not None:
+            self._extras[("POST", self.profile.tokenize[0])] = self._tokenize
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> LocalOpenAIServer:
@@ -216,11 +254,11 @@ class LocalOpenAIServer:
 
     def _dispatch(self, handler: _Handler, method: str) -> None:
         path = urlsplit(handler.path).path.rstrip("/")
-        if (method, path) == ("GET", "/v1/models"):
-            Exchange(handler, self._stopping).send_json(200, self._models_payload())
+        body = self._read_json(handler) if method == "POST" else {}
+        if (method, path) in self._extras:
+            self._serve_extra(handler, self._extras[(method, path)], body)
             return
         route = self._routes.get((method, path))
-        body = self._read_json(handler)
         if route is not None:
             with self._lock:
                 self._received += 1
@@ -276,13 +314,40 @@ class LocalOpenAIServer:
             Exchange(handler, self._stopping).send_error(400, "'messages' must be a list")
             return
         exchange = ChatExchange(handler, self._stopping, body)
+        problem = self._chat_problem(body, exchange)
+        if problem is not None:
+            exchange.send_json(problem[0], problem[1])
+            return
         fault = self.faults.next(index, body)
         if fault is None or FAULT_KINDS[fault.kind].needs_answer:
             reply = exchange.call_responder(self.responder, messages)
             if reply is None:
                 return
             fault = reply if isinstance(reply, Fault) else fault
+            mode = mode_of_body(body)
+            if isinstance(reply, str) and mode != "none":
+                exchange.text = constrain(reply, request_schema(body, mode))
         self._answer(exchange, fault)
+
+    def _chat_problem(self, body: dict[str, Any], exchange: ChatExchange) -> tuple[int, dict[str, Any]] | None:
+        """The error the emulated server answers instead (structured mode not taken, prompt too long)."""
+        mode = mode_of_body(body)
+        if mode != "none" and mode not in self.structured:
+            status = self.profile.rejection_status
+            field = "guided_json" if mode == "guided_json" else "response_format"
+            return status, _error_body(status, f"{field}: structured output of type {mode!r} is not supported "
+                                               f"by this server", "invalid_request_error")
+        window = self.context_window
+        prompt = sum(count_words(message_text(m)) + 1 for m in exchange.messages)
+        completion = body.get("max_tokens") or 0
+        if window is None or prompt + completion <= window:
+            return None
+        message = self.profile.context_error.format(window=window, requested=prompt + completion, prompt=prompt,
+                                                    completion=completion)
+        error = _error_body(400, message, "invalid_request_error", code=self.profile.context_error_code)
+        if self.profile.props:  # llama.cpp's server adds the numbers to its error
+            error["error"].update(type="exceed_context_size_error", n_prompt_tokens=prompt, n_ctx=window)
+        return 400, error
 
     def _embeddings(self, handler: _Handler, body: dict[str, Any], index: int) -> None:
         exchange = EmbeddingExchange(handler, self._stopping, body, self.embedder, self.embedding_dim)
@@ -298,7 +363,46 @@ class LocalOpenAIServer:
         else:
             FAULT_KINDS[fault.kind].handler(exchange, fault)
 
-    @staticmethod
-    def _models_payload() -> dict[str, Any]:
-        model = {"id": "local-model", "object": "model", "created": 0, "owned_by": "textmem_gym"}
+    # -- what the emulated server states -----------------------------------------------------
+    def _serve_extra(self, handler: _Handler, route: Callable[[dict[str, Any]], dict[str, Any] | None],
+                     body: dict[str, Any] | None) -> None:
+        exchange = Exchange(handler, self._stopping)
+        if self._api_key is not None and handler.headers.get("Authorization") != f"Bearer {self._api_key}":
+            exchange.send_error(401, "Incorrect API key provided.")
+            return
+        payload = route(body if body is not None else {})
+        if payload is None:
+            exchange.send_error(404, f"no route for {handler.command} {handler.path}")
+        else:
+            exchange.send_json(200, payload)
+
+    def _models_payload(self, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        model: dict[str, Any] = {"id": "local-model", "object": "model", "created": 0,
+                                 "owned_by": self.profile.owned_by}
+        if self.profile.max_model_len and self.context_window is not None:
+            model["max_model_len"] = self.context_window
         return {"object": "list", "data": [model]}
+
+    def _props(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        if not self.profile.props:
+            return None
+        return {"default_generation_settings": {"n_ctx": self.context_window or 4096}, "total_slots": 1}
+
+    def _apply_template(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """llama.cpp's template rendering: one role word before each message (so its words are the usage count)."""
+        messages = body.get("messages")
+        if not self.profile.apply_template or not isinstance(messages, list):
+            return None
+        return {"prompt": "\n".join(f"<|{m.get('role')}|> {message_text(m)}" for m in messages if isinstance(m, dict))}
+
+    def _tokenize(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The tokenizer: one token per whitespace-separated word (as the usage counts)."""
+        assert self.profile.tokenize is not None
+        text = body.get(self.profile.tokenize[1])
+        if not isinstance(text, str):
+            return None
+        return {"tokens": [len(word) for word in text.split()]}
+
+
+def _error_body(status: int, message: str, kind: str, code: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": None, "code": code or str(status)}}

@@ -1,0 +1,174 @@
+"""What an OpenAI-compatible server is and what it tells about its model: kind, context window, tokens.
+
+:func:`probe_server` asks the server once (the client keeps the answer):
+
+* ``GET {base_url}/models``: the ``owned_by`` of the models names the server kind (``vllm``;
+  ``me`` for llama-cpp-python's server; ``llamacpp`` for llama.cpp's own server; ``openai`` /
+  ``system``; ``library`` for Ollama); vLLM also states ``max_model_len`` there.
+* ``GET {root}/props`` (llama.cpp's own server): ``n_ctx`` or ``default_generation_settings.n_ctx``.
+
+llama-cpp-python's server states no context window (its ``/v1/models`` has only ids); its
+context-length errors do state it, and :class:`~textmem_gym.llm.LlamaCppServer` knows the
+``--n_ctx`` it started the server with.
+
+:func:`count_tokens` counts a prompt with the server's tokenizer where it has one: llama.cpp
+renders the messages with the model's own chat template (``POST /apply-template``) and then
+tokenizes them (``POST /tokenize``): exact. llama-cpp-python tokenizes (``POST
+/extras/tokenize``, special tokens parsed) the messages rendered in ChatML, the template of
+SmolLM2, Qwen and many small instruct models: exact for those models, a close count for others
+(a template's markers differ by a few tokens per message). Elsewhere the count is an estimate:
+:func:`~textmem_gym.llm.accounting.estimate_prompt_tokens` (4 characters a token, 4 tokens a
+message) times :data:`ESTIMATE_MARGIN`, so that it errs on the long side: English game text runs
+at 3.5 to 4.5 characters a token with BPE tokenizers, so 1.25 covers the usual range.
+
+Example:
+    >>> from textmem_gym.llm import LocalOpenAIServer
+    >>> import openai
+    >>> with LocalOpenAIServer(profile="vllm", context_window=4096) as server:
+    ...     sdk = openai.OpenAI(base_url=server.base_url, api_key="unused")
+    ...     info = probe_server(sdk, server.base_url)
+    >>> info.kind, info.context_window
+    ('vllm', 4096)
+    >>> count_tokens(None, ServerInfo("unknown"), "", [{"role": "user", "content": "x" * 400}])
+    (130, False)
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import openai
+
+from textmem_gym.llm.accounting import estimate_prompt_tokens
+
+logger = logging.getLogger("textmem_gym.llm")
+
+#: Factor applied to the character-based estimate (see the module docstring).
+ESTIMATE_MARGIN = 1.25
+#: Seconds allowed for each probe or tokenizer request.
+PROBE_TIMEOUT = 10.0
+#: ``owned_by`` of a model in ``/v1/models`` -> server kind.
+OWNERS: dict[str, str] = {
+    "vllm": "vllm", "me": "llama-cpp-python", "llamacpp": "llama.cpp", "openai": "openai",
+    "system": "openai", "openai-internal": "openai", "library": "ollama", "ollama": "ollama",
+}
+KINDS = ("openai", "vllm", "llama.cpp", "llama-cpp-python", "ollama", "unknown")
+
+Messages = Sequence[Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """What the server said about itself.
+
+    Attributes:
+        kind: One of :data:`KINDS`.
+        context_window: Tokens of the model's context window, when the server states it.
+        models: Model ids it lists.
+    """
+
+    kind: str
+    context_window: int | None = None
+    models: tuple[str, ...] = ()
+
+
+def server_root(base_url: str) -> str:
+    """The server's root URL (``base_url`` without its trailing ``/v1``).
+
+    Example:
+        >>> server_root("http://127.0.0.1:8080/v1/")
+        'http://127.0.0.1:8080'
+    """
+    url = base_url.rstrip("/")
+    return url[: -len("/v1")] if url.endswith("/v1") else url
+
+
+def _request(sdk: Any, method: str, url: str, body: Any = None) -> Any:
+    """The JSON answer of one request to an absolute URL, or ``None`` when the server has no such route."""
+    options = {"timeout": PROBE_TIMEOUT}
+    try:
+        if method == "GET":
+            return sdk.get(url, cast_to=object, options=options)
+        return sdk.post(url, cast_to=object, body=body, options=options)
+    except openai.APIError as exc:  # no such route, or no server: the caller falls back
+        logger.debug("%s %s: %s", method, urlsplit(url).path, type(exc).__name__)
+        return None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def probe_server(sdk: Any, base_url: str) -> ServerInfo:
+    """Asks the server at ``base_url`` what it is (see the module docstring); never raises for API errors."""
+    listing = _request(sdk, "GET", base_url.rstrip("/") + "/models")
+    data = listing.get("data") if isinstance(listing, dict) else None
+    models = [m for m in data if isinstance(m, dict)] if isinstance(data, list) else []
+    owners = [str(m.get("owned_by", "")).lower() for m in models]
+    kind = next((OWNERS[owner] for owner in owners if owner in OWNERS), "unknown")
+    if urlsplit(base_url).hostname == "api.openai.com":
+        kind = "openai"
+    window = next((_int(m.get("max_model_len")) for m in models if _int(m.get("max_model_len"))), None)
+    if kind in ("llama.cpp", "unknown") and window is None:
+        props = _request(sdk, "GET", server_root(base_url) + "/props")
+        if isinstance(props, dict):
+            settings = props.get("default_generation_settings")
+            nested = settings.get("n_ctx") if isinstance(settings, dict) else None
+            window = _int(props.get("n_ctx")) or _int(nested)
+            kind = "llama.cpp" if window is not None or kind == "llama.cpp" else kind
+    ids = tuple(str(m.get("id")) for m in models if m.get("id") is not None)
+    return ServerInfo(kind=kind, context_window=window, models=ids)
+
+
+def chatml(messages: Messages) -> str:
+    """``messages`` in ChatML, with the assistant turn opened (what the model reads).
+
+    Example:
+        >>> chatml([{"role": "user", "content": "hi"}])
+        '<|im_start|>user\\nhi<|im_end|>\\n<|im_start|>assistant\\n'
+    """
+    turns = [f"<|im_start|>{m.get('role', 'user')}\n{_text(m)}<|im_end|>\n" for m in messages]
+    return "".join(turns) + "<|im_start|>assistant\n"
+
+
+def _text(message: Mapping[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return "" if content is None else str(content)
+
+
+def _count_llama_cpp(sdk: Any, root: str, messages: Messages) -> int | None:
+    rendered = _request(sdk, "POST", root + "/apply-template", {"messages": [dict(m) for m in messages]})
+    prompt = rendered.get("prompt") if isinstance(rendered, dict) else None
+    answer = _request(sdk, "POST", root + "/tokenize",
+                      {"content": prompt if isinstance(prompt, str) else chatml(messages), "add_special": True})
+    tokens = answer.get("tokens") if isinstance(answer, dict) else None
+    return len(tokens) if isinstance(tokens, list) else None
+
+
+def _count_llama_cpp_python(sdk: Any, root: str, messages: Messages) -> int | None:
+    answer = _request(sdk, "POST", root + "/extras/tokenize", {"input": chatml(messages)})
+    tokens = answer.get("tokens") if isinstance(answer, dict) else None
+    return len(tokens) if isinstance(tokens, list) else None
+
+
+#: Server kind -> ``(sdk, root, messages) -> token count or None`` with the server's tokenizer.
+TOKENIZERS = {"llama.cpp": _count_llama_cpp, "llama-cpp-python": _count_llama_cpp_python}
+
+
+def estimate_with_margin(messages: Messages) -> int:
+    """The character-based estimate of a prompt, times :data:`ESTIMATE_MARGIN`."""
+    return math.ceil(estimate_prompt_tokens(messages) * ESTIMATE_MARGIN)
+
+
+def count_tokens(sdk: Any, info: ServerInfo, base_url: str, messages: Messages) -> tuple[int, bool]:
+    """Prompt tokens of ``messages``: ``(count, True)`` from the server's tokenizer, else ``(estimate, False)``."""
+    tokenizer = TOKENIZERS.get(info.kind)
+    count = tokenizer(sdk, server_root(base_url), messages) if tokenizer is not None and sdk is not None else None
+    return (count, True) if count is not None else (estimate_with_margin(messages), False)
