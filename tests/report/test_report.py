@@ -11,7 +11,7 @@ import pytest
 import textmem_gym  # noqa: F401  (registers ids)
 from policies import make_policy
 from textmem_gym.cli import main
-from textmem_gym.report import build_report, summary_table
+from textmem_gym.report import build_report, load_trajectories, summary_table
 from textmem_gym.results import ResultsFile
 from textmem_gym.runner import run_episode
 from textmem_gym.trajectories import read_trajectory, trajectory_path
@@ -64,6 +64,17 @@ def test_report_without_trajectories_says_how_to_get_them(run):
     rows = [r for r in ResultsFile(run / "results.jsonl").read()]
     page = build_report(rows, [])
     assert "<table" in page and "run with --trajectories DIR" in page and "<svg" not in page
+
+
+def test_trajectories_are_grouped_by_the_results_key_policy(tmp_path):
+    store = ResultsFile(tmp_path / "results.jsonl")
+    meta = {"env_id": GAME, "policy": "explorer-nomemory", "seed": 0, "episode": 0, "game_seed": None}
+    policy = make_policy("explorer-nomemory")  # its object is named "explorer"
+    env = policy.wrap_env(gym.make(GAME, max_episode_steps=4))
+    store.append({**run_episode(env, policy, seed=0, trajectory=trajectory_path(tmp_path, meta)), **meta})
+    env.close()
+    (trajectory,) = load_trajectories(store.read())
+    assert trajectory.header["policy"] == "explorer-nomemory" and trajectory.header["memory"] is None
 
 
 def test_episode_sections_come_from_the_trajectories(run):

@@ -84,6 +84,9 @@ def load_trajectories(rows: Sequence[dict[str, Any]], directory: str | Path | No
         if path is not None:
             trajectory = read_trajectory(path)
             trajectory.header.setdefault("episode", row.get("episode"))
+            # the results key names the policy as the table does (e.g. explorer-nomemory, whose
+            # policy object is named explorer): figures and sections group by it
+            trajectory.header["policy"] = row.get("policy", trajectory.header.get("policy"))
             found.append(trajectory)
     return found
 
