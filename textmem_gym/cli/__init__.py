@@ -29,6 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "textmem_gym.cli.reproduce",
     "textmem_gym.cli.inspect",
     "textmem_gym.cli.serving",
+    "textmem_gym.cli.llm",
 )
 
 

