@@ -12,6 +12,10 @@ Rendering is tight at equal information: triples are grouped by subject, an epis
 already shown in the recent history is replaced by the next best one, and the banner that
 repeats the goal is not repeated in the history.
 
+One retrieval per decision: the MemoryGraphWrapper this agent builds renders its ``belief``
+from the agent's own retrieval (:meth:`AriadnePolicy.render_belief`), which the decision then
+reuses while the memory is unchanged.
+
 Example:
     >>> policy = AriadnePolicy()
     >>> (policy.name, policy.n_prev, policy.top_k)
@@ -28,6 +32,7 @@ from policies.base import Info
 from policies.llm_agent import LLMAgent, Section, Turn, compact
 from policies.memory_env import admissible, ensure_memory_wrapper, find_memory_wrapper
 from textmem_gym.memory import make_memory
+from textmem_gym.memory.arigraph.memory import AriGraphMemory, Retrieval
 from textmem_gym.memory.triples import Triple
 
 
@@ -60,6 +65,7 @@ class AriadnePolicy(LLMAgent):
         self.top_k, self.extractor, self.episode_chars = top_k, extractor, episode_chars
         self.memory_options = dict(memory_options or {})
         self.memory: Any = None
+        self._retrieved: tuple[tuple[Any, ...], Retrieval] | None = None
         super().__init__(*args, **options)
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
@@ -77,7 +83,7 @@ class AriadnePolicy(LLMAgent):
         self.memory = make_memory("arigraph", extractor=self.extractor, extractor_options=extractor_options,
                                   episodes=self.top_k, **self.memory_options)
         self.env_navigates = bool(getattr(env.unwrapped, "provides_goto", False))
-        return ensure_memory_wrapper(env, memory=self.memory, goto=not self.env_navigates)
+        return ensure_memory_wrapper(env, memory=self.memory, goto=not self.env_navigates, belief=self.render_belief)
 
     def act(self, observation: Any, info: Info) -> str:
         if getattr(self, "env_navigates", False) and self.memory is not None:
@@ -87,17 +93,26 @@ class AriadnePolicy(LLMAgent):
             info = {**info, "admissible_commands": admissible(info) + places}
         return super().act(observation, info)
 
-    def _queries(self, observation: str) -> list[str]:
-        queries = [compact(observation, 400)]
-        if self.plan != "{}":
-            queries.append(compact(self.plan, 400))
-        return queries
+    def render_belief(self, memory: AriGraphMemory, observation: str) -> str:
+        """The wrapper's ``belief``: the memory rendered from the retrieval this agent's next
+        decision uses (kept, so the decision does not retrieve again)."""
+        # An episode's first belief is rendered by env.reset, before reset() clears the plan.
+        plan = "{}" if memory.step == 0 else self.plan
+        return memory.render_retrieval(self._retrieve(memory, observation, plan))
+
+    def _retrieve(self, memory: AriGraphMemory, observation: str, plan: str) -> Retrieval:
+        """Algorithm 1 for the observation and the plan; reused while the memory is unchanged."""
+        queries = [compact(observation, 400)] + ([compact(plan, 400)] if plan != "{}" else [])
+        key = (memory, memory.version, queries)
+        if self._retrieved is None or self._retrieved[0] != key:
+            self._retrieved = (key, memory.retrieve(queries, episodes=self.top_k + self.n_prev))
+        return self._retrieved[1]
 
     def memory_sections(self, observation: str, info: Info) -> list[Section]:
         if self.memory is None:
             raise RuntimeError("Ariadne needs its MemoryGraphWrapper: run it through textmem_gym.evaluate "
                                "or wrap the env with policy.wrap_env(env)")
-        found = self.memory.retrieve(self._queries(observation), episodes=self.top_k + self.n_prev)
+        found = self._retrieve(self.memory, observation, self.plan)
         shown = {turn.observation for turn in self.history_turns()} | {observation}
         episodes = [e for e, _ in found.episodes if e.observation not in shown][: self.top_k]
         rendered = "; ".join(f"[step {e.step}, after '{e.action}'] {compact(e.observation, self.episode_chars)}"

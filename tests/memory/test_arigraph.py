@@ -106,6 +106,22 @@ def test_retrieve_returns_triples_and_episodes_and_render():
     assert "knife, is on, table" in memory.render(None)
 
 
+def test_version_moves_with_every_change_and_retrievals_are_counted():
+    memory = walked_memory()
+    seen = [memory.version]
+    before = memory.retrievals
+    assert memory.render("chest") == memory.render_retrieval(memory.retrieve("chest"))
+    assert memory.render(None) == memory.render_retrieval(None) and memory.retrievals == before + 2
+    assert memory.version == seen[-1], "reading does not change the memory"
+    memory.update("You take the knife from the table.", "take knife", {})
+    seen.append(memory.version)
+    assert memory.invalidate("chest", "is at", "hall")
+    seen.append(memory.version)
+    memory.reset()
+    seen.append(memory.version)
+    assert seen == sorted(set(seen))
+
+
 def test_save_load_round_trip(tmp_path):
     memory = walked_memory()
     memory.update("You take the knife from the table.", "take knife", {})
@@ -117,7 +133,8 @@ def test_save_load_round_trip(tmp_path):
     assert restored.believed_triples() == memory.believed_triples()
     assert [(t.start, t.end) for t in restored.store.history("knife")] == \
         [(t.start, t.end) for t in memory.store.history("knife")]
-    assert [t.text() for t in restored.retrieve("knife").triples] == [t.text() for t in memory.retrieve("knife").triples]
+    assert [t.text() for t in restored.retrieve("knife").triples] == \
+        [t.text() for t in memory.retrieve("knife").triples]
     assert restored.location == "hall" and len(restored.episodic) == len(memory.episodic)
     restored.update("You drop the knife on the ground.", "drop knife", {})
     assert ("knife", "is at", "hall") in restored.believed_triples()

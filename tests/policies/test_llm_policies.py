@@ -12,6 +12,7 @@ from policies import make_policy
 from tests.policies.answerer import WalkthroughAnswerer, listed_actions
 from textmem_gym.llm import LocalOpenAIServer
 from textmem_gym.runner import evaluate
+from textmem_gym.wrappers import MemoryGraphWrapper
 
 GAME = "TextMem/Cooking-v0"
 PLANNED = ["ariadne", "full-history", "summary", "rag", "simulacra", "reflexion"]
@@ -72,6 +73,23 @@ def test_ariadne_prompts_hold_the_papers_working_memory(runs):
     last_plan = json.loads(action.split("6. Your current plan: ")[1].splitlines()[0])
     assert last_plan["plan_steps"] and "sub_goal_1" in last_plan["plan_steps"][0]
     assert "cookbook" in answerer.prompts["action"][-1].lower() or "recipe" in answerer.prompts["action"][-1].lower()
+
+
+def test_ariadne_retrieves_once_per_decision_with_the_same_prompts():
+    def run(wrap=None):
+        answerer = WalkthroughAnswerer(GAME)
+        with LocalOpenAIServer(responder=answerer) as server:
+            policy = make_policy("ariadne", model="local-test", base_url=server.base_url)
+            result = evaluate(GAME, policy, max_steps=12, wrap=wrap)[0]
+            policy.close()
+        return result, answerer.prompts, policy.memory.retrievals
+
+    shared, prompts, retrievals = run()  # Ariadne's own wrapper renders the belief from its retrieval
+    # one retrieval per decision, plus the belief of the last observation (no decision follows it)
+    assert retrievals == shared["steps"] + 1 and shared["steps"] > 5
+    separate, prompts_apart, retrievals_apart = run(wrap=MemoryGraphWrapper)  # a user's wrapper: its own belief
+    assert retrievals_apart == 2 * separate["steps"] + 1
+    assert prompts == prompts_apart and shared["score"] == separate["score"]
 
 
 def test_baseline_prompts_hold_their_memory(runs):

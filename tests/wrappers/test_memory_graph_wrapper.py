@@ -132,6 +132,15 @@ def test_moves_that_go_nowhere_still_count():
     env.close()
 
 
+def test_a_callable_belief_renders_the_belief_key():
+    env = MemoryGraphWrapper(gym.make("TextMem/Cooking-v0"),
+                             belief=lambda memory, observation: f"at {memory.location}: {len(observation)} chars")
+    observation, _ = env.reset(seed=0)
+    assert observation["belief"] == f"at livingroom: {len(observation['observation'])} chars"
+    assert env.render_belief("abc") == "at livingroom: 3 chars"
+    env.close()
+
+
 def test_bad_arguments():
     env = gym.make("TextMem/Cooking-v0")
     with pytest.raises(ValueError, match="belief"):

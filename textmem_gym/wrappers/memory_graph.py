@@ -33,6 +33,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import gymnasium as gym
@@ -48,6 +49,8 @@ from textmem_gym.memory.extractors import Extractor
 from textmem_gym.wrappers.macro import goto_commands, parse_goto, run_goto
 
 BELIEF_MODES = ("retrieve", "full")
+#: A custom ``belief``: ``(memory, observation) -> text``.
+BeliefRenderer = Callable[[Memory, str], str]
 
 
 W = TypeVar("W", bound=gym.Wrapper)
@@ -78,7 +81,9 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         goto: Enable ``go to <known location>`` and add them to the admissible commands.
         flatten: One string observation (raw text, then the belief) instead of a ``Dict``.
         belief: ``"retrieve"``: location, unexplored exits, then what the memory retrieves for
-            the current observation; ``"full"``: every believed triple.
+            the current observation; ``"full"``: every believed triple; or a callable
+            ``(memory, observation) -> text`` (a policy that retrieves for its own prompt passes
+            its retrieval, so one retrieval serves both).
         macro_counts_as_one_step: Count a macro as one step against the limit (see module doc).
         memory_options: Further arguments of a named memory (``depth``, ``width``, ...).
         extractor_options: Arguments of a named extractor (``client`` for ``llm``).
@@ -87,7 +92,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """
 
     def __init__(self, env: gym.Env, *, memory: str | Memory = "arigraph", extractor: str | Extractor = "rules",
-                 goto: bool = True, flatten: bool = False, belief: str = "retrieve",
+                 goto: bool = True, flatten: bool = False, belief: str | BeliefRenderer = "retrieve",
                  macro_counts_as_one_step: bool = False, memory_options: dict[str, Any] | None = None,
                  extractor_options: dict[str, Any] | None = None, belief_metrics: bool | None = None):
         # No deepcopy of the arguments: a memory object may hold an LLM client (locks, sockets).
@@ -96,8 +101,8 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
             macro_counts_as_one_step=macro_counts_as_one_step, memory_options=memory_options,
             extractor_options=extractor_options, belief_metrics=belief_metrics)
         gym.Wrapper.__init__(self, env)
-        if belief not in BELIEF_MODES:
-            raise ValueError(f"belief must be one of {BELIEF_MODES}, got {belief!r}")
+        if not callable(belief) and belief not in BELIEF_MODES:
+            raise ValueError(f"belief must be one of {BELIEF_MODES} or a callable, got {belief!r}")
         if isinstance(memory, str):
             options = {"extractor": extractor, "extractor_options": extractor_options, **(memory_options or {})}
             self.memory: Memory = make_memory(memory, **options)
@@ -175,6 +180,8 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
     # -- outputs -------------------------------------------------------------------------
     def render_belief(self, observation: str) -> str:
         """The belief text for ``observation`` (what the ``belief`` key holds)."""
+        if callable(self.belief_mode):
+            return to_printable(self.belief_mode(self.memory, observation))[:MAX_TEXT_LENGTH]
         return belief_text(self.memory, observation if self.belief_mode == "retrieve" else None)
 
     def _observation(self, observation: str) -> Any:

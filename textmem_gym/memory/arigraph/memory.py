@@ -67,6 +67,11 @@ class AriGraphMemory:
         episodes: Number ``k`` of episodic vertices retrieved.
         max_episode_chars: Observation characters shown per retrieved episode in :meth:`render`.
 
+    Attributes:
+        version: Changes whenever the content changes (update, invalidation, reset, load), so
+            a caller can keep what it derived from the memory until then.
+        retrievals: How many times :meth:`retrieve` ran (since the memory was built).
+
     Example:
         >>> memory = AriGraphMemory(depth=1, width=3)
         >>> memory.reset()
@@ -87,6 +92,7 @@ class AriGraphMemory:
         self.extractor_name = extractor if isinstance(extractor, str) else type(extractor).__name__
         self._similarity, self._similarity_options = similarity, dict(similarity_options or {})
         self.depth, self.width, self.episodes_k, self.max_episode_chars = depth, width, episodes, max_episode_chars
+        self.version = self.retrievals = 0
         self.reset()
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -98,16 +104,21 @@ class AriGraphMemory:
         self.step = -1
         self.location: str | None = None
         self.stats = UpdateStats()
-        self._derived: dict[str, Any] = {}
+        self._changed()
         self.extractor.reset()
+
+    def _changed(self) -> None:
+        """Forgets what was derived from the content, and moves :attr:`version` on."""
+        self._derived: dict[str, Any] = {}
+        self.version += 1
 
     def update(self, observation: str, action: str, info: dict[str, Any]) -> None:
         """Learns from one step: extraction, outdated-triple replacement, episodic vertex."""
         self.step += 1
         extraction = self.extractor.extract(observation, action, info, self.store)
-        new = [tuple(normalize(x) for x in t) for t in extraction.triples if all(str(x).strip() for x in t)]
-        new = list(dict.fromkeys(new))
-        inverses = (inverse_spatial(t) for t in new)  # type: ignore[arg-type]
+        named = (t for t in extraction.triples if all(str(x).strip() for x in t))
+        new: list[TripleKey] = list(dict.fromkeys((normalize(s), normalize(r), normalize(o)) for s, r, o in named))
+        inverses = (inverse_spatial(t) for t in new)
         inferred = [inv for inv in inverses if inv is not None and inv not in new]
         entities = {e for s, _, o in new + inferred for e in (s, o)}
         incident = {t.id: t for e in entities for t in self.store.incident(e)}
@@ -128,7 +139,7 @@ class AriGraphMemory:
             self.location = normalize(extraction.location)
         self.stats = UpdateStats(len(self.store.triples) - before, invalidated, len(self.store),
                                  len(self.store.triples), len(self.episodic))
-        self._derived = {}
+        self._changed()
 
     def _add(self, triple: TripleKey, *, inferred: bool) -> int:
         existed = self.store.find(*triple)
@@ -144,7 +155,7 @@ class AriGraphMemory:
         if tid is None or not self.store.invalidate(tid, max(self.step, 0)):
             return False
         self.index.remove(tid)
-        self._derived = {}
+        self._changed()
         return True
 
     # -- retrieval -----------------------------------------------------------------------
@@ -173,6 +184,7 @@ class AriGraphMemory:
     def retrieve(self, query: str | list[str], *, depth: int | None = None, width: int | None = None,
                  episodes: int | None = None) -> Retrieval:
         """Algorithm 1: semantic search for each query, then episodic search on the union."""
+        self.retrievals += 1
         queries = [query] if isinstance(query, str) else list(query)
         triples: dict[int, Triple] = {}
         for q in queries:
@@ -218,15 +230,15 @@ class AriGraphMemory:
     def render(self, query: str | list[str] | None = None) -> str:
         """Prompt text: location, unexplored exits, then the retrieved triples and episodes
         for ``query`` (every believed triple when ``query`` is ``None``)."""
+        return self.render_retrieval(None if query is None else self.retrieve(query))
+
+    def render_retrieval(self, found: Retrieval | None) -> str:
+        """:meth:`render` of a retrieval already made (every believed triple when ``found`` is ``None``)."""
         lines = [f"Current location: {self.location or 'unknown'}"]
         unexplored = self.unexplored_exits()
         if unexplored:
             lines.append("Unexplored exits: " + "; ".join(f"{r}: {', '.join(d)}" for r, d in unexplored.items()))
-        if query is None:
-            triples, episodes = self.store.active(), []
-        else:
-            found = self.retrieve(query)
-            triples, episodes = found.triples, found.episodes
+        triples, episodes = (self.store.active(), []) if found is None else (found.triples, found.episodes)
         lines.append("Known facts: " + "; ".join(t.text() for t in triples))
         for episode, _ in episodes:
             text = " ".join(episode.observation.split())[: self.max_episode_chars]
@@ -266,7 +278,7 @@ class AriGraphMemory:
         for triple in self.store.active():
             self.index.add(triple.id, triple.text())
         self.step, self.location = data["step"], data["location"]
-        self._derived = {}
+        self._changed()
         self.stats = UpdateStats(**data["stats"])
         if hasattr(self.extractor, "location"):
             self.extractor.location = self.location
