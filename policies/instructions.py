@@ -74,9 +74,9 @@ class Directions:
     def _matches(self, command: str, verb: str, thing: str) -> bool:
         cook = _COOK.match(command)
         if verb in HEAT_VERBS or verb in self.tools:
-            return bool(cook) and cook.group(1) == thing and cook.group(2) == self.tools.get(verb, "")
+            return cook is not None and cook.group(1) == thing and cook.group(2) == self.tools.get(verb, "")
         use = _TOOL_USE.match(command)
-        return bool(use) and use.group(1) == verb and use.group(2) == thing
+        return use is not None and use.group(1) == verb and use.group(2) == thing
 
     def command_for(self, commands: list[str], ready: bool = True) -> str | None:
         """The admissible command that carries out a pending direction (the finale last, once

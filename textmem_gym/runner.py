@@ -65,7 +65,7 @@ def run_episode(env: gym.Env, policy: Policy, *, seed: int | None = None,
         observation, reward, terminated, truncated, info = env.step(action)
         steps += 1
         total_reward += float(reward)
-        policy.observe(action, observation, reward, terminated, truncated, info)
+        policy.observe(action, observation, float(reward), terminated, truncated, info)
         if recorder is not None:
             recorder.step(steps, action, observation, float(reward), terminated, truncated, info)
         if on_step is not None:

@@ -15,7 +15,7 @@ from collections import UserList
 from collections.abc import Callable, Iterable
 
 
-class LazyCommands(UserList):  # type: ignore[type-arg]
+class LazyCommands(UserList[str]):
     """A ``list``-like sequence of commands whose content is computed when first read.
 
     It behaves like a list for reading, comparing, iterating and copying (``list(x)`` gives a
@@ -32,7 +32,7 @@ class LazyCommands(UserList):  # type: ignore[type-arg]
         self._data: list[str] | None = None if callable(compute) else list(compute)
 
     @property
-    def data(self) -> list[str]:  # type: ignore[override]
+    def data(self) -> list[str]:
         if self._data is None:
             compute, self._compute = self._compute, None
             self._data = list(compute()) if compute is not None else []

@@ -142,7 +142,7 @@ class TextGameEnv(gym.Env[str, str]):
         gymnasium.error.Error: SayWin is closed; make a new env with gym.make()
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"]}
+    metadata = {"render_modes": ["human", "ansi"]}
     supported_privileged: ClassVar[frozenset[str]] = PRIVILEGED_KEYS
 
     def __init__(self, *, privileged: bool | str | Iterable[str] = False, render_mode: str | None = None):
@@ -200,7 +200,7 @@ class TextGameEnv(gym.Env[str, str]):
         observation = self._observation(self._state)
         return observation, reward, terminated, bool(self._state.truncated), self._info(self._state)
 
-    def render(self) -> str | None:
+    def render(self) -> str | None:  # type: ignore[override]
         """Returns (``ansi``) or prints (``human``) the last observation."""
         if self.render_mode == "ansi":
             return self._last_observation

@@ -62,8 +62,8 @@ def sanitize_command(command: str, max_chars: int = MAX_COMMAND_CHARS) -> str:
     """Makes any string safe to send to an interpreter as exactly one command.
 
     Control characters (newlines included, which would otherwise send several commands) and
-    backslashes (interpreter escapes) become spaces, accents are folded to ASCII, other non-ASCII characters are dropped, runs of white
-    space collapse, and the result is cut to ``max_chars``.
+    backslashes (interpreter escapes) become spaces, accents are folded to ASCII, other non-ASCII
+    characters are dropped, runs of white space collapse, and the result is cut to ``max_chars``.
 
     Args:
         command: What the agent typed.

@@ -58,16 +58,22 @@ class Counts:
                 "recall": self.recall, "f1": self.f1}
 
 
+def _scored(triples: Iterable[TripleKey]) -> set[TripleKey]:
+    """The triples normalized, keeping those of a scored relation class."""
+    normalized = ((normalize(s), normalize(r), normalize(o)) for s, r, o in triples)
+    return {triple for triple in normalized if relation_class(triple)}
+
+
 def score_beliefs(believed: Iterable[TripleKey], truth: Iterable[TripleKey]) -> dict[str, Counts]:
     """Counts per relation class and ``overall`` (unscored relations are ignored)."""
-    norm = lambda ts: {c: t for t in ts if (c := tuple(normalize(x) for x in t)) and relation_class(c)}  # noqa: E731
-    believed_set, truth_set = set(norm(believed)), set(norm(truth))
+    believed_set, truth_set = _scored(believed), _scored(truth)
     result = {name: Counts() for name in (*RELATION_CLASSES, "overall")}
     for triple in believed_set | truth_set:
         cls = relation_class(triple)
+        assert cls is not None  # _scored keeps scored triples only
         hit = Counts(tp=1) if triple in believed_set and triple in truth_set else (
             Counts(fp=1) if triple in believed_set else Counts(fn=1))
-        result[cls] += hit  # type: ignore[index]
+        result[cls] += hit
         result["overall"] += hit
     return result
 
@@ -99,11 +105,9 @@ class BeliefAccuracy:
         """Scores one step: ``facts`` are the privileged facts after ``action``, ``observation``
         the text the agent saw (it scopes which states count as observed)."""
         truth = self.truth.step(facts, action, observation)
-        believed = {tuple(normalize(x) for x in t) for t in believed}
-        scored = {t for t in believed if relation_class(t)}  # type: ignore[arg-type]
-        self.last_errors = {"false_positives": scored - truth,  # type: ignore[operator]
-                            "false_negatives": truth - scored}
-        score = score_beliefs(believed, truth)  # type: ignore[arg-type]
+        scored = _scored(believed)
+        self.last_errors = {"false_positives": scored - set(truth), "false_negatives": set(truth) - scored}
+        score = score_beliefs(scored, truth)
         for name, counts in score.items():
             self.totals[name] += counts
         self.steps += 1

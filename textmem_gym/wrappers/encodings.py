@@ -185,7 +185,8 @@ class TextEncodingWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         observation, reward, terminated, truncated, info = self.env.step(command)
         info = dict(info)
         info["command"], info["invalid_action"] = command, not valid
-        return self.encoding.encode(observation, info.get("admissible_commands")), reward, terminated, truncated, info
+        encoded = self.encoding.encode(observation, info.get("admissible_commands"))
+        return encoded, float(reward), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """The actions allowed now (``bool``, never all false); what MaskablePPO asks for."""

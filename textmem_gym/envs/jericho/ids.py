@@ -10,8 +10,6 @@ Step limit: :data:`STEP_LIMIT` (1000) moves, raised where Jericho's walkthrough 
 
 from __future__ import annotations
 
-from typing import Any
-
 from textmem_gym.envs.entry import EnvEntry
 
 JERICHO_ENTRY = "textmem_gym.envs.jericho.env:JerichoEnv"

@@ -17,8 +17,10 @@ Example:
     ...     "name": "kitchen", "isDeleted": False, "contents": {"f": {
     ...         "name": "fridge", "isDeleted": False, "contents": {},
     ...         "propContainer": {"isContainer": "true", "isOpen": False, "isClosable": True}}}}}}
-    >>> object_tree_facts(tree, "This room is called the kitchen. You also see:\\n\\tA door to the hallway (that is open)")
-    [('fridge', 'in', 'kitchen'), ('fridge', 'is', 'closed'), ('kitchen', 'connected_to', 'hallway'), ('door to hallway', 'is', 'open')]
+    >>> text = "This room is called the kitchen. You also see:\\n\\tA door to the hallway (that is open)"
+    >>> object_tree_facts(tree, text)  # doctest: +NORMALIZE_WHITESPACE
+    [('fridge', 'in', 'kitchen'), ('fridge', 'is', 'closed'), ('kitchen', 'connected_to', 'hallway'),
+     ('door to hallway', 'is', 'open')]
 """
 
 from __future__ import annotations

@@ -147,7 +147,7 @@ def _stop(gateway: Any, process: subprocess.Popen, archive: ClassArchive,
     tempdir.cleanup()
 
 
-class ScienceWorldProcess(EngineEnv):  # type: ignore[misc]
+class ScienceWorldProcess(EngineEnv):
     """ScienceWorld's Python API over a JVM that this object owns (one JVM per instance).
 
     Args:

@@ -174,7 +174,7 @@ def make_cleaning_game(seed: int) -> Any:
 def _place_items(maker: Any, plan: CleaningPlan, furniture: dict[str, Any]) -> list[Any]:
     """Puts every item on/in its furniture; returns the scoring quests."""
     quests, in_place = [], []
-    for room, pieces in HOUSE.items():
+    for pieces in HOUSE.values():
         for piece in pieces:
             for name in piece.items + piece.fixtures:
                 item = maker.new(type="o", name=name, desc=f"You see nothing special about the {name}.")

@@ -151,6 +151,7 @@ class TextWorldEnv(TextGameEnv):
             if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
                 raise ValueError(f"game_seed must be a non-negative int, got {seed!r}")
             return generate_game(generator, seed, options or {}, split)
+        assert game_file is not None  # exactly one of the two was given
         path = Path(game_file).expanduser()
         if not path.is_file():
             raise ValueError(f"game_file {str(path)!r} does not exist")

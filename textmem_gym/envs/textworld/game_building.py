@@ -81,8 +81,8 @@ class GridMap:
         previous = self._breadth_first(start, goal)
         commands: list[str] = []
         cell = goal
-        while previous[cell] is not None:
-            cell, direction = previous[cell]
+        while (link := previous[cell]) is not None:
+            cell, direction = link
             commands.append(f"go {direction}")
         return commands[::-1]
 

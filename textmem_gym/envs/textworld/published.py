@@ -23,7 +23,7 @@ Example:
     >>> PUBLISHED_GAMES["hunt"].files
     ('envs/hunt/hunt.z8', 'envs/hunt/hunt.json')
     >>> paper_objective("hunt")[:46]
-    'Find the treasure. Your task is to get a treasu'
+    'Find the treasure. Your task is to get a treas'
 """
 
 from __future__ import annotations

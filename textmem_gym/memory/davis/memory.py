@@ -170,7 +170,7 @@ class DAVISMemory(AriGraphMemory):
             lines.append(f"Facts around {', '.join(entities) or 'nothing'}: " + "; ".join(f.text() for f in facts))
         return "\n".join(lines)
 
-    def to_networkx(self, **_: Any) -> nx.MultiDiGraph:  # type: ignore[override]
+    def to_networkx(self, **_: Any) -> nx.MultiDiGraph:
         """The current episode's temporal KG (edges carry ``relation``, ``step``, ``episode``)."""
         return self.kg.to_networkx()
 

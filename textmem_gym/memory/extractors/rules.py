@@ -124,7 +124,9 @@ class RulesExtractor(StructuralOutdated):
 
     def outdated(self, existing: Any, new: Any) -> Any:
         """Structural replacement (NetHack's has its own: many things share a name there)."""
-        return (self.nethack or super()).outdated(existing, new)
+        if self.nethack is not None:
+            return self.nethack.outdated(existing, new)
+        return super().outdated(existing, new)
 
     # -- rooms ---------------------------------------------------------------------------
     def _room(self, out: Extraction, view: RoomView, action: str) -> None:

@@ -22,7 +22,6 @@ import re
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 from textmem_gym.memory.extractors.room_text import room_name
 from textmem_gym.memory.extractors.rules import move_direction
