@@ -21,15 +21,11 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import urllib.error
-import urllib.request
 from pathlib import Path
 
-from filelock import FileLock
-
+from textmem_gym.downloads import ChecksumError, DownloadError, download_checked, sha256_of
 from textmem_gym.paths import cache_dir
 
 ROMS_DIR_ENV = "TEXTMEM_ROMS_DIR"
@@ -47,7 +43,7 @@ class RomNotFoundError(FileNotFoundError):
     """No copy of a ROM was found and none could be downloaded."""
 
 
-class RomChecksumError(ValueError):
+class RomChecksumError(ChecksumError):
     """A ROM file's content is not the Jericho game suite's file of that name."""
 
 
@@ -65,11 +61,6 @@ def rom_file_name(game: str) -> str:
     if not isinstance(game, str) or game.lower() not in _STEMS:
         raise ValueError(f"unknown Jericho game {game!r}; known games: {', '.join(game_names())}")
     return _STEMS[game.lower()]
-
-
-def sha256_of(path: Path) -> str:
-    """The hex sha256 of a file's content."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def verify_rom(path: Path, file_name: str) -> Path:
@@ -130,33 +121,21 @@ def roms_url() -> str:
 
 
 def download_rom(file_name: str, *, timeout: float = 30.0) -> Path:
-    """Downloads ``file_name`` from :func:`roms_url` into the cache, checking its sha256.
-
-    The file is written under a lock to a temporary name and renamed when complete and
-    verified, so concurrent processes never read a partial ROM.
+    """Downloads ``file_name`` from :func:`roms_url` into the cache, checking its sha256
+    (:func:`textmem_gym.downloads.download_checked`: locked, written whole, renamed when verified).
 
     Raises:
         RomNotFoundError: If the server cannot be reached or answers with an error.
         RomChecksumError: If the downloaded content is not the suite's file (nothing is kept).
     """
-    target = cache_dir("roms") / file_name
     url = f"{roms_url()}/{file_name}"
-    with FileLock(str(target) + ".lock"):
-        if target.is_file():
-            return verify_rom(target, file_name)
-        try:
-            with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 (http(s) URL)
-                content = response.read()
-        except (urllib.error.URLError, OSError) as error:
-            raise RomNotFoundError(_missing_message(file_name, f"downloading {url} failed ({error})")) from error
-        actual = hashlib.sha256(content).hexdigest()
-        if actual != ROM_SHA256[file_name]:
-            raise RomChecksumError(f"download {url} is not the Jericho suite's {file_name}: sha256 {actual}, "
-                                   f"expected {ROM_SHA256[file_name]}; nothing was saved")
-        partial = target.with_name(target.name + ".part")
-        partial.write_bytes(content)
-        os.replace(partial, target)
-    return target
+    try:
+        return download_checked(url, cache_dir("roms") / file_name, ROM_SHA256[file_name],
+                                f"the Jericho suite's {file_name}", timeout=timeout)
+    except DownloadError as error:
+        raise RomNotFoundError(_missing_message(file_name, str(error))) from error
+    except ChecksumError as error:
+        raise RomChecksumError(str(error)) from error
 
 
 def _missing_message(file_name: str, reason: str) -> str:
