@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-Triple = tuple[str, str, str]
+#: A ground-truth fact ``(subject, relation, object)`` (not a memory edge: see
+#: :class:`textmem_gym.memory.triples.Triple`).
+FactTriple = tuple[str, str, str]
 
 #: Privileged keys every TextMem backend supports.
 PRIVILEGED_KEYS: frozenset[str] = frozenset({"facts", "walkthrough"})

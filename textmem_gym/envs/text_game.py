@@ -17,7 +17,7 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from textmem_gym.envs.lazy import LazyCommands
-from textmem_gym.envs.privileged import PRIVILEGED_KEYS, Triple, resolve_privileged
+from textmem_gym.envs.privileged import PRIVILEGED_KEYS, FactTriple, resolve_privileged
 from textmem_gym.envs.text_utils import PRINTABLE_CHARSET, clean_observation, sanitize_command
 
 #: Longest observation/action the spaces admit.
@@ -55,7 +55,7 @@ class GameState:
     lost: bool = False
     moves: int = 0
     admissible_commands: list[str] | Callable[[], list[str]] = field(default_factory=list)
-    facts: list[Triple] | Callable[[], list[Triple]] | None = None
+    facts: list[FactTriple] | Callable[[], list[FactTriple]] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     truncated: bool = False
 

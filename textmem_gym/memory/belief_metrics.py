@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from textmem_gym.envs.privileged import FactTriple
 from textmem_gym.memory.ground_truth import RELATION_CLASSES, ObservedTruth, relation_class
 from textmem_gym.memory.triples import TripleKey, normalize
 
@@ -100,7 +101,7 @@ class BeliefAccuracy:
         """New episode (totals are kept)."""
         self.truth.reset()
 
-    def step(self, facts: Iterable[tuple[str, str, str]], action: str, believed: Iterable[TripleKey],
+    def step(self, facts: Iterable[FactTriple], action: str, believed: Iterable[TripleKey],
              observation: str | None = None) -> dict[str, Counts]:
         """Scores one step: ``facts`` are the privileged facts after ``action``, ``observation``
         the text the agent saw (it scopes which states count as observed)."""

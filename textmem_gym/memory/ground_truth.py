@@ -43,6 +43,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from textmem_gym.envs.privileged import FactTriple
 from textmem_gym.memory.relations import (
     AT,
     DOOR_STATES,
@@ -72,7 +73,7 @@ PLAYER, INVENTORY_ID = "P", "I"
 _INVENTORY_COMMANDS = frozenset({"inventory", "i", "inv", "check inventory"})
 
 
-def is_nethack_facts(facts: Sequence[tuple[str, str, str]]) -> bool:
+def is_nethack_facts(facts: Sequence[FactTriple]) -> bool:
     """Whether privileged facts come from the NetHack envs (``("you", "on", "dungeon level N")``)."""
     return any(s == "you" and r == "on" and str(o).startswith("dungeon level") for s, r, o in facts)
 
@@ -89,7 +90,7 @@ def relation_class(triple: TripleKey) -> str | None:
     return None
 
 
-def map_facts(facts: Iterable[tuple[str, str, str]]) -> tuple[set[TripleKey], str | None]:
+def map_facts(facts: Iterable[FactTriple]) -> tuple[set[TripleKey], str | None]:
     """Maps TextWorld facts through :data:`PREDICATE_TABLE`.
 
     Returns:
@@ -153,7 +154,7 @@ class ObservedTruth:
         self._started = False
         self._nethack: Any = None
 
-    def step(self, facts: Iterable[tuple[str, str, str]], action: str,
+    def step(self, facts: Iterable[FactTriple], action: str,
              observation: str | None = None) -> set[TripleKey]:
         """Feeds the facts after ``action`` (``""`` at reset) and, when given, the text the
         agent saw; returns the observed truth now."""

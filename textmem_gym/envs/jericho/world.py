@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from textmem_gym.envs.privileged import Triple
+from textmem_gym.envs.privileged import FactTriple
 
 #: Relation of an object to its parent in the object tree.
 IN = "in"
@@ -89,12 +89,12 @@ def snapshot(frotz: Any) -> tuple[Any, ...]:
             lib.get_narrative_text())
 
 
-def object_tree_facts(frotz: Any) -> list[Triple]:
+def object_tree_facts(frotz: Any) -> list[FactTriple]:
     """Ground-truth triples of the whole object tree (see the module docstring)."""
     objects = frotz.get_world_objects()
     names = {obj.num: obj.name.strip() for obj in objects if obj.num > 0 and obj.name.strip()}
     player = frotz.player_obj_num
-    facts: list[Triple] = []
+    facts: list[FactTriple] = []
     location = objects[player].parent if 0 < player < len(objects) else 0
     if location in names:
         facts.append(("player", AT, names[location]))

@@ -21,7 +21,7 @@ from textmem_gym.envs.nethack.skills import (
     skill_help,
 )
 from textmem_gym.envs.nethack.text import describe, glyph_kinds, inventory, message, notable_cells, overlay
-from textmem_gym.envs.privileged import Triple
+from textmem_gym.envs.privileged import FactTriple
 from textmem_gym.envs.text_game import GameState, TextGameEnv
 
 SCOPES = ("room", "level")
@@ -148,7 +148,7 @@ class NetHackEnv(TextGameEnv):
         self.levels = LevelMemory()
         self.decisions = self.primitive_steps = 0
         self._skill: SkillReport | None = None
-        self._level_records: dict[int, list[Triple]] = {}
+        self._level_records: dict[int, list[FactTriple]] = {}
         self._nle = NLE(character=character, max_episode_steps=2**62, observation_keys=_OBS_KEYS,
                         actions=nethack.ACTIONS, allow_all_yn_questions=True, fix_moon_phase=True)
         self._action_index = {int(action): index for index, action in enumerate(self._nle.actions)}
@@ -277,7 +277,7 @@ class NetHackEnv(TextGameEnv):
         skills = admissible_skills(self._obs, self.levels, self.scope)
         return [*skills, *(word for word in words if word not in skills)]
 
-    def _facts(self) -> list[Triple]:
+    def _facts(self) -> list[FactTriple]:
         from nle import nethack as nh
 
         facts = level_facts(self._obs)
@@ -296,13 +296,13 @@ def _on_cell(mask: np.ndarray, place: str) -> bool:
     return bool(mask[int(y[1:]), int(x[1:])])
 
 
-def level_facts(obs: Mapping[str, np.ndarray]) -> list[Triple]:
+def level_facts(obs: Mapping[str, np.ndarray]) -> list[FactTriple]:
     """The explored level as triples (see :class:`NetHackEnv`, Info)."""
     from nle import nethack as nh
 
     blstats = obs["blstats"]
     depth, x, y = (int(blstats[i]) for i in (nh.NLE_BL_DEPTH, nh.NLE_BL_X, nh.NLE_BL_Y))
-    triples: list[Triple] = [("you", "on", f"dungeon level {depth}"), ("you", "at", f"level {depth} x{x} y{y}")]
+    triples: list[FactTriple] = [("you", "on", f"dungeon level {depth}"), ("you", "at", f"level {depth} x{x} y{y}")]
     triples += [(name, "at", f"level {depth} x{cx} y{cy}") for name, cx, cy in notable_cells(obs)
                 if (cx, cy) != (x, y)]
     triples += [("you", "carry", line.split(": ", 1)[1]) for line in inventory(obs)]

@@ -9,7 +9,7 @@ import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from textmem_gym.envs.privileged import Triple
+from textmem_gym.envs.privileged import FactTriple
 from textmem_gym.envs.scienceworld.facts import object_tree_facts
 from textmem_gym.envs.scienceworld.ids import SPLITS, TASKS, split_variations
 from textmem_gym.envs.scienceworld.process import ScienceWorldProcess
@@ -191,7 +191,7 @@ class ScienceWorldEnv(TextGameEnv):
             raise RuntimeError("admissible commands of an earlier step can no longer be computed")
         return [str(command) for command in self._sim.get_valid_action_object_combinations()]
 
-    def _facts(self) -> list[Triple]:
+    def _facts(self) -> list[FactTriple]:
         return object_tree_facts(self._sim.getObjectTree(), str(self._sim.look()))
 
 

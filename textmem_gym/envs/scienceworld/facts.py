@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from textmem_gym.envs.privileged import Triple
+from textmem_gym.envs.privileged import FactTriple
 
 _ROOM = re.compile(r"This (?:room|outside location) is called the ([^.]+)\.")
 _DOOR = re.compile(r"A door to the (.+?) \(that is (open|closed)\)")
@@ -37,26 +37,26 @@ _TERMINALS = frozenset({"terminal 1", "terminal 2", "anode", "cathode"})
 _ROOT = "universe"
 
 
-def _container(name: str, prop: dict[str, Any]) -> Iterator[Triple]:
+def _container(name: str, prop: dict[str, Any]) -> Iterator[FactTriple]:
     if prop.get("isClosable"):
         yield (name, "is", "open" if prop.get("isOpen") else "closed")
 
 
-def _device(name: str, prop: dict[str, Any]) -> Iterator[Triple]:
+def _device(name: str, prop: dict[str, Any]) -> Iterator[FactTriple]:
     if prop.get("isActivable"):
         yield (name, "is", "activated" if prop.get("isActivated") else "deactivated")
     if prop.get("isBroken"):
         yield (name, "is", "broken")
 
 
-def _material(name: str, prop: dict[str, Any]) -> Iterator[Triple]:
+def _material(name: str, prop: dict[str, Any]) -> Iterator[FactTriple]:
     if prop.get("stateOfMatter"):
         yield (name, "is", str(prop["stateOfMatter"]))
     if isinstance(prop.get("temperatureC"), (int, float)):
         yield (name, "temperature", f"{prop['temperatureC']:.0f} C")
 
 
-def _life(name: str, prop: dict[str, Any]) -> Iterator[Triple]:
+def _life(name: str, prop: dict[str, Any]) -> Iterator[FactTriple]:
     if prop.get("lifeformType"):
         yield (name, "is_a", str(prop["lifeformType"]))
     if prop.get("isDead"):
@@ -64,7 +64,7 @@ def _life(name: str, prop: dict[str, Any]) -> Iterator[Triple]:
 
 
 #: Object-tree property -> the triples it gives (a registry, one function per property).
-PROPERTY_FACTS: dict[str, Callable[[str, dict[str, Any]], Iterator[Triple]]] = {
+PROPERTY_FACTS: dict[str, Callable[[str, dict[str, Any]], Iterator[FactTriple]]] = {
     "propContainer": _container,
     "propDevice": _device,
     "propMaterial": _material,
@@ -81,12 +81,12 @@ def _labels(node: dict[str, Any], parent: str = _ROOT) -> Iterator[tuple[str, st
         yield from _labels(child, name)
 
 
-def _connections(owner: str, node: dict[str, Any], labels: dict[str, str]) -> Iterator[Triple]:
+def _connections(owner: str, node: dict[str, Any], labels: dict[str, str]) -> Iterator[FactTriple]:
     for target in (node.get("propElectricalConnection") or {}).get("connectedTo") or []:
         yield (f"{owner} {node['name']}", "connected_to", labels.get(str(target), str(target)))
 
 
-def _node_facts(node: dict[str, Any], parent: str, labels: dict[str, str]) -> Iterator[Triple]:
+def _node_facts(node: dict[str, Any], parent: str, labels: dict[str, str]) -> Iterator[FactTriple]:
     name = str(node["name"])
     if name in _TERMINALS:
         yield from _connections(parent, node, labels)
@@ -101,10 +101,10 @@ def _node_facts(node: dict[str, Any], parent: str, labels: dict[str, str]) -> It
             yield from _node_facts(child, name, labels)
 
 
-def look_facts(look: str) -> list[Triple]:
+def look_facts(look: str) -> list[FactTriple]:
     """Door triples of the current room, from its look text."""
     room = _ROOM.search(look)
-    triples: list[Triple] = []
+    triples: list[FactTriple] = []
     for other, state in _DOOR.findall(look):
         if room:
             triples.append((room.group(1), "connected_to", other))
@@ -112,7 +112,7 @@ def look_facts(look: str) -> list[Triple]:
     return triples
 
 
-def object_tree_facts(tree: dict[str, Any], look: str) -> list[Triple]:
+def object_tree_facts(tree: dict[str, Any], look: str) -> list[FactTriple]:
     """Every triple of the object tree plus the current room's doors, without duplicates.
 
     Args:
@@ -120,7 +120,7 @@ def object_tree_facts(tree: dict[str, Any], look: str) -> list[Triple]:
         look: The current room's look text (``ScienceWorldEnv.look()``).
     """
     labels = dict(_labels(tree))
-    triples: list[Triple] = []
+    triples: list[FactTriple] = []
     for child in (tree.get("contents") or {}).values():
         if not child.get("isDeleted"):
             triples.extend(_node_facts(child, _ROOT, labels))

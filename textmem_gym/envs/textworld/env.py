@@ -8,13 +8,13 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from textmem_gym.envs.privileged import Triple
+from textmem_gym.envs.privileged import FactTriple
 from textmem_gym.envs.text_game import GameState, TextGameEnv
 from textmem_gym.envs.text_utils import clean_observation
 from textmem_gym.envs.textworld.generation import generate_game, get_generator
 
 
-def proposition_to_triple(proposition: Any) -> Triple:
+def proposition_to_triple(proposition: Any) -> FactTriple:
     """Converts a TextWorld fact to a ``(subject, relation, object)`` triple.
 
     Binary predicates keep TextWorld's names (``at(knife, kitchen)`` ->

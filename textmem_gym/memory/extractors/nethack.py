@@ -40,6 +40,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from textmem_gym.envs.privileged import FactTriple
 from textmem_gym.memory.extractors.base import Extraction, exclusive_conflicts
 from textmem_gym.memory.relations import AT, IN, INVENTORY, ON
 from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
@@ -155,7 +156,7 @@ def remembered_places(triples: Iterable[TripleKey], location: str | None) -> lis
 
 
 # -- ground truth ---------------------------------------------------------------------------------
-def map_nethack_facts(facts: Iterable[tuple[str, str, str]]) -> set[TripleKey]:
+def map_nethack_facts(facts: Iterable[FactTriple]) -> set[TripleKey]:
     """The env's facts in the memory's vocabulary (see the module docstring)."""
     relations = {"at": AT, "on": ON}
     triples: set[TripleKey] = set()
@@ -179,7 +180,7 @@ class NetHackObservedTruth:
         self.seen: set[TripleKey] = set()
         self.room: str | None = None
 
-    def step(self, facts: Iterable[tuple[str, str, str]], action: str,
+    def step(self, facts: Iterable[FactTriple], action: str,
              observation: str | None = None) -> set[TripleKey]:
         """Feeds the facts after ``action`` and the text seen; returns the observed truth now."""
         truth = map_nethack_facts(facts)
