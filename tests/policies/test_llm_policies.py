@@ -79,7 +79,9 @@ def test_ariadne_retrieves_once_per_decision_with_the_same_prompts():
     def run(wrap=None):
         answerer = WalkthroughAnswerer(GAME)
         with LocalOpenAIServer(responder=answerer) as server:
-            policy = make_policy("ariadne", model="local-test", base_url=server.base_url)
+            # the memory a plain MemoryGraphWrapper builds: rules extractor, BM25
+            policy = make_policy("ariadne", model="local-test", base_url=server.base_url, extractor="rules",
+                                 memory_options={"similarity": "bm25"})
             result = evaluate(GAME, policy, max_steps=12, wrap=wrap)[0]
             policy.close()
         return result, answerer.prompts, policy.memory.retrievals
