@@ -10,9 +10,10 @@ import time
 from pathlib import Path
 
 import gymnasium as gym
+import pytest
 
 import textmem_gym
-from policies import make_policy
+from policies import BasePolicy, make_policy
 from textmem_gym.results import ResultsFile
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,7 +33,7 @@ def test_run_episode_reports_the_episode():
 def test_evaluate_makes_privileged_envs_only_for_oracles():
     seen = []
 
-    class Spy:
+    class Spy(BasePolicy):
         name = "spy"
 
         def reset(self, observation, info):
@@ -63,9 +64,10 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "textmem_gym.cli", *args]
 
 
-def test_killed_evaluation_resumes_without_duplicates_or_losses(tmp_path):
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_killed_evaluation_resumes_without_duplicates_or_losses(tmp_path, workers):
     args = ["eval", "TextMem/CookingRL-L1-v0", "--policy", "random", "--episodes", "6", "--seed", "0",
-            "--max-steps", "40", "--quiet"]
+            "--max-steps", "40", "--quiet", "--workers", workers]
     interrupted, reference = tmp_path / "interrupted.jsonl", tmp_path / "reference.jsonl"
     proc = subprocess.Popen(_cli(*args, "--out", str(interrupted)), cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -88,7 +90,7 @@ def test_killed_evaluation_resumes_without_duplicates_or_losses(tmp_path):
 def test_results_report_decisions_and_primitive_moves_with_macro_actions():
     from textmem_gym.wrappers import MemoryGraphWrapper
 
-    class GoBack:
+    class GoBack(BasePolicy):
         name = "go-back"
         commands = ["go south", "go east", "go to livingroom"]
 

@@ -65,3 +65,14 @@ def test_one_request_limit_holds_across_worker_processes():
                                        max_concurrent_requests=2, policy_kwargs={"base_url": server.base_url})
         assert server.calls == 24 and len(results) == 8
         assert server.max_in_flight == 2  # 4 workers, each free to send: the shared limit held them to 2
+
+
+def test_workers_write_each_episodes_trajectory_named_by_its_key(tmp_path):
+    from textmem_gym.trajectories import read_trajectory, trajectory_path
+
+    results = textmem_gym.evaluate(ENV, "random", episodes=2, max_steps=3, workers=2, trajectories=tmp_path / "t",
+                                   trajectory_prompts="keys")
+    for row in results:
+        path = trajectory_path(tmp_path / "t", row)
+        assert row["trajectory"] == str(path) and read_trajectory(path).complete
+        assert len(read_trajectory(path).steps) == row["steps"]
