@@ -30,6 +30,7 @@ import gymnasium as gym
 
 from policies.base import Info
 from policies.llm_agent import LLMAgent, Section, Turn, compact
+from policies.llm_calls import Trimmable
 from policies.memory_env import admissible, ensure_memory_wrapper, find_memory_wrapper
 from textmem_gym.memory import make_memory
 from textmem_gym.memory.arigraph.memory import AriGraphMemory, Retrieval
@@ -49,27 +50,36 @@ class AriadnePolicy(LLMAgent):
 
     Args:
         top_k: Episodic memories retrieved per step.
-        extractor: AriGraph extractor: ``"rules"`` (default, no LLM calls), ``"llm"`` (the paper's
-            extraction and replacement prompts, at temperature 0, through this policy's client)
-            or ``"oracle"``.
+        extractor: AriGraph extractor: ``"llm"`` (default: the paper's appendix E triplet extraction
+            and outdated-triplet replacement prompts, at temperature 0, through this policy's
+            client), ``"rules"`` (no LLM calls: the templated text of these games) or ``"oracle"``.
+        similarity: Retrieval similarity: ``"auto"`` (default: the endpoint's embeddings when it
+            serves them, else BM25; recorded as ``episode_stats()["similarity"]``), ``"bm25"``,
+            ``"openai"`` or ``"sentence-transformers"`` (give ``memory_options={"similarity_options": ...}``).
         memory_options: Further :class:`~textmem_gym.memory.arigraph.memory.AriGraphMemory` arguments
-            (``depth``, ``width``, ``similarity``...).
+            (``depth``, ``width``...).
         episode_chars: Characters shown of each episodic memory.
         **options: :class:`~policies.llm_agent.LLMAgent` arguments (``model``, ``base_url``...).
     """
 
     name: ClassVar[str] = "ariadne"
 
-    def __init__(self, *args: Any, top_k: int = 2, extractor: str = "rules",
+    def __init__(self, *args: Any, top_k: int = 2, extractor: str = "llm", similarity: str = "auto",
                  memory_options: dict[str, Any] | None = None, episode_chars: int = 500, **options: Any) -> None:
         self.top_k, self.extractor, self.episode_chars = top_k, extractor, episode_chars
         self.memory_options = dict(memory_options or {})
+        self.similarity = str(self.memory_options.pop("similarity", similarity))
+        self.resolved_similarity: str | None = None
         self.memory: Any = None
         self._retrieved: tuple[tuple[Any, ...], Retrieval] | None = None
         super().__init__(*args, **options)
+        self.config.update(top_k=top_k, extractor=extractor, similarity=self.similarity, episode_chars=episode_chars,
+                           **{k: v for k, v in self.memory_options.items() if isinstance(v, (str, int, float, bool))})
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds the MemoryGraphWrapper holding this agent's AriGraph (or adopts an existing one)."""
+        if self.resolved_similarity is None and find_memory_wrapper(env) is None:
+            self.resolved_similarity = self.llm.similarity(self.similarity)  # probed outside the episode
         self.llm.start_early()  # an LLM extractor reads the first observation during env.reset
         existing = find_memory_wrapper(env)
         if existing is not None:
@@ -80,8 +90,13 @@ class AriadnePolicy(LLMAgent):
             self.env_navigates = bool(getattr(env.unwrapped, "provides_goto", False))
             return env
         extractor_options = {"client": self.llm.client} if self.extractor == "llm" else None
+        options = dict(self.memory_options)
+        if self.resolved_similarity is None:
+            self.resolved_similarity = self.llm.similarity(self.similarity)
+        if self.resolved_similarity == "openai":
+            options.setdefault("similarity_options", {"client": self.llm.client})
         self.memory = make_memory("arigraph", extractor=self.extractor, extractor_options=extractor_options,
-                                  episodes=self.top_k, **self.memory_options)
+                                  episodes=self.top_k, similarity=self.resolved_similarity, **options)
         self.env_navigates = bool(getattr(env.unwrapped, "provides_goto", False))
         return ensure_memory_wrapper(env, memory=self.memory, goto=not self.env_navigates, belief=self.render_belief)
 
@@ -115,12 +130,21 @@ class AriadnePolicy(LLMAgent):
         found = self._retrieve(self.memory, observation, self.plan)
         shown = {turn.observation for turn in self.history_turns()} | {observation}
         episodes = [e for e, _ in found.episodes if e.observation not in shown][: self.top_k]
-        rendered = "; ".join(f"[step {e.step}, after '{e.action}'] {compact(e.observation, self.episode_chars)}"
-                             for e in episodes) or "none"
-        return [("Information from the memory module that can be relevant to current situation",
-                 render_triples(found.triples)),
-                (f"Your {self.top_k} most relevant episodic memories from the past for the current situation",
-                 rendered)]
+        rendered = [f"[step {e.step}, after '{e.action}'] {compact(e.observation, self.episode_chars)}"
+                    for e in episodes]
+        # trim order: episodic memories (least relevant first), then triples (last subjects first)
+        return [(f"Your {self.top_k} most relevant episodic memories from the past for the current situation",
+                 Trimmable("episodic_memories", rendered, drop="last")),
+                ("Information from the memory module that can be relevant to current situation",
+                 Trimmable("triples", render_triples(found.triples).split("; "), drop="last", empty="nothing yet"))
+                ][::-1]
+
+    @staticmethod
+    def trimmables(sections: list[Section]) -> list[Trimmable]:
+        """History first, then episodic memories, then triples (the prompt shows triples first)."""
+        found = LLMAgent.trimmables(sections)
+        return sorted(found, key=lambda t: ("history", "episodic_memories", "triples").index(t.name)
+                      if t.name in ("history", "episodic_memories", "triples") else 3)
 
     def exploration_section(self, info: Info) -> Section | None:
         exits = info.get("unexplored_exits") or {}
@@ -131,3 +155,8 @@ class AriadnePolicy(LLMAgent):
 
     def remember(self, turn: Turn, info: Info) -> None:
         """AriGraph is updated by the wrapper on every primitive step."""
+
+    def episode_stats(self) -> dict[str, Any]:
+        stats = super().episode_stats()
+        stats["similarity"] = self.resolved_similarity or self.similarity
+        return stats

@@ -94,6 +94,13 @@ class BasePolicy:
         """Numbers to record with the episode's result (tokens, calls, cost, fallbacks...)."""
         return {}
 
+    def policy_config(self) -> dict[str, Any]:
+        """The policy's full configuration (its settings with defaults filled in: extractor,
+        similarity, prompt style, strict...), recorded in every results row so that tables never mix
+        variants. Policies keep it in ``self.config``; others have none."""
+        config = getattr(self, "config", None)
+        return dict(config) if isinstance(config, dict) else {}
+
     def take_llm_calls(self) -> list[dict[str, Any]]:
         """The LLM calls made since the last call (the runner takes them after each step for the
         trajectory; see :mod:`textmem_gym.trajectories`). Policies keeping their

@@ -3,12 +3,18 @@
 =================  ===========================================================================
 ``full-history``   every observation and action so far
 ``summary``        the last ``n_prev`` steps plus a running summary (appendix E summarization)
-``rag``            the last ``n_prev`` steps plus ``k`` memories retrieved Generative-Agents
-                   style (recency, LLM-rated importance, relevance to observation and plan)
-``simulacra``      ``rag`` plus reflections over retrieved memories, stored back as memories
-``reflexion``      ``rag`` plus reflections written after failed trials of the same game
+``rag``            the last ``n_prev`` steps plus the top ``k`` past steps by similarity to the
+                   current observation and plan (the paper's RAG; ``scoring="generative"`` uses
+                   Simulacra's recency + importance + relevance instead)
+``simulacra``      Generative-Agents retrieval (recency, LLM-rated importance, relevance) plus
+                   reflections over retrieved memories, stored back as memories
+``reflexion``      ``rag`` plus reflections written after failed trials of the same game (keyed
+                   by env id + game seed, so they never leak between instances)
 ``react``          no planner and no memory beyond the last ``n_prev`` steps
 =================  ===========================================================================
+
+Similarity (``similarity="auto"``, the default): the endpoint's embeddings when it serves them
+(one probe call per policy), else BM25; ``episode_stats()["similarity"]`` records which.
 
 Example:
     >>> [cls.name for cls in (FullHistoryPolicy, SummaryPolicy, RAGPolicy, SimulacraPolicy,
@@ -18,12 +24,11 @@ Example:
 
 from __future__ import annotations
 
-import re
 from typing import Any, ClassVar
 
 from policies.base import Info
 from policies.llm_agent import LLMAgent, Section, Turn, compact
-from policies.llm_calls import render_prompt
+from policies.llm_calls import Trimmable, answer_schema, render_prompt
 from policies.memory_stream import MemoryStream
 
 
@@ -64,8 +69,9 @@ class SummaryPolicy(LLMAgent):
         sections = [("Main goal", self.goal),
                     (self.history_label.format(n=self.n_prev), self.render_history(self.history_turns())),
                     ("Your current observation", compact(turn.observation)), ("Your previous summary", self.summary)]
-        answer = self.llm.ask("summary", render_prompt("summary", sections=self.render_sections(sections)),
-                              temperature=self.summary_temperature, max_tokens=self.max_tokens)
+        answer = self.llm.ask("summary", lambda: render_prompt("summary", sections=self.render_sections(sections)),
+                              temperature=self.summary_temperature, max_tokens=self.max_tokens,
+                              trim=self.trimmables(sections))
         if answer is None or not answer.strip():
             self.counts["llm_fallbacks"] += 1
             return
@@ -76,33 +82,66 @@ class SummaryPolicy(LLMAgent):
 
 
 class RAGPolicy(LLMAgent):
-    """Generative-Agents retrieval over a memory stream of past steps.
+    """Retrieval-augmented memory over a stream of past steps.
 
     Args:
         k: Memories retrieved per step.
-        decay: Recency decay per step.
+        scoring: ``"similarity"`` (default; the paper's RAG: top ``k`` by similarity to the current
+            observation and plan) or ``"generative"`` (Generative Agents: recency ``decay ** age``
+            + LLM-rated importance + relevance; one importance call per memory).
+        similarity: ``"auto"`` (the endpoint's embeddings when served, else BM25), ``"bm25"`` or
+            ``"openai"`` (the endpoint's embeddings).
+        decay: Recency decay per step (``scoring="generative"``).
     """
 
     name: ClassVar[str] = "rag"
+    default_scoring: ClassVar[str] = "similarity"
 
-    def __init__(self, *args: Any, k: int = 5, decay: float = 0.99, **options: Any) -> None:
-        self.k, self.decay = k, decay
+    def __init__(self, *args: Any, k: int = 5, scoring: str | None = None, similarity: str = "auto",
+                 decay: float = 0.99, **options: Any) -> None:
+        scoring = scoring or self.default_scoring
+        if scoring not in ("similarity", "generative"):
+            raise ValueError(f"scoring must be 'similarity' or 'generative', got {scoring!r}")
+        if similarity not in ("auto", "bm25", "openai"):
+            raise ValueError(f"similarity must be 'auto', 'bm25' or 'openai', got {similarity!r}")
+        self.k, self.decay, self.scoring, self.similarity = k, decay, scoring, similarity
+        self._resolved_similarity: str | None = None
         super().__init__(*args, **options)
+        self.config.update(k=k, scoring=scoring, similarity=similarity)
+
+    def wrap_env(self, env: Any) -> Any:
+        """Decides the similarity (``auto``: probes the endpoint's embeddings) before the episode."""
+        self.resolved_similarity()
+        return super().wrap_env(env)
+
+    def resolved_similarity(self) -> str:
+        """``openai`` when the endpoint serves embeddings (probed once when ``similarity="auto"``), else ``bm25``."""
+        if self._resolved_similarity is None:
+            self._resolved_similarity = self.llm.similarity(self.similarity)
+        return self._resolved_similarity
 
     def memory_reset(self, observation: str, info: Info) -> None:
-        self.stream = MemoryStream(self.decay)
-        if observation:  # the constructor resets with no observation: no LLM call then
-            self._add_memory(compact(observation), "observation")
+        if not observation:  # the constructor resets with no observation: no LLM call then
+            self.stream = MemoryStream(self.decay)
+            return
+        options = {"client": self.llm.client} if self.resolved_similarity() == "openai" else {}
+        weights = (1.0, 1.0, 1.0) if self.scoring == "generative" else (0.0, 0.0, 1.0)
+        self.stream = MemoryStream(self.decay, weights, similarity=self.resolved_similarity(), **options)
+        self._add_memory(compact(observation), "observation")
 
     def rate_importance(self, text: str) -> float:
-        """The LLM's 1..10 importance rating (5 when the answer has no number)."""
+        """The LLM's 1..10 importance rating (5 when the answer has no number; 5 without a call
+        when ``scoring="similarity"``, which does not use it)."""
+        if self.scoring != "generative":
+            return 5.0
+        schema = answer_schema("importance")
         answer = self.llm.ask("importance", render_prompt("importance", goal=self.goal, memory=compact(text, 600)),
-                              temperature=0.0, max_tokens=5)
-        match = re.search(r"\d+", answer or "")
-        if answer is None or match is None:
+                              temperature=0.0, max_tokens=10, schema=schema)
+        rating = self.llm.read("importance", answer, schema).get("rating")
+        if answer is None or rating is None:
             self.counts["parse_failures" if answer is not None else "llm_fallbacks"] += 1
             return 5.0
-        return float(min(max(int(match.group()), 1), 10))
+        return float(min(max(int(rating), 1), 10))
 
     def _add_memory(self, text: str, kind: str) -> None:
         self.stream.add(text, step=len(self.turns), importance=self.rate_importance(text), kind=kind)
@@ -114,12 +153,19 @@ class RAGPolicy(LLMAgent):
         """The ``k`` memories for the observation and the plan, older than the recent history."""
         query = f"{observation} {self.plan if self.plan != '{}' else ''}"
         return self.stream.retrieve(query, step=len(self.turns), k=self.k,
-                                    exclude_after=len(self.turns) - len(self.history_turns()) - 1)
+                                    exclude_after=len(self.turns) - len(self.history_turns()) - 1,
+                                    by_relevance=self.scoring == "similarity")
 
     def memory_sections(self, observation: str, info: Info) -> list[Section]:
         found = self.retrieved(observation)
-        text = "; ".join(f"[step {m.step}] {compact(m.text, self.observation_chars)}" for m in found) or "none"
-        return [(f"Your {self.k} most relevant memories from the past for the current situation", text)]
+        items = [f"[step {m.step}] {compact(m.text, self.observation_chars)}" for m in found]
+        return [(f"Your {self.k} most relevant memories from the past for the current situation",
+                 Trimmable("memories", items, drop="last"))]
+
+    def episode_stats(self) -> dict[str, Any]:
+        stats = super().episode_stats()
+        stats["similarity"] = self._resolved_similarity or self.similarity
+        return stats
 
 
 class SimulacraPolicy(RAGPolicy):
@@ -127,10 +173,12 @@ class SimulacraPolicy(RAGPolicy):
     memories; they join the stream as important memories and are always shown."""
 
     name: ClassVar[str] = "simulacra"
+    default_scoring: ClassVar[str] = "generative"
 
     def __init__(self, *args: Any, reflect_every: int = 10, reflections_shown: int = 3, **options: Any) -> None:
         self.reflect_every, self.reflections_shown = reflect_every, reflections_shown
         super().__init__(*args, **options)
+        self.config.update(reflect_every=reflect_every, reflections_shown=reflections_shown)
 
     def memory_reset(self, observation: str, info: Info) -> None:
         super().memory_reset(observation, info)
@@ -163,7 +211,9 @@ class ReflexionPolicy(RAGPolicy):
     """RAG memory plus Reflexion (Shinn et al., 2023) over trials of the same game.
 
     After an episode that is not won, :meth:`end_episode` asks the LLM for a reflection on the
-    trajectory; later trials of the same game (same goal text) read the last ``max_reflections``.
+    trajectory; later trials of the same game (same env id and game seed, read from the env in
+    :meth:`wrap_env`; the goal text when the policy plays an env it did not wrap) read the last
+    ``max_reflections``.
     """
 
     name: ClassVar[str] = "reflexion"
@@ -172,14 +222,29 @@ class ReflexionPolicy(RAGPolicy):
     def __init__(self, *args: Any, max_reflections: int = 3, trajectory_steps: int = 20, **options: Any) -> None:
         self.max_reflections, self.trajectory_steps = max_reflections, trajectory_steps
         self.trial_reflections: dict[str, list[str]] = {}
+        self.game_key: str | None = None
         super().__init__(*args, **options)
+        self.config.update(max_reflections=max_reflections, trajectory_steps=trajectory_steps)
+
+    def wrap_env(self, env: Any) -> Any:
+        """Keys this game's reflections by env id + game seed."""
+        spec = getattr(env, "spec", None)
+        kwargs = dict(getattr(spec, "kwargs", None) or {})
+        game_seed = kwargs.get("game_seed", kwargs.get("default_game_seed"))
+        self.game_key = f"{getattr(spec, 'id', type(env.unwrapped).__name__)}|game_seed={game_seed}"
+        return super().wrap_env(env)
+
+    @property
+    def key(self) -> str:
+        """The key of this game's reflections (env id + game seed; the goal text if unknown)."""
+        return self.game_key or self.goal
 
     def memory_reset(self, observation: str, info: Info) -> None:
         super().memory_reset(observation, info)
-        self.reflections_read = min(len(self.trial_reflections.get(self.goal, [])), self.max_reflections)
+        self.reflections_read = min(len(self.trial_reflections.get(self.key, [])), self.max_reflections)
 
     def memory_sections(self, observation: str, info: Info) -> list[Section]:
-        previous = self.trial_reflections.get(self.goal, [])[-self.max_reflections:]
+        previous = self.trial_reflections.get(self.key, [])[-self.max_reflections:]
         text = " | ".join(f"Trial {i}: {r}" for i, r in enumerate(previous, 1)) or "none (first trial)"
         return super().memory_sections(observation, info) + [("Your reflections from previous trials", text)]
 
@@ -190,17 +255,17 @@ class ReflexionPolicy(RAGPolicy):
                    f"of {info.get('max_score', '?')} after {len(self.turns)} steps")
         trajectory = "\n".join(f"> {t.action} -> {compact(t.observation, 300)}"
                                for t in self.turns[-self.trajectory_steps:])
-        previous = "; ".join(self.trial_reflections.get(self.goal, [])[-self.max_reflections:]) or "none"
+        previous = "; ".join(self.trial_reflections.get(self.key, [])[-self.max_reflections:]) or "none"
         answer = self.llm.ask("trial_reflection", render_prompt("reflexion", goal=self.goal, outcome=outcome,
                                                                 previous=previous, trajectory=trajectory),
                               temperature=0.2, max_tokens=self.max_tokens)
         if answer is None or not answer.strip():
             self.counts["llm_fallbacks"] += 1
             return
-        self.trial_reflections.setdefault(self.goal, []).append(compact(answer))
+        self.trial_reflections.setdefault(self.key, []).append(compact(answer))
 
     def episode_stats(self) -> dict[str, Any]:
         stats = super().episode_stats()
         stats["reflections_read"] = self.reflections_read
-        stats["reflections_written"] = len(self.trial_reflections.get(self.goal, []))
+        stats["reflections_written"] = len(self.trial_reflections.get(self.key, []))
         return stats

@@ -12,7 +12,12 @@ After each step the critic compares the predicted and the actual transition; a s
 deviation stores a reflection and triggers re-planning. Commands are sent as the actor wrote
 them (mapped to the admissible spelling when one matches: ScienceWorld's list of valid commands
 is partial, e.g. it lacks ``open door to hallway``), so the critic judges them by their outcome.
-LLM failures fall back to the heuristic critic's best untried command. One world-model call
+When no command comes (LLM failure, context overflow, unparseable answers), the heuristic
+critic's best untried command is sent and counted as a fallback by cause. Defaults follow the
+paper: LLM extraction of the temporal KG (``extractor="rules"`` is the rule variant). Context
+budget: the world model's prompt loses the oldest steps of the belief's recent trajectory first,
+then the inner monologue's oldest answers; the actor's loses the least relevant permissible
+commands (never below :data:`~policies.llm_calls.MIN_ACTIONS`). One world-model call
 predicts both the next observation and the reward (Algorithm 2's transition and reward models
 share their inputs, so they are asked together).
 
@@ -41,10 +46,10 @@ import gymnasium as gym
 from policies.base import BasePolicy, Info
 from policies.critic import HeuristicCritic, room_from
 from policies.llm_agent import SAFE_COMMAND, Turn, compact
-from policies.llm_calls import LLMCalls, render_prompt
+from policies.llm_calls import MIN_ACTIONS, LLMCalls, Trimmable, answer_schema, rank_commands, render_prompt
 from policies.memory_env import admissible, adopt_memory, ensure_memory_wrapper, observation_text
 from policies.stma import executable
-from textmem_gym.llm import parse_json_object
+from textmem_gym.llm.answers import parse_answer
 from textmem_gym.memory.davis.kg import TemporalKG
 from textmem_gym.memory.davis.memory import DAVISMemory
 
@@ -66,15 +71,14 @@ def _number(value: Any) -> float:
 
 
 def parse_prediction(answer: str | None) -> tuple[str, Any]:
-    """``("question", text)``, ``("step", Prediction)``, ``("done", None)`` or ``("invalid", None)``."""
-    value = parse_json_object(answer or "").value
-    if not isinstance(value, dict):
-        return "invalid", None
-    if isinstance(value.get("question"), str) and value["question"].strip():
-        return "question", value["question"].strip()
-    if isinstance(value.get("action"), str) and value["action"].strip():
-        return "step", Prediction(value["action"].strip(), str(value.get("predicted_observation", "")),
+    """``("question", text)``, ``("step", Prediction)``, ``("done", None)`` or ``("invalid", None)``
+    (an answer with both a question and an action is a step)."""
+    value = parse_answer(answer, answer_schema("davis_world_model")).values
+    if value.get("action"):
+        return "step", Prediction(value["action"], str(value.get("predicted_observation", "")),
                                   _number(value.get("predicted_reward")))
+    if value.get("question"):
+        return "question", value["question"]
     return ("done", None) if value.get("done") else ("invalid", None)
 
 
@@ -94,21 +98,27 @@ class DAVISPolicy(BasePolicy):
         train_variations: Training variations of the ScienceWorld world model (5).
         horizon: Predicted trajectory length ``L`` (5).
         max_questions: Graph questions per prediction ``k`` (5).
-        extractor: Temporal-KG extractor of this episode: ``"rules"`` or ``"llm"``.
+        extractor: Temporal-KG extractor of this episode: ``"llm"`` (default, as the paper) or ``"rules"``.
         history: Recent steps in the belief state.
+        strict: End the episode at the first fallback (:class:`~textmem_gym.fallbacks.FallbackError`).
     """
 
     name: ClassVar[str] = "davis"
 
     def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
                  client: Any = None, world_model: TemporalKG | str | Path | None = "auto", train_variations: int = 5,
-                 horizon: int = 5, max_questions: int = 5, extractor: str = "rules", history: int = 10,
-                 max_tokens: int = 800, temperature: float = 0.0, **client_options: Any) -> None:
+                 horizon: int = 5, max_questions: int = 5, extractor: str = "llm", history: int = 10,
+                 max_tokens: int = 800, temperature: float = 0.0, strict: bool = False, **client_options: Any) -> None:
         for label, value in (("horizon", horizon), ("max_questions", max_questions), ("history", history)):
             if not isinstance(value, int) or value < (1 if label == "horizon" else 0):
                 raise ValueError(f"{label} must be a {'positive' if label == 'horizon' else 'non-negative'} int, "
                                  f"got {value!r}")
-        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options)
+        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options, strict=strict)
+        self.config = {"world_model": world_model if isinstance(world_model, (str, type(None))) else str(world_model),
+                       "train_variations": train_variations, "horizon": horizon, "max_questions": max_questions,
+                       "extractor": extractor, "history": history, "max_tokens": max_tokens,
+                       "temperature": temperature, "strict": bool(strict),
+                       **{k: v for k, v in client_options.items() if k in ("structured_output", "context_window")}}
         self.world_model, self.train_variations = world_model, train_variations
         self.horizon, self.max_questions, self.extractor, self.history = horizon, max_questions, extractor, history
         self.max_tokens, self.temperature = max_tokens, temperature
@@ -152,6 +162,7 @@ class DAVISPolicy(BasePolicy):
         self.room = room_from(self.last_observation, info)
         self.counts = {"steps": 0, "plans": 0, "replans": 0, "predictions": 0, "questions": 0, "critic_calls": 0,
                        "divergences": 0, "off_list_commands": 0, "llm_fallbacks": 0, "parse_failures": 0}
+        self.failure: str | None = None
 
     def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
                 info: Info) -> None:
@@ -176,26 +187,39 @@ class DAVISPolicy(BasePolicy):
             return
         self.state = compact(answer, 1500)
 
-    def belief(self) -> str:
+    def belief(self, recent: Trimmable | None = None) -> str:
         """The state estimate: the updated belief, then the recent trajectory (oldest first)."""
-        recent = self.turns[-self.history:]
-        lines = [f"Belief: {self.state}"]
-        lines += [f"> {t.action} -> {compact(t.observation, 300)} (reward {t.reward:g})" for t in recent]
+        recent = recent if recent is not None else self.recent_steps()
+        lines = [f"Belief: {self.state}"] + recent.items
         return "\n".join(lines + [f"Current observation: {compact(self.last_observation, 1200)}"])
+
+    def recent_steps(self) -> Trimmable:
+        """The last ``history`` steps of the belief (oldest trimmed first)."""
+        return Trimmable("history", [f"> {t.action} -> {compact(t.observation, 300)} (reward {t.reward:g})"
+                                     for t in self.turns[-self.history:]])
 
     def predict(self, trajectory: list[Prediction], monologue: list[str]) -> Prediction | None:
         """Algorithm 2: one transition prediction, asking the graph up to ``max_questions`` times."""
+        schema = answer_schema("davis_world_model")
         for asked in range(self.max_questions + 1):
-            prompt = render_prompt(
-                "davis_world_model", goal=self.goal, belief=self.belief(), executed=len(self.turns),
-                reflections="\n".join(self.reflections[-3:]) or "(none)", monologue="\n".join(monologue) or "(none)",
-                trajectory=_numbered(trajectory) or "(none)",
-                predicted=len(trajectory), horizon=self.horizon, questions_left=self.max_questions - asked)
-            answer = self._ask("davis_world_model", prompt)
-            kind, value = parse_prediction(answer)
+            recent = self.recent_steps()
+            inner = Trimmable("monologue", monologue, sep="\n", empty="(none)")
+
+            def build(recent: Trimmable = recent, inner: Trimmable = inner, asked: int = asked) -> str:
+                return render_prompt(
+                    "davis_world_model", goal=self.goal, belief=self.belief(recent), executed=len(self.turns),
+                    reflections="\n".join(self.reflections[-3:]) or "(none)", monologue=inner.text(),
+                    trajectory=_numbered(trajectory) or "(none)",
+                    predicted=len(trajectory), horizon=self.horizon, questions_left=self.max_questions - asked)
+
+            answer = self.llm.ask("davis_world_model", build, temperature=self.temperature,
+                                  max_tokens=self.max_tokens, schema=schema, trim=[recent, inner])
             if answer is None:
                 self.counts["llm_fallbacks"] += 1
+                self.failure = self.llm.failure_cause()
                 return None
+            self.llm.read("davis_world_model", answer, schema)
+            kind, value = parse_prediction(answer)
             if kind == "question" and asked < self.max_questions:
                 self.counts["questions"] += 1
                 found = self.memory.graph_qa(value)  # type: ignore[union-attr]
@@ -205,6 +229,7 @@ class DAVISPolicy(BasePolicy):
                 self.counts["predictions"] += 1
                 return value
             self.counts["parse_failures"] += int(kind == "invalid")
+            self.failure = "unparseable" if kind == "invalid" else self.failure
             return None
         return None
 
@@ -222,28 +247,36 @@ class DAVISPolicy(BasePolicy):
 
     def actor(self, trajectory: list[Prediction], commands: list[str]) -> list[Prediction]:
         """The actor: executable commands (with predicted outcomes) for the planned actions."""
-        prompt = render_prompt("davis_actor", goal=self.goal, observation=compact(self.last_observation, 1200),
-                               trajectory=_numbered(trajectory),
-                               actions=json.dumps([p.action for p in trajectory]), commands=json.dumps(commands))
-        answer = self._ask("davis_actor", prompt)
-        value = parse_json_object(answer or "").value
-        rows = value.get("commands") if isinstance(value, dict) else None
+        context = " ".join([self.goal, self.last_observation] + [p.action for p in trajectory])
+        shown = Trimmable("actions", rank_commands(commands, context), drop="last", keep=MIN_ACTIONS,
+                          render=lambda items: json.dumps([c for c in commands if c in set(items)]))
+        schema = answer_schema("davis_actor", commands)
+        answer = self.llm.ask("davis_actor", lambda: render_prompt(
+            "davis_actor", goal=self.goal, observation=compact(self.last_observation, 1200),
+            trajectory=_numbered(trajectory), actions=json.dumps([p.action for p in trajectory]),
+            commands=shown.text()), temperature=self.temperature, max_tokens=self.max_tokens, schema=schema,
+            trim=[shown])
+        rows = self.llm.read("davis_actor", answer, schema).get("commands")
         if not isinstance(rows, list):
             self.counts["llm_fallbacks" if answer is None else "parse_failures"] += 1
             return list(trajectory)  # no decomposition: the planned actions themselves
         return [Prediction(str(r.get("command", "")).strip(), str(r.get("predicted_observation", "")),
-                           _number(r.get("predicted_reward"))) for r in rows if isinstance(r, dict) and r.get("command")]
+                           _number(r.get("predicted_reward"))) if isinstance(r, dict) else Prediction(str(r))
+                for r in rows if (isinstance(r, dict) and r.get("command")) or isinstance(r, str)]
 
     def criticize(self, step: Prediction, actual: str, reward: float) -> None:
         """The critic: compares predicted and actual transitions; divergence -> reflection + re-plan."""
         self.counts["critic_calls"] += 1
         prompt = render_prompt("davis_critic", goal=self.goal, command=step.action,
-                               before=compact(self.last_observation, 800), predicted_observation=step.observation or "?",
+                               before=compact(self.last_observation, 800),
+                               predicted_observation=step.observation or "?",
                                predicted_reward=f"{step.reward:g}", actual_observation=compact(actual, 800),
                                actual_reward=f"{reward:g}")
-        answer = self._ask("davis_critic", prompt)
-        value = parse_json_object(answer or "").value
-        if not isinstance(value, dict) or not isinstance(value.get("consistent"), bool):
+        schema = answer_schema("davis_critic")
+        answer = self.llm.ask("davis_critic", prompt, temperature=self.temperature, max_tokens=self.max_tokens,
+                              schema=schema)
+        value = self.llm.read("davis_critic", answer, schema).values
+        if not isinstance(value.get("consistent"), bool):
             self.counts["llm_fallbacks" if answer is None else "parse_failures"] += 1
             return
         if not value["consistent"]:
@@ -261,6 +294,7 @@ class DAVISPolicy(BasePolicy):
         for _ in range(2):
             if not self.queue:
                 self.counts["replans"] += int(self.counts["plans"] > 0)
+                self.failure = None
                 trajectory = self.plan()
                 self.queue = deque(self.actor(trajectory, commands) if trajectory else [])
             if self.queue:
@@ -270,8 +304,9 @@ class DAVISPolicy(BasePolicy):
                     self.counts["off_list_commands"] += 1
                     command = step.action
                 self.pending = Prediction(command, step.observation, step.reward)
-                return command
-        return self.critic.best_untried(self.room, commands) or SAFE_COMMAND
+                return self.llm.model_action(command)
+        return self.llm.fallback(self.failure or "unparseable",
+                                 self.critic.best_untried(self.room, commands) or SAFE_COMMAND)
 
     def episode_stats(self) -> dict[str, Any]:
         stats = self.llm.episode_stats()

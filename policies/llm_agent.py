@@ -2,38 +2,48 @@
 
 Each step: the memory of the policy contributes working-memory sections; the planning module
 (appendix E planning prompt) updates a JSON plan of sub-goals; the decision module (appendix E
-ReAct prompt) picks one action from the admissible commands. An answer outside them is mapped
-to the closest admissible command (else ``look``) and counted; LLM failures fall back to the
-heuristic critic's best untried command. Subclasses change only the memory
-(:meth:`LLMAgent.memory_sections`, :meth:`LLMAgent.remember`).
+ReAct prompt) picks one action from the admissible commands (sent as the enum of the answer
+schema when the endpoint takes structured outputs). Answers are read by the shared parser
+(:mod:`textmem_gym.llm.answers`). Every env action is counted: the model's own command
+(``exact``, or ``completed`` to the one admissible command extending it), or a fallback by cause
+(an answer outside the commands mapped to the most similar one or defaulted to ``look``; LLM
+errors, context overflows and unparseable answers fall back to the heuristic critic's best
+untried command). Subclasses change only the memory (:meth:`LLMAgent.memory_sections`,
+:meth:`LLMAgent.remember`).
+
+Context budget (see :mod:`policies.llm_calls`): when the window is known, prompts lose, in this
+order, the oldest history steps, then the items of the memory sections (least relevant first,
+in the order the sections are listed), then the least relevant commands of the action list
+(:func:`~policies.llm_calls.rank_commands`, never below
+:data:`~policies.llm_calls.MIN_ACTIONS`); never the instructions, the goal, the current
+observation or the plan.
 
 Example:
     >>> resolve_action("take the knife", ["take knife from table", "look"])
-    ('take knife from table', 'mapped')
+    ('take knife from table', 'completed')
     >>> resolve_action("Look", ["look"])
     ('look', 'exact')
 """
 
 from __future__ import annotations
 
-import difflib
 import json
-import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from policies.base import BasePolicy, Info
 from policies.critic import HeuristicCritic, room_from
-from policies.llm_calls import LLMCalls, render_prompt
+from policies.llm_calls import MIN_ACTIONS, LLMCalls, Trimmable, answer_schema, rank_commands, render_prompt
 from policies.memory_env import admissible, observation_text
-from textmem_gym.llm import parse_json_object
+from textmem_gym.llm.answers import match_command
 
 SAFE_COMMAND = "look"
 #: Prompt style -> template name suffix (``planning.txt`` or ``planning_paper.txt``...).
 PROMPT_STYLES = {"compact": "", "paper": "_paper"}
 #: How an answer was resolved -> the counter it increments.
 INVALID_COUNTERS = {"mapped": "invalid_actions_mapped", "default": "invalid_actions_defaulted"}
-Section = tuple[str, str]
+#: A working-memory section: its label and its text (a :class:`Trimmable` when it may be trimmed).
+Section = tuple[str, "str | Trimmable"]
 
 
 def compact(text: str, limit: int | None = None) -> str:
@@ -43,29 +53,9 @@ def compact(text: str, limit: int | None = None) -> str:
 
 
 def resolve_action(proposed: str, commands: list[str]) -> tuple[str, str]:
-    """``(command, how)``: ``how`` is ``exact``, ``mapped`` (closest admissible) or ``default``."""
-    wanted = compact(proposed).strip(" .\"'").lower()
-    if not commands:
-        return (wanted or SAFE_COMMAND), "exact"
-    by_lower = {c.lower(): c for c in commands}
-    if wanted in by_lower:
-        return by_lower[wanted], "exact"
-    best, score = max(((c, _similarity(wanted, c)) for c in by_lower), key=lambda pair: pair[1])
-    if score >= 0.6:
-        return by_lower[best], "mapped"
-    return (by_lower.get(SAFE_COMMAND) or SAFE_COMMAND), "default"
-
-
-_STOP = {"the", "a", "an", "to", "with", "from", "on", "in", "into", "at"}
-
-
-def _similarity(wanted: str, command: str) -> float:
-    """Character similarity, or the share of the wanted content words found in ``command``."""
-    words = [w for w in wanted.split() if w not in _STOP]
-    have = set(command.split())
-    covered = sum(w in have for w in words) / len(words) if words else 0.0
-    same_verb = bool(words) and command.split()[:1] == words[:1]
-    return max(difflib.SequenceMatcher(None, wanted, command).ratio(), covered if same_verb else 0.0)
+    """``(command, how)``: ``how`` is ``exact``, ``completed``, ``mapped`` (most similar admissible)
+    or ``default`` (see :func:`textmem_gym.llm.answers.match_command`)."""
+    return match_command(proposed, commands)
 
 
 def group_commands(commands: list[str]) -> str:
@@ -105,7 +95,9 @@ class LLMAgent(BasePolicy):
         observation_chars: Characters kept of each past observation in the history.
         prompt_style: ``"compact"`` (default: every rule of the paper's prompts, tighter wording)
             or ``"paper"`` (appendix E planning and ReAct prompts nearly verbatim).
-        **client_options: Further ``LLMClient`` arguments (``timeout``, ``max_retries``, ``cache``...).
+        strict: End the episode at the first fallback (:class:`~textmem_gym.fallbacks.FallbackError`).
+        **client_options: Further ``LLMClient`` arguments (``timeout``, ``max_retries``, ``cache``,
+            ``structured_output``, ``context_window``...).
 
     Example:
         >>> agent = LLMAgent(n_prev=3)  # no endpoint needed until the first call
@@ -120,13 +112,17 @@ class LLMAgent(BasePolicy):
     def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
                  client: Any = None, n_prev: int = 5, plan_temperature: float = 0.2,
                  action_temperature: float = 0.2, max_tokens: int = 400, observation_chars: int = 700,
-                 prompt_style: str = "compact", **client_options: Any) -> None:
+                 prompt_style: str = "compact", strict: bool = False, **client_options: Any) -> None:
         if n_prev < 0:
             raise ValueError(f"n_prev must be >= 0, got {n_prev!r}")
         if prompt_style not in PROMPT_STYLES:
             raise ValueError(f"prompt_style must be one of {sorted(PROMPT_STYLES)}, got {prompt_style!r}")
         self.prompt_suffix = PROMPT_STYLES[prompt_style]
-        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options)
+        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options, strict=strict)
+        self.config = {"n_prev": n_prev, "plan_temperature": plan_temperature, "action_temperature": action_temperature,
+                       "max_tokens": max_tokens, "observation_chars": observation_chars, "prompt_style": prompt_style,
+                       "strict": bool(strict), **{k: v for k, v in client_options.items()
+                                                  if k in ("structured_output", "context_window", "seed")}}
         self.n_prev, self.max_tokens, self.observation_chars = n_prev, max_tokens, observation_chars
         self.plan_temperature, self.action_temperature = plan_temperature, action_temperature
         self.critic = HeuristicCritic()
@@ -179,66 +175,84 @@ class LLMAgent(BasePolicy):
         return None
 
     # -- working memory ------------------------------------------------------------------
-    def render_history(self, turns: list[Turn]) -> str:
-        if not turns:
-            return "none yet"
+    def render_history(self, turns: list[Turn]) -> Trimmable:
+        """The history section: one ``> action -> observation`` line per turn (oldest trimmed first)."""
         goal = self.goal
         lines = []
         for turn in turns:
             text = compact(turn.observation.replace(goal, "") if goal else turn.observation, self.observation_chars)
             lines.append(f"> {turn.action} -> {text}")
-        return "\n" + "\n".join(lines)
+        return Trimmable("history", lines, render=lambda items: "\n" + "\n".join(items) if items else "none yet")
 
     def working_memory(self, observation: str, info: Info) -> list[Section]:
         label = self.history_label.format(n=self.n_prev)
-        sections = [("Main goal", self.goal), (label, self.render_history(self.history_turns())),
-                    ("Your current observation", compact(observation))]
+        sections: list[Section] = [("Main goal", self.goal), (label, self.render_history(self.history_turns())),
+                                   ("Your current observation", compact(observation))]
         return sections + self.memory_sections(observation, info)
 
     @staticmethod
     def render_sections(sections: list[Section]) -> str:
         return "\n".join(f"{i}. {label}: {text}" for i, (label, text) in enumerate(sections, 1))
 
+    @staticmethod
+    def trimmables(sections: list[Section]) -> list[Trimmable]:
+        """The sections that may be trimmed, in trim order (as listed: history first, then memories)."""
+        return [text for _, text in sections if isinstance(text, Trimmable)]
+
     # -- modules -------------------------------------------------------------------------
     def update_plan(self, sections: list[Section]) -> None:
         """The planning module: replaces :attr:`plan` with the LLM's updated plan."""
-        prompt = render_prompt("planning" + self.prompt_suffix, sections=self.render_sections(sections + [("Your previous plan", self.plan)]))
-        answer = self.llm.ask("plan", prompt, temperature=self.plan_temperature, max_tokens=self.max_tokens)
+        schema = answer_schema("planning")
+        answer = self.llm.ask("plan", lambda: render_prompt(
+            "planning" + self.prompt_suffix, sections=self.render_sections(sections + [("Your previous plan", self.plan)])),
+            temperature=self.plan_temperature, max_tokens=self.max_tokens, schema=schema,
+            trim=self.trimmables(sections))
         if answer is None:
             self.counts["llm_fallbacks"] += 1
             return
-        parsed = parse_json_object(answer)
-        if not isinstance(parsed.value, dict) or "plan_steps" not in parsed.value:
+        parsed = self.llm.read("plan", answer, schema, need=("plan_steps",))
+        steps = parsed.get("plan_steps")
+        if not steps:
             self.counts["parse_failures"] += 1
             return
-        plan = {k: v for k, v in parsed.value.items() if k in ("main_goal", "plan_steps")}
+        plan = {"main_goal": parsed.get("main_goal") or self.goal, "plan_steps": [_plan_step(i, step) for i, step in
+                                                                                   enumerate(steps, 1)]}
         self.plan = json.dumps(plan, ensure_ascii=False)
         self.counts["plan_updates"] += 1
 
     def plan_needs_exploration(self) -> bool:
         """The exploration check: does the plan require exploring or finding something?"""
         self.counts["exploration_checks"] += 1
+        schema = answer_schema("exploration_check")
         answer = self.llm.ask("exploration_check", render_prompt("exploration_check", plan=self.plan),
-                              temperature=0.0, max_tokens=5)
-        return bool(answer) and "true" in answer.lower()
+                              temperature=0.0, max_tokens=20, schema=schema)
+        return bool(self.llm.read("exploration_check", answer, schema).get("needs_exploration"))
 
     def decide(self, sections: list[Section], commands: list[str]) -> str:
-        """The ReAct decision module: one action from ``commands`` (mapped and counted if not)."""
-        prompt = render_prompt("decision" + self.prompt_suffix, sections=self.render_sections(sections), actions=group_commands(commands))
-        answer = self.llm.ask("action", prompt, temperature=self.action_temperature, max_tokens=self.max_tokens)
+        """The ReAct decision module: one action from ``commands``; every outcome counted (see the module)."""
+        context = " ".join([self.goal, self.plan] + [str(text) for _, text in sections[-3:]])
+        shown = Trimmable("actions", rank_commands(commands, context), drop="last", keep=MIN_ACTIONS,
+                          render=lambda items: group_commands([c for c in commands if c in set(items)]))
+        schema = answer_schema("decision", commands)
+        answer = self.llm.ask("action", lambda: render_prompt("decision" + self.prompt_suffix,
+                                                              sections=self.render_sections(sections),
+                                                              actions=shown.text()),
+                              temperature=self.action_temperature, max_tokens=self.max_tokens, schema=schema,
+                              trim=self.trimmables(sections) + [shown])
         if answer is None:
             self.counts["llm_fallbacks"] += 1
-            return self.critic.best_untried(self.room, commands) or SAFE_COMMAND
-        parsed = parse_json_object(answer, required=("action_to_take",))
-        if isinstance(parsed.value, dict) and isinstance(parsed.value.get("action_to_take"), str):
-            proposed = parsed.value["action_to_take"]
-        else:
+            return self.llm.fallback(self.llm.failure_cause(), self.critic.best_untried(self.room, commands)
+                                     or SAFE_COMMAND)
+        proposed = self.llm.read("action", answer, schema, need=("action_to_take",)).get("action_to_take")
+        if proposed is None:
             self.counts["parse_failures"] += 1
-            proposed = _first_line(answer)
+            return self.llm.fallback("unparseable", self.critic.best_untried(self.room, commands) or SAFE_COMMAND,
+                                     answer[:200])
         action, how = resolve_action(proposed, commands)
-        if how != "exact":
+        if how in INVALID_COUNTERS:
             self.counts[INVALID_COUNTERS[how]] += 1
-        return action
+            return self.llm.fallback(f"invalid_{'mapped' if how == 'mapped' else 'defaulted'}", action, proposed)
+        return self.llm.model_action(action)
 
     def act(self, observation: Any, info: Info) -> str:
         text, commands = observation_text(observation), admissible(info)
@@ -257,10 +271,11 @@ class LLMAgent(BasePolicy):
         self.llm.close()
 
 
-def _first_line(text: str) -> str:
-    """A command guessed from a free-text answer: an ``action: X`` line, else the first line."""
-    match = re.search(r"action[_ a-z]*\"?\s*[:=]\s*\"?([^\"\n]+)", text, re.I)
-    if match:
-        return match.group(1)
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[0] if lines else ""
+def _plan_step(index: int, step: Any) -> dict[str, Any]:
+    """One plan step in the prompt's shape (``{"sub_goal_<i>": ..., "reason": ...}``)."""
+    if isinstance(step, dict):
+        goal = next((v for k, v in step.items() if str(k).lower().startswith("sub")), None)
+        if goal is None:
+            goal = next((v for k, v in step.items() if k != "reason"), "")
+        return {f"sub_goal_{index}": goal, "reason": step.get("reason", "")}
+    return {f"sub_goal_{index}": str(step), "reason": ""}

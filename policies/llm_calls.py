@@ -1,9 +1,27 @@
-"""LLM access for policies: a lazily built client, fault-tolerant calls, per-episode accounting.
+"""LLM access for policies: calls fitted to the context window, answer schemas, per-episode accounting.
 
-A call that still fails after the client's retries (:class:`~textmem_gym.llm.LLMError`) returns
-``None`` and is counted; the policy then falls back. Per-episode statistics are the client's
-usage totals since :meth:`LLMCalls.begin_episode`, plus calls, prompt tokens and errors by kind
-(``plan``, ``action``, ``summary``...).
+One :class:`LLMCalls` per policy (``policy.llm``) does, for every prompt kind alike:
+
+* **Schemas.** :meth:`LLMCalls.ask` sends the kind's answer schema (``prompts/<name>.schema.json``,
+  see :func:`answer_schema`) as a structured-output request when the client's
+  ``structured_output`` allows; :meth:`LLMCalls.read` reads the answer with the one free-text
+  parser (:func:`textmem_gym.llm.answers.parse_answer`) either way and counts parse failures.
+* **Context budget.** When the model's context window is known (``context_window=`` or stated by
+  the server), the prompt is fitted to ``window - max_tokens - RESERVE_TOKENS`` before it is sent:
+  its :class:`Trimmable` sections lose items in the order the policy lists them (each policy
+  states its priority: oldest history first, then retrieved memories, ...); the instructions,
+  the goal and the current observation are never trimmed, and the action list only down to
+  :data:`MIN_ACTIONS` commands by the rule of :func:`rank_commands`. Trims are counted by section.
+  A context-length error (HTTP 400) gets the prompt trimmed to 3/4 of what was sent and sent once
+  more; a second one is a failed call of cause ``context_overflow``.
+* **Accounting.** Usage since :meth:`LLMCalls.begin_episode`, calls/prompt tokens/errors/parse
+  failures by kind, which structured-output way each call went, trims, and the env actions:
+  :meth:`LLMCalls.model_action` or :meth:`LLMCalls.fallback` with a cause of
+  :data:`textmem_gym.fallbacks.FALLBACK_CAUSES` for each (``strict=True`` raises
+  :class:`~textmem_gym.fallbacks.FallbackError` at the first fallback).
+
+A call that still fails after the client's retries returns ``None`` (:attr:`LLMCalls.last_failure`
+says why); the policy then falls back and counts it.
 
 Example:
     >>> from textmem_gym.llm import LocalOpenAIServer
@@ -18,22 +36,153 @@ Example:
 
 from __future__ import annotations
 
+import copy
+import functools
+import json
+import re
 import time
+from collections.abc import Callable, Mapping, Sequence
+from importlib import resources
 from typing import Any
 
-from textmem_gym.llm import LLMClient, LLMError
+from textmem_gym.fallbacks import FALLBACK_CAUSES, FallbackError
+from textmem_gym.llm import ContextLengthError, LLMClient, LLMError
 from textmem_gym.llm.accounting import estimate_prompt_tokens
+from textmem_gym.llm.answers import Answer, parse_answer
 from textmem_gym.prompts import PromptFolder
 
 _USAGE_NUMBERS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "total_tokens", "cost_usd",
                   "latency_s", "retries", "failed_calls")
-
+#: Tokens kept free besides the completion limit (chat template tokens, counting slack).
+RESERVE_TOKENS = 32
+#: An action list is never cut below this many commands.
+MIN_ACTIONS = 20
+#: Admissible lists longer than this are not sent as a schema enum (the prompt still lists them).
+MAX_ENUM = 400
+#: A context-length error: the prompt is trimmed to this share of what was sent, then sent once more.
+RETRY_SHARE = 0.75
 
 #: The policies' prompt templates (``policies/prompts/*.txt``).
 PROMPTS = PromptFolder(__package__)
 
 #: Fills a policy prompt; every placeholder must be given.
 render_prompt = PROMPTS.render
+
+
+@functools.cache
+def _schema_file(name: str) -> dict[str, Any]:
+    path = resources.files(__package__).joinpath("prompts", f"{name}.schema.json")
+    if not path.is_file():
+        raise ValueError(f"no answer schema {name!r} in {__package__}/prompts/")
+    loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return loaded
+
+
+def answer_schema(name: str, actions: Sequence[str] | None = None) -> dict[str, Any]:
+    """The answer schema of prompt ``name`` (``prompts/<name>.schema.json``), as the parser reads it.
+
+    Properties marked ``"x-enum": "actions"`` become an enum of ``actions`` (when given, non-empty
+    and at most :data:`MAX_ENUM` long). ``x-`` keys stay (the parser reads ``x-aliases``);
+    :func:`wire_schema` drops them before the schema is sent.
+
+    Example:
+        >>> answer_schema("decision", ["look", "go east"])["properties"]["action_to_take"]["enum"]
+        ['look', 'go east']
+    """
+    schema = copy.deepcopy(_schema_file(name))
+    enum = list(dict.fromkeys(actions)) if actions and len(actions) <= MAX_ENUM else None
+
+    def fill(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("x-enum") == "actions" and enum:
+                node["enum"] = enum
+            for value in node.values():
+                fill(value)
+        elif isinstance(node, list):
+            for value in node:
+                fill(value)
+
+    fill(schema)
+    return schema
+
+
+def wire_schema(schema: Any) -> Any:
+    """``schema`` without its ``x-`` keys (what the server gets).
+
+    Example:
+        >>> wire_schema({"type": "string", "x-aliases": ["a"]})
+        {'type': 'string'}
+    """
+    if isinstance(schema, dict):
+        return {k: wire_schema(v) for k, v in schema.items() if not str(k).startswith("x-")}
+    if isinstance(schema, list):
+        return [wire_schema(v) for v in schema]
+    return schema
+
+
+class Trimmable:
+    """A prompt section whose items can be dropped to fit the context window.
+
+    Args:
+        name: Counted under this name in ``context_trims``.
+        items: The section's items, in the order they are shown.
+        drop: ``"first"`` drops the first item first (oldest history), ``"last"`` the last
+            (least relevant memory, when items are shown best first).
+        keep: Items never dropped.
+        sep, empty: How :meth:`text` joins the items, and what it shows when there are none.
+        render: Renders the remaining items instead (overrides ``sep``/``empty``).
+
+    Example:
+        >>> history = Trimmable("history", ["> look -> a room", "> go east -> a hall"], sep=" | ")
+        >>> history.drop_one(), history.text()
+        (18, '> go east -> a hall')
+    """
+
+    def __init__(self, name: str, items: Sequence[str], *, drop: str = "first", keep: int = 0, sep: str = "; ",
+                 empty: str = "none", render: Callable[[list[str]], str] | None = None) -> None:
+        if drop not in ("first", "last"):
+            raise ValueError(f"drop must be 'first' or 'last', got {drop!r}")
+        self.name, self.items, self.drop, self.keep = name, list(items), drop, keep
+        self.sep, self.empty, self.render = sep, empty, render
+
+    def text(self) -> str:
+        """The section as the prompt shows it now."""
+        if self.render is not None:
+            return self.render(list(self.items))
+        return self.sep.join(self.items) if self.items else self.empty
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def can_drop(self) -> bool:
+        """True while more than ``keep`` items remain."""
+        return len(self.items) > self.keep
+
+    def drop_one(self) -> int:
+        """Drops one item; returns about how many characters the prompt lost."""
+        item = self.items.pop(0 if self.drop == "first" else -1)
+        return len(item) + 2
+
+
+def rank_commands(commands: Sequence[str], context: str) -> list[str]:
+    """The stated rule for cutting a long action list: commands sharing more words with ``context``
+    (goal, observation, plan) first, then movement (``go``/compass words), then the rest, each
+    group in the original order. A cut list keeps the best-ranked ones.
+
+    Example:
+        >>> rank_commands(["examine rug", "go east", "take knife"], "You need the knife")
+        ['take knife', 'go east', 'examine rug']
+    """
+    words = set(re.findall(r"[a-z]+", context.lower())) - {"the", "a", "an", "to", "of", "and", "you", "in", "on"}
+    moves = {"go", "north", "south", "east", "west", "up", "down", "n", "s", "e", "w"}
+
+    def key(pair: tuple[int, str]) -> tuple[int, int, int]:
+        index, command = pair
+        tokens = command.lower().split()
+        shared = sum(t in words for t in tokens[1:] or tokens)
+        return (-shared, 0 if tokens[:1] and tokens[0] in moves else 1, index)
+
+    return [c for _, c in sorted(enumerate(commands), key=key)]
 
 
 class LLMCalls:
@@ -43,14 +192,19 @@ class LLMCalls:
         model, base_url, api_key: Passed to :class:`~textmem_gym.llm.LLMClient` (else ``OPENAI_*``).
         client: Use this client instead (shared, e.g. with an LLM extractor).
         client_options: Further :class:`LLMClient` arguments (``timeout``, ``max_retries``,
-            ``cache``, ``seed``...).
+            ``cache``, ``seed``, ``structured_output``, ``context_window``...).
+        strict: Raise :class:`~textmem_gym.fallbacks.FallbackError` at the first fallback.
     """
 
     def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
-                 client: LLMClient | None = None, client_options: dict[str, Any] | None = None) -> None:
+                 client: LLMClient | None = None, client_options: dict[str, Any] | None = None,
+                 strict: bool = False) -> None:
         self._settings = {"model": model, "base_url": base_url, "api_key": api_key, **(client_options or {})}
         self._client = client
+        self.strict = bool(strict)
         self._started_early = False
+        self.last_failure: str | None = None
+        self._embeddings: bool | None = None
         self.begin_episode()
 
     @property
@@ -76,42 +230,165 @@ class LLMCalls:
         self.calls_by_kind: dict[str, int] = {}
         self.prompt_tokens_by_kind: dict[str, int] = {}
         self.errors_by_kind: dict[str, int] = {}
+        self.parse_failures_by_kind: dict[str, int] = {}
+        self.structured: dict[str, int] = {}
+        self.trims: dict[str, int] = {}
+        self.trimmed_calls = 0
+        self.context_overflows = 0
         self.empty_answers = 0
         self.step_prompt_estimate = 0
         self.step_calls: list[dict[str, Any]] = []
+        self.env_actions = 0
+        self.fallbacks: dict[str, int] = {}
+
+    def serves_embeddings(self) -> bool:
+        """True when the endpoint answers an embeddings request (probed once, outside any episode's
+        accounting when called before :meth:`begin_episode`)."""
+        if self._embeddings is None:
+            try:
+                self.client.embed(["probe"])
+                self._embeddings = True
+            except LLMError:
+                self._embeddings = False
+        return self._embeddings
+
+    def similarity(self, choice: str) -> str:
+        """The retrieval similarity for ``choice``: ``auto`` is ``openai`` (the endpoint's
+        embeddings) when :meth:`serves_embeddings`, else ``bm25``; other names are kept."""
+        if choice != "auto":
+            return choice
+        return "openai" if self.serves_embeddings() else "bm25"
 
     def _usage(self) -> dict[str, Any]:
         return self._client.usage.as_dict() if self._client is not None else {}
 
-    def ask(self, kind: str, prompt: str, *, temperature: float = 0.0, max_tokens: int | None = 512) -> str | None:
-        """One user-message chat; the answer text, or ``None`` after an unrecoverable LLM error."""
-        messages = [{"role": "user", "content": prompt}]
-        self.step_prompt_estimate += estimate_prompt_tokens(messages)
+    # -- calls ---------------------------------------------------------------------------
+    def ask(self, kind: str, prompt: str | Callable[[], str], *, temperature: float = 0.0,
+            max_tokens: int | None = 512, schema: Mapping[str, Any] | None = None,
+            trim: Sequence[Trimmable] = ()) -> str | None:
+        """One user-message chat; the answer text, or ``None`` after an unrecoverable LLM error.
+
+        Args:
+            kind: The prompt kind (accounting key, schema name sent to the server).
+            prompt: The prompt, or a function building it from the current items of ``trim``.
+            schema: The answer schema (see :func:`answer_schema`), sent as a structured-output request.
+            trim: Sections that may lose items to fit the context window, in trim order.
+        """
+        build = prompt if callable(prompt) else (lambda: prompt)
+        text = self._fit(build, trim, max_tokens)
+        sent_schema = wire_schema(schema) if schema is not None else None
         started = time.perf_counter()
-        try:
-            result = self.client.chat(messages, temperature=temperature, max_tokens=max_tokens)
-        except LLMError as error:
-            self.errors_by_kind[kind] = self.errors_by_kind.get(kind, 0) + 1
-            self.step_calls.append({"kind": kind, "prompt": prompt, "answer": None, "prompt_tokens": 0,
-                                    "completion_tokens": 0, "latency_s": round(time.perf_counter() - started, 4),
-                                    "cached": False, "model": None, "finish_reason": None,
-                                    "fallback": f"llm_error: {type(error).__name__}"})
-            return None
+        for attempt in (0, 1):
+            messages = [{"role": "user", "content": text}]
+            self.step_prompt_estimate += estimate_prompt_tokens(messages)
+            try:
+                result = self.client.chat(messages, temperature=temperature, max_tokens=max_tokens,
+                                          schema=sent_schema, schema_name=kind if sent_schema else None)
+            except ContextLengthError as error:
+                if attempt == 0 and any(t.can_drop() for t in trim):
+                    text = self._fit(build, trim, max_tokens, limit=int(self._count(text) * RETRY_SHARE))
+                    continue
+                self.context_overflows += 1
+                return self._failed(kind, text, started, "context_overflow", error)
+            except LLMError as error:
+                return self._failed(kind, text, started, "llm_error", error)
+            break
+        self.last_failure = None
         self.calls_by_kind[kind] = self.calls_by_kind.get(kind, 0) + 1
         self.prompt_tokens_by_kind[kind] = self.prompt_tokens_by_kind.get(kind, 0) + result.prompt_tokens
+        if sent_schema is not None:
+            self.structured[result.structured] = self.structured.get(result.structured, 0) + 1
         empty = not result.text.strip()
         if empty:
             self.empty_answers += 1
-        self.step_calls.append({"kind": kind, "prompt": prompt, "answer": result.text,
+        self.step_calls.append({"kind": kind, "prompt": text, "answer": result.text,
                                 "prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
                                 "latency_s": round(result.latency_s, 4), "cached": result.cached, "model": result.model,
-                                "finish_reason": result.finish_reason, "fallback": "empty_answer" if empty else None})
+                                "finish_reason": result.finish_reason, "structured": result.structured,
+                                "fallback": "empty_answer" if empty else None})
         return result.text
 
+    def _failed(self, kind: str, prompt: str, started: float, cause: str, error: LLMError) -> None:
+        self.last_failure = cause
+        self.errors_by_kind[kind] = self.errors_by_kind.get(kind, 0) + 1
+        self.step_calls.append({"kind": kind, "prompt": prompt, "answer": None, "prompt_tokens": 0,
+                                "completion_tokens": 0, "latency_s": round(time.perf_counter() - started, 4),
+                                "cached": False, "model": None, "finish_reason": None, "structured": None,
+                                "fallback": f"{cause}: {type(error).__name__}"})
+        return None
+
+    def read(self, kind: str, answer: str | None, schema: Mapping[str, Any], need: Sequence[str] | None = None) -> Answer:
+        """Reads ``answer`` with the shared parser; a non-``None`` answer lacking a property of
+        ``need`` (default: the schema's required ones) counts as a parse failure of ``kind``."""
+        parsed = parse_answer(answer, schema)
+        needed = tuple(schema.get("required") or ()) if need is None else tuple(need)
+        if answer is not None and any(name not in parsed.values for name in needed):
+            self.parse_failures_by_kind[kind] = self.parse_failures_by_kind.get(kind, 0) + 1
+        return parsed
+
+    # -- context budget ----------------------------------------------------------------------
+    def _count(self, text: str) -> int:
+        return self.client.count_tokens([{"role": "user", "content": text}])[0]
+
+    def _fit(self, build: Callable[[], str], trim: Sequence[Trimmable], max_tokens: int | None,
+             limit: int | None = None) -> str:
+        """The prompt with items of ``trim`` dropped (in order) until it fits ``limit`` tokens
+        (default: the context window less the completion limit and :data:`RESERVE_TOKENS`)."""
+        text = build()
+        if not trim:
+            return text
+        if limit is None:
+            window = self.client.context_window
+            if not window:
+                return text
+            limit = window - (max_tokens or 0) - RESERVE_TOKENS
+        trimmed = False
+        for _ in range(12):
+            tokens = self._count(text)
+            if tokens <= limit:
+                break
+            excess_chars = (tokens - limit) * len(text) / max(tokens, 1) * 1.1 + 1
+            removed = 0.0
+            while removed < excess_chars:
+                section = next((t for t in trim if t.can_drop()), None)
+                if section is None:
+                    break
+                removed += section.drop_one()
+                self.trims[section.name] = self.trims.get(section.name, 0) + 1
+            if not removed:
+                break
+            trimmed, text = True, build()
+        self.trimmed_calls += int(trimmed)
+        return text
+
+    # -- env actions -------------------------------------------------------------------------
+    def model_action(self, action: str) -> str:
+        """Counts ``action`` as chosen by the model as asked; returns it."""
+        self.env_actions += 1
+        return action
+
+    def fallback(self, cause: str, action: str, detail: str = "") -> str:
+        """Counts ``action`` as a fallback of ``cause`` (a key of
+        :data:`~textmem_gym.fallbacks.FALLBACK_CAUSES`); returns it, or raises
+        :class:`~textmem_gym.fallbacks.FallbackError` in strict mode."""
+        if cause not in FALLBACK_CAUSES:
+            raise ValueError(f"unknown fallback cause {cause!r}; known: {sorted(FALLBACK_CAUSES)}")
+        self.env_actions += 1
+        self.fallbacks[cause] = self.fallbacks.get(cause, 0) + 1
+        if self.strict:
+            raise FallbackError(cause, detail)
+        return action
+
+    def failure_cause(self) -> str:
+        """The fallback cause of the last failed call (``llm_error`` or ``context_overflow``)."""
+        return self.last_failure or "llm_error"
+
+    # -- per step and per episode -------------------------------------------------------------
     def take_step_calls(self) -> list[dict[str, Any]]:
         """The calls made since the last call of this method (for trajectories): kind, prompt,
-        answer, tokens, latency, cache hit, model, finish reason, and ``fallback`` (why the call
-        gave no usable answer: ``"llm_error: <ErrorType>"`` or ``"empty_answer"``; else ``None``)."""
+        answer, tokens, latency, cache hit, model, finish reason, the structured-output way
+        (``structured``), and ``fallback`` (why the call gave no usable answer:
+        ``"llm_error: <ErrorType>"``, ``"context_overflow: <ErrorType>"`` or ``"empty_answer"``; else ``None``)."""
         calls, self.step_calls = self.step_calls, []
         return calls
 
@@ -121,7 +398,9 @@ class LLMCalls:
         return value
 
     def episode_stats(self) -> dict[str, Any]:
-        """Usage since :meth:`begin_episode`: tokens, calls, cost, latency, retries, faults."""
+        """Usage since :meth:`begin_episode` (tokens, calls, cost, latency, retries, faults), the
+        env actions (``model_actions``: the share the model chose as asked; ``fallbacks`` by
+        cause), parse failures, structured-output ways and context trims."""
         now, start = self._usage(), self._start
         stats: dict[str, Any] = {name: round(float(now.get(name, 0)) - float(start.get(name, 0)), 6)
                                  for name in _USAGE_NUMBERS}
@@ -131,8 +410,15 @@ class LLMCalls:
         before = start.get("failures", {})
         stats["faults"] = {k: v - before.get(k, 0) for k, v in now.get("failures", {}).items() if v - before.get(k, 0)}
         stats["tokens_estimated"] = bool(now.get("tokens_estimated", False))
+        model = self.env_actions - sum(self.fallbacks.values())
         stats.update(calls_by_kind=dict(self.calls_by_kind), prompt_tokens_by_kind=dict(self.prompt_tokens_by_kind),
-                     llm_errors=dict(self.errors_by_kind), empty_answers=self.empty_answers)
+                     llm_errors=dict(self.errors_by_kind), empty_answers=self.empty_answers,
+                     parse_failures_by_kind=dict(self.parse_failures_by_kind),
+                     structured_output=dict(self.structured), context_trims=dict(self.trims),
+                     context_trimmed_calls=self.trimmed_calls, context_overflows=self.context_overflows,
+                     env_actions=self.env_actions,
+                     model_actions=round(model / self.env_actions, 4) if self.env_actions else None,
+                     fallbacks=dict(self.fallbacks), strict=self.strict)
         return stats
 
     def close(self) -> None:

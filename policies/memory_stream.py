@@ -52,10 +52,11 @@ class MemoryStream:
         ['a green key']
     """
 
-    def __init__(self, decay: float = 0.99, weights: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> None:
-        self.decay, self.weights = decay, weights
+    def __init__(self, decay: float = 0.99, weights: tuple[float, float, float] = (1.0, 1.0, 1.0),
+                 similarity: str = "bm25", **similarity_options: object) -> None:
+        self.decay, self.weights, self.similarity = decay, weights, similarity
         self.memories: list[StreamMemory] = []
-        self.index = make_index("bm25")
+        self.index = make_index(similarity, **similarity_options)
 
     def __len__(self) -> int:
         return len(self.memories)
@@ -65,12 +66,21 @@ class MemoryStream:
         self.index.add(len(self.memories), text)
         self.memories.append(StreamMemory(text, step, float(importance), step, kind))
 
-    def retrieve(self, query: str, *, step: int, k: int, exclude_after: int | None = None) -> list[StreamMemory]:
-        """The ``k`` best memories for ``query`` (those made after step ``exclude_after`` are left out)."""
+    def retrieve(self, query: str, *, step: int, k: int, exclude_after: int | None = None,
+                 by_relevance: bool = False) -> list[StreamMemory]:
+        """The ``k`` best memories for ``query`` (those made after step ``exclude_after`` are left out).
+
+        With ``by_relevance`` the top ``k`` by similarity alone, best first (plain RAG); otherwise
+        by the weighted score, oldest first.
+        """
         candidates = [i for i, m in enumerate(self.memories) if exclude_after is None or m.step <= exclude_after]
         if not candidates or k <= 0:
             return []
-        relevance_of = self.index.scores(query, candidates)
+        allowed = set(candidates)
+        relevance_of = {i: v for i, v in self.index.search(query, len(self.memories), candidates) if i in allowed}
+        if by_relevance:
+            ranked = sorted(candidates, key=lambda i: (-relevance_of.get(i, 0.0), -i))
+            return [self.memories[i] for i in ranked[:k]]
         recency = min_max([self.decay ** (step - self.memories[i].last_access) for i in candidates])
         importance = min_max([self.memories[i].importance for i in candidates])
         relevance = min_max([relevance_of.get(i, 0.0) for i in candidates])

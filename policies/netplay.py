@@ -5,8 +5,10 @@
   observation, the recent events (the last skill reports) and the skills with their arguments,
   and answers ``{"reason": ..., "skill": ...}`` (prompt ``policies/prompts/netplay.txt``). The
   skill is sent as written: the env answers a bad one with feedback, so it stays the model's
-  action. When no usable answer comes (LLM error, unparseable answer, empty skill) the rule agent
-  acts instead, counted by cause in ``episode_stats()["fallbacks"]``. Works in both observation
+  action. When no usable answer comes (LLM error, context overflow, unparseable answer or empty
+  skill) the rule agent acts instead, counted by cause in ``episode_stats()["fallbacks"]`` (the
+  causes every LLM policy uses, :data:`textmem_gym.fallbacks.FALLBACK_CAUSES`). Context budget:
+  the oldest recent events are trimmed first. Works in both observation
   modes (AriGraph's *NetPlay [Room obs]* and *NetPlay [Level obs]*).
 - ``netplay-heuristic`` (:class:`NetPlayHeuristic`): no LLM. Fights monsters that come within two
   steps (not peaceful ones), rests when HP is low, eats when hungry, descends when a staircase
@@ -26,9 +28,8 @@ import re
 from typing import Any, ClassVar
 
 from policies.base import BasePolicy, Info
-from policies.llm_calls import LLMCalls, render_prompt
+from policies.llm_calls import LLMCalls, Trimmable, answer_schema, render_prompt
 from policies.memory_env import admissible, observation_text
-from textmem_gym.llm import parse_json_object
 
 _LINE = re.compile(r"^- (.+?): (\d+) steps? \w+ \(x(\d+) y(\d+)\)$", re.M)
 _LEVEL = re.compile(r"Dungeon level (\d+), turn")
@@ -148,6 +149,7 @@ class NetPlayPolicy(BasePolicy):
         temperature: Sampling temperature.
         max_tokens: Completion limit.
         seed: Seed of the fallback agent.
+        strict: End the episode at the first fallback (:class:`~textmem_gym.fallbacks.FallbackError`).
         **client_options: Further ``LLMClient`` arguments (``timeout``, ``cache``...).
     """
 
@@ -155,10 +157,13 @@ class NetPlayPolicy(BasePolicy):
 
     def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
                  client: Any = None, n_events: int = 8, temperature: float = 0.2, max_tokens: int = 200,
-                 seed: int | None = None, **client_options: Any) -> None:
+                 seed: int | None = None, strict: bool = False, **client_options: Any) -> None:
         if n_events < 0:
             raise ValueError(f"n_events must be >= 0, got {n_events!r}")
-        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options)
+        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options, strict=strict)
+        self.config = {"n_events": n_events, "temperature": temperature, "max_tokens": max_tokens,
+                       "strict": bool(strict),
+                       **{k: v for k, v in client_options.items() if k in ("structured_output", "context_window")}}
         self.n_events, self.temperature, self.max_tokens = n_events, temperature, max_tokens
         self.fallback = NetPlayHeuristic(seed)
         self.reset("", {})
@@ -172,8 +177,7 @@ class NetPlayPolicy(BasePolicy):
         self.task = str(info.get("objective") or "Play NetHack and descend as deep as you can.")
         self.events: list[str] = []
         self.reasons: list[str] = []
-        self.counts = {"steps": 0, "model_actions": 0}
-        self.fallbacks = {"llm_error": 0, "unparseable": 0, "empty_skill": 0}
+        self.counts = {"steps": 0}
 
     def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
                 info: Info) -> None:
@@ -183,44 +187,41 @@ class NetPlayPolicy(BasePolicy):
 
     def episode_stats(self) -> dict[str, Any]:
         stats = self.llm.episode_stats()
-        stats.update(self.counts, fallbacks=dict(self.fallbacks))
+        stats.update(self.counts)
         return stats
 
     def memory_text(self, observation: str, info: Info) -> str:
         """Extra prompt text after the observation (none here; Ariadne-style agents add memory)."""
         return ""
 
-    def prompt(self, observation: str, info: Info) -> str:
-        """The NetPlay prompt for this step."""
+    def prompt(self, observation: str, info: Info, events: Trimmable | None = None) -> str:
+        """The NetPlay prompt for this step (``events``: the trimmable recent events)."""
         from textmem_gym.envs.nethack.skills import skill_help
 
-        events = self.events[-self.n_events:] if self.n_events else []
+        events = events if events is not None else self.recent_events()
         return render_prompt("netplay", task=self.task, observation=observation,
                              memory=self.memory_text(observation, info),
-                             events="\n".join(events) or "none yet", skills=skill_help(),
+                             events=events.text(), skills=skill_help(),
                              commands=", ".join(admissible(info)))
+
+    def recent_events(self) -> Trimmable:
+        """The last ``n_events`` events (oldest trimmed first)."""
+        return Trimmable("events", self.events[-self.n_events:] if self.n_events else [], sep="\n", empty="none yet")
 
     def act(self, observation: Any, info: Info) -> str:
         text = observation_text(observation)
         self.counts["steps"] += 1
-        answer = self.llm.ask("skill", self.prompt(text, info), temperature=self.temperature,
-                              max_tokens=self.max_tokens)
-        skill = None
-        if answer is None:
-            cause = "llm_error"
-        else:
-            parsed = parse_json_object(answer, required=("skill",))
-            value = parsed.value if isinstance(parsed.value, dict) else {}
-            skill = value.get("skill") if isinstance(value.get("skill"), str) else None
-            cause = "unparseable" if skill is None else "empty_skill"
-            skill = " ".join(skill.split()) if skill else None
-            if skill:
-                self.reasons.append(str(value.get("reason", ""))[:200])
+        events = self.recent_events()
+        schema = answer_schema("netplay")
+        answer = self.llm.ask("skill", lambda: self.prompt(text, info, events), temperature=self.temperature,
+                              max_tokens=self.max_tokens, schema=schema, trim=[events])
+        parsed = self.llm.read("skill", answer, schema, need=("skill",))
+        skill = " ".join(str(parsed.get("skill") or "").split())
         if skill:
-            self.counts["model_actions"] += 1
-            return skill
-        self.fallbacks[cause] += 1
-        return self.fallback.choose(text, admissible(info))[0]
+            self.reasons.append(str(parsed.get("reason", ""))[:200])
+            return self.llm.model_action(skill)
+        cause = self.llm.failure_cause() if answer is None else "unparseable"
+        return self.llm.fallback(cause, self.fallback.choose(text, admissible(info))[0])
 
     def close(self) -> None:
         """Closes the LLM client."""

@@ -8,6 +8,12 @@ add warnings; escalating stuck warnings), narrative synthesis (every 5 steps or 
 change), action hints (on room change) and the NPC-conversation stall tracker. The belief
 state comes from AriGraph through MemoryGraphWrapper.
 
+Every env action is counted: the model's own command, or a fallback by cause (LLM error,
+unparseable answer, an off-list action mapped or defaulted, critic substitution, loop guard;
+the first that applies). Context budget: the prompt loses the oldest recent-history steps,
+then the belief-state lines, then the least relevant valid actions (never below
+:data:`~policies.llm_calls.MIN_ACTIONS`).
+
 Example:
     >>> parse_reflact("REFLECTION: in the hall\\nOBJECTIVE: find the lamp\\nACTION: go north")
     {'reflection': 'in the hall', 'objective': 'find the lamp', 'action': 'go north'}
@@ -16,7 +22,6 @@ Example:
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
 from typing import Any, ClassVar
 
@@ -25,13 +30,13 @@ import gymnasium as gym
 from policies.base import BasePolicy, Info
 from policies.critic import HeuristicCritic, LoopGuard, room_from
 from policies.llm_agent import INVALID_COUNTERS, SAFE_COMMAND, Turn, compact, resolve_action
-from policies.llm_calls import LLMCalls, render_prompt
+from policies.llm_calls import MIN_ACTIONS, LLMCalls, Trimmable, answer_schema, rank_commands, render_prompt
 from policies.memory_env import admissible, ensure_memory_wrapper, observation_text
+from textmem_gym.llm.answers import parse_answer
 
 #: How the policy reaches the game (see ``ReflActPolicy``).
 TRANSPORTS = ("inprocess", "mcp")
 CONVERSATION_VERBS = ("ask", "tell", "say", "answer", "speak", "talk")
-_FIELD = re.compile(r"^\s*(REFLECTION|OBJECTIVE|ACTION)\s*:\s*(.*)$", re.I | re.M)
 #: Turns without a score change -> warning.
 STUCK_WARNINGS = {30: "CRITICAL: 30 turns without progress. Try unexplored exits, open containers, use items you hold.",
                   20: "URGENT: 20 turns without progress; change strategy.",
@@ -40,7 +45,7 @@ STUCK_WARNINGS = {30: "CRITICAL: 30 turns without progress. Try unexplored exits
 
 def parse_reflact(text: str) -> dict[str, str]:
     """The REFLECTION / OBJECTIVE / ACTION fields of an answer (missing ones are absent)."""
-    return {m.group(1).lower(): m.group(2).strip() for m in _FIELD.finditer(text or "")}
+    return {k: str(v) for k, v in parse_answer(text, answer_schema("reflact")).values.items()}
 
 
 class ReflActPolicy(BasePolicy):
@@ -55,6 +60,7 @@ class ReflActPolicy(BasePolicy):
             ``"mcp"``: as the Text Adventure Agent, play through the MCP server's tools only
             (``textmem-gym mcp`` spawned over stdio: ``reset``, ``play_action``, ``valid_actions``,
             ``graph_memory_context``); the results are recorded the same way.
+        strict: End the episode at the first fallback (:class:`~textmem_gym.fallbacks.FallbackError`).
 
     Example:
         >>> policy = ReflActPolicy()
@@ -66,11 +72,15 @@ class ReflActPolicy(BasePolicy):
 
     def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
                  client: Any = None, temperature: float = 0.2, history: int = 10, narrative_every: int = 5,
-                 max_tokens: int = 300, transport: str = "inprocess", **client_options: Any) -> None:
+                 max_tokens: int = 300, transport: str = "inprocess", strict: bool = False,
+                 **client_options: Any) -> None:
         if transport not in TRANSPORTS:
             raise ValueError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
         self.transport = transport
-        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options)
+        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options, strict=strict)
+        self.config = {"temperature": temperature, "history": history, "narrative_every": narrative_every,
+                       "max_tokens": max_tokens, "transport": transport, "strict": bool(strict),
+                       **{k: v for k, v in client_options.items() if k in ("structured_output", "context_window")}}
         self.temperature, self.history, self.narrative_every, self.max_tokens = \
             temperature, history, narrative_every, max_tokens
         self.critic, self.guard = HeuristicCritic(), LoopGuard()
@@ -106,44 +116,64 @@ class ReflActPolicy(BasePolicy):
         out += [text for limit, text in STUCK_WARNINGS.items() if self.since_score >= limit][:1]
         return out
 
-    def sections(self, observation: str) -> str:
+    def sections(self, observation: str, trim: list[Trimmable] | None = None) -> str:
+        """The prompt's sections (``trim``: the history and belief sections of :meth:`trimmables`)."""
+        recent, belief = trim if trim is not None else self.trimmables()
         tried = sorted({t.action for t in self.room_log[self.room]})
-        recent = "\n".join(f"> {t.action} -> {compact(t.observation, 200)}" for t in self.turns[-self.history:])
         parts = [("GOAL", self.goal), ("CURRENT_OBJECTIVE", self.objective),
                  ("NARRATIVE_SYNTHESIS", self.narrative or "none yet"), ("ACTION_HINTS", self.hints or "none"),
                  ("NPC_PUZZLE_ANALYSIS", self.npc_analysis or "none"), ("ROOM", self.room or "unknown"),
                  ("ALL_TRIED_IN_THIS_ROOM", ", ".join(tried) or "nothing"),
-                 ("ARIGRAPH_BELIEF_STATE", compact(self.belief, 1500) or "none"),
-                 ("RECENT_HISTORY", "\n" + recent if recent else "none"),
+                 ("ARIGRAPH_BELIEF_STATE", belief.text()), ("RECENT_HISTORY", recent.text()),
                  ("CURRENT_OBSERVATION", compact(observation)), ("WARNINGS", " ".join(self.warnings()) or "none")]
         return "\n".join(f"{label}: {text}" for label, text in parts)
+
+    def trimmables(self) -> list[Trimmable]:
+        """The recent history (oldest trimmed first) and the belief state (last lines first)."""
+        recent = Trimmable("history", [f"> {t.action} -> {compact(t.observation, 200)}"
+                                       for t in self.turns[-self.history:]],
+                           render=lambda items: "\n" + "\n".join(items) if items else "none")
+        lines = [compact(line) for line in (self.belief or "")[:1500].splitlines() if line.strip()]
+        return [recent, Trimmable("belief", lines, drop="last", sep=" ", empty="none")]
 
     # -- Policy API ----------------------------------------------------------------------
     def act(self, observation: Any, info: Info) -> str:
         text, commands = observation_text(observation), admissible(info)
         self.belief = observation.get("belief", "") if isinstance(observation, dict) else ""
         self.counts["steps"] += 1
-        prompt = render_prompt("reflact", sections=self.sections(text), actions=json.dumps(commands))
-        answer = self.llm.ask("reflact", prompt, temperature=self.temperature, max_tokens=self.max_tokens)
-        fields = parse_reflact(answer or "")
+        trim = self.trimmables()
+        shown = Trimmable("actions", rank_commands(commands, f"{self.goal} {self.objective} {text}"), drop="last",
+                          keep=MIN_ACTIONS, render=lambda items: json.dumps([c for c in commands if c in set(items)]))
+        schema = answer_schema("reflact", commands)
+        answer = self.llm.ask("reflact", lambda: render_prompt("reflact", sections=self.sections(text, trim),
+                                                               actions=shown.text()),
+                              temperature=self.temperature, max_tokens=self.max_tokens, schema=schema,
+                              trim=trim + [shown])
+        fields = self.llm.read("reflact", answer, schema, need=("action",)).values
+        cause: str | None = None
         if answer is None:
             self.counts["llm_fallbacks"] += 1
+            cause = self.llm.failure_cause()
         elif "action" not in fields:
             self.counts["parse_failures"] += 1
+            cause = "unparseable"
         if fields.get("objective") and fields["objective"] != self.objective:
             self.objective = fields["objective"]
             self.counts["objective_changes"] += 1
         if "action" in fields:
             action, how = resolve_action(fields["action"], commands)
-            if how != "exact":
+            if how in INVALID_COUNTERS:
                 self.counts[INVALID_COUNTERS[how]] += 1
+                cause = f"invalid_{'mapped' if how == 'mapped' else 'defaulted'}"
         else:
             action = self.critic.best_untried(self.room, commands) or SAFE_COMMAND
         action, _, substituted = self.critic.review(action, self.room, commands)
         self.counts["critic_substitutions"] += int(substituted)
+        cause = cause or ("critic_substitution" if substituted else None)
         action, forced = self.guard.check(action)
         self.counts["loop_forced_look"] += int(forced)
-        return action
+        cause = cause or ("loop_guard" if forced else None)
+        return self.llm.fallback(cause, action) if cause else self.llm.model_action(action)
 
     def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
                 info: Info) -> None:

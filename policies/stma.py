@@ -7,12 +7,22 @@ Before each planned action is executed, it is checked: an action outside the adm
 commands is rejected without an LLM call (the D.5 critic's "strictly reject" rule), otherwise
 the critic (appendix D.5) judges it (temporal consistency, spatial feasibility, agreement with
 the observation, safety). A rejection stores the feedback (also in the history buffer) and
-triggers re-planning with it. LLM failures fall back to the heuristic critic's best untried
-command. The STMA suite (``TextMem/STMA-Cooking-L*-v0``) has the paper's 50-turn limit.
+triggers re-planning with it. When no plan survives (LLM failure, unparseable plan, replan
+limit) the heuristic critic's best untried command is sent and counted as a fallback by cause.
+The STMA suite (``TextMem/STMA-Cooking-L*-v0``) has the paper's 50-turn limit.
+
+Defaults follow the paper: the LLM relation retriever (D.2), summarizer and aggregator;
+``extractor="rules"`` and ``memory_llm=False`` are the rule variants. Answers (YAML blocks,
+numbered or bulleted plans, commands with articles) are read by the shared parser.
+Context budget: the planner's and critic's prompts lose the oldest temporal-belief sentences,
+then spatial-memory lines, then the least relevant commands (never below
+:data:`~policies.llm_calls.MIN_ACTIONS`).
 
 Example:
     >>> parse_plan('Plan:\\n```YAML\\nSubgoal: "get the knife"\\nAction Plan:\\n- "go east"\\n- "take knife"\\n```')
     ('get the knife', ['go east', 'take knife'])
+    >>> parse_plan('Subgoal: cut it\\nAction Plan:\\n1. "take the knife"\\n2. chop the carrot with the knife.')
+    ('cut it', ['take the knife', 'chop the carrot with the knife.'])
     >>> parse_verdict('Action Suitability: False\\nFeedback: "the door is closed"')
     (False, 'the door is closed')
 """
@@ -29,54 +39,37 @@ import gymnasium as gym
 from policies.base import BasePolicy, Info
 from policies.critic import HeuristicCritic, room_from
 from policies.llm_agent import SAFE_COMMAND, compact
-from policies.llm_calls import LLMCalls, render_prompt
+from policies.llm_calls import MIN_ACTIONS, LLMCalls, Trimmable, answer_schema, rank_commands, render_prompt
 from policies.memory_env import admissible, adopt_memory, ensure_memory_wrapper, observation_text
+from textmem_gym.llm.answers import match_command, parse_answer
 from textmem_gym.memory.stma.memory import STMAMemory
-
-_SUBGOAL = re.compile(r"^\s*\**Subgoal\**\s*:\s*(.+)$", re.I | re.M)
-_PLAN_HEAD = re.compile(r"^\s*\**Action Plan\**\s*:", re.I | re.M)
-_ITEM = re.compile(r"^\s*-\s*(.+?)\s*$")
-_SUITABLE = re.compile(r"Action Suitability\**\s*:\s*\**\s*(true|false)", re.I)
-_FEEDBACK = re.compile(r"Feedback\**\s*:\s*(.+)", re.I | re.S)
 
 
 def _unquote(text: str) -> str:
     return text.strip().strip("\"'`").strip()
 
 
-def parse_plan(answer: str) -> tuple[str, list[str]]:
-    """``(subgoal, actions)`` of a planner answer (the last ``Subgoal``/``Action Plan`` block)."""
-    subgoals = _SUBGOAL.findall(answer or "")
-    heads = list(_PLAN_HEAD.finditer(answer or ""))
-    actions: list[str] = []
-    if heads:
-        for line in answer[heads[-1].end():].splitlines():
-            item = _ITEM.match(line)
-            if item:
-                actions.append(_unquote(item.group(1)))
-            elif line.strip() and not line.strip().startswith("```") and actions:
-                break
-    subgoal = _unquote(subgoals[-1].split("#")[0]) if subgoals else ""
+def parse_plan(answer: str | None, schema: dict[str, Any] | None = None) -> tuple[str, list[str]]:
+    """``(subgoal, actions)`` of a planner answer (YAML block, JSON, or a numbered/bulleted plan)."""
+    parsed = parse_answer(answer, schema or answer_schema("stma_planner"))
+    subgoal = _unquote(str(parsed.get("subgoal") or "").split(" #")[0])
+    actions = [_unquote(str(a)) for a in parsed.get("action_plan") or [] if isinstance(a, str)]
     return subgoal, [a for a in actions if a]
 
 
-def parse_verdict(answer: str) -> tuple[bool | None, str]:
+def parse_verdict(answer: str | None) -> tuple[bool | None, str]:
     """``(suitable, feedback)`` of a critic answer (``None`` when no verdict is found)."""
-    flags = _SUITABLE.findall(answer or "")
-    feedback = _FEEDBACK.search(answer or "")
-    text = _unquote(feedback.group(1).split("```")[0]) if feedback else ""
-    return (flags[-1].lower() == "true" if flags else None), text
+    parsed = parse_answer(answer, answer_schema("stma_critic"))
+    feedback = _unquote(str(parsed.get("feedback") or "").split("```")[0])
+    return parsed.get("action_suitability"), feedback
 
 
 def executable(action: str, commands: list[str]) -> str | None:
-    """The admissible command for a planned action: the same command (any case), or the one
-    command extending it (``take knife`` -> ``take knife from table``); else ``None``."""
-    wanted = " ".join(action.lower().split()).strip(" .")
-    lowered = {c.lower(): c for c in commands}
-    if wanted in lowered:
-        return lowered[wanted]
-    longer = [c for low, c in lowered.items() if low.startswith(wanted + " ")]
-    return longer[0] if len(longer) == 1 else None
+    """The admissible command for a planned action: the same command (any case, quotes,
+    articles or trailing punctuation aside), or the one command extending it (``take knife`` ->
+    ``take knife from table``); else ``None``."""
+    command, how = match_command(action, commands, default=None)
+    return command if how in ("exact", "completed") else None
 
 
 class STMAPolicy(BasePolicy):
@@ -84,24 +77,32 @@ class STMAPolicy(BasePolicy):
 
     Args:
         model, base_url, api_key, client, **client_options: LLM endpoint (see :class:`~policies.llm_calls.LLMCalls`).
-        extractor: Relation retriever of the memory: ``"rules"`` (default) or ``"llm"`` (D.2).
-        memory_llm: Run the summarizer and the aggregator with the LLM (else deterministic).
+        extractor: Relation retriever of the memory: ``"llm"`` (default: the paper's D.2 prompt) or ``"rules"``.
+        memory_llm: Run the summarizer and the aggregator with the LLM (default, as the paper;
+            ``False``: deterministic).
         memory_options: Further :class:`~textmem_gym.memory.stma.memory.STMAMemory` arguments (``history``,
             ``top_n``, ``hops``, ``entity_similarity``...).
         max_replans: Re-plans allowed within one decision before falling back.
         max_tokens: Completion limit of planner and critic calls.
         temperature: Sampling temperature of planner and critic.
+        strict: End the episode at the first fallback (:class:`~textmem_gym.fallbacks.FallbackError`).
     """
 
     name: ClassVar[str] = "stma"
 
     def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
-                 client: Any = None, extractor: str = "rules", memory_llm: bool = True,
+                 client: Any = None, extractor: str = "llm", memory_llm: bool = True,
                  memory_options: dict[str, Any] | None = None, max_replans: int = 3,
-                 max_tokens: int = 1500, temperature: float = 0.0, **client_options: Any) -> None:
+                 max_tokens: int = 1500, temperature: float = 0.0, strict: bool = False,
+                 **client_options: Any) -> None:
         if max_replans < 0:
             raise ValueError(f"max_replans must be >= 0, got {max_replans!r}")
-        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options)
+        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options, strict=strict)
+        self.config = {"extractor": extractor, "memory_llm": bool(memory_llm), "max_replans": max_replans,
+                       "max_tokens": max_tokens, "temperature": temperature, "strict": bool(strict),
+                       "entity_similarity": (memory_options or {}).get("entity_similarity", "tfidf"),
+                       **{k: v for k, v in (memory_options or {}).items() if k != "entity_similarity"},
+                       **{k: v for k, v in client_options.items() if k in ("structured_output", "context_window")}}
         self.extractor, self.memory_llm, self.memory_options = extractor, bool(memory_llm), dict(memory_options or {})
         self.max_replans, self.max_tokens, self.temperature = max_replans, max_tokens, temperature
         self.critic = HeuristicCritic()
@@ -110,6 +111,25 @@ class STMAPolicy(BasePolicy):
 
     def _ask(self, kind: str, prompt: str) -> str | None:
         return self.llm.ask(kind, prompt, temperature=self.temperature, max_tokens=self.max_tokens)
+
+    def _budgeted(self, kind: str, template: str, context: dict[str, str], commands: list[str],
+                  schema: dict[str, Any], **fields: Any) -> str | None:
+        """One planner or critic call fitted to the context window (temporal sentences, then spatial
+        lines, then the least relevant commands are trimmed)."""
+        temporal = Trimmable("temporal_memory", re.split(r"(?<=[.!?])\s+", context["temporal"]), sep=" ",
+                             empty="nothing yet")
+        spatial = Trimmable("spatial_memory", context["spatial"].splitlines(), drop="last", sep="\n",
+                            empty="nothing yet")
+        shown = Trimmable("actions", rank_commands(commands, context["goal"] + " " + context["observation"]),
+                          drop="last", keep=MIN_ACTIONS,
+                          render=lambda items: json.dumps([c for c in commands if c in set(items)]))
+
+        def build() -> str:
+            return render_prompt(template, **{**context, "temporal": temporal.text(), "spatial": spatial.text()},
+                                 actions=shown.text(), **fields)
+
+        return self.llm.ask(kind, build, temperature=self.temperature, max_tokens=self.max_tokens, schema=schema,
+                            trim=[temporal, spatial, shown])
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds a MemoryGraphWrapper holding this agent's STMA memory (or adopts an existing one)."""
@@ -135,6 +155,7 @@ class STMAPolicy(BasePolicy):
         self.limit = (info.get("steps") or {}).get("limit") or "?"
         self.counts = {"steps": 0, "plans": 0, "replans": 0, "critic_calls": 0, "critic_rejections": 0,
                        "inadmissible_rejections": 0, "llm_fallbacks": 0, "parse_failures": 0, "plan_lengths": []}
+        self.plan_failure: str | None = None
 
     def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
                 info: Info) -> None:
@@ -154,16 +175,21 @@ class STMAPolicy(BasePolicy):
     # -- planner and critic ----------------------------------------------------------------
     def plan(self, context: dict[str, str], commands: list[str]) -> None:
         """The planner: a sub-goal and an action sequence (queued)."""
-        answer = self._ask("stma_plan", render_prompt("stma_planner", **context, turn=self.counts["steps"], limit=self.limit,
-                                                      actions=json.dumps(commands), feedback=self.feedback))
+        schema = answer_schema("stma_planner", commands)
+        answer = self._budgeted("stma_plan", "stma_planner", context, commands, schema, turn=self.counts["steps"],
+                                limit=self.limit, feedback=self.feedback)
         self.counts["plans"] += 1
         if answer is None:
             self.counts["llm_fallbacks"] += 1
+            self.plan_failure = self.llm.failure_cause()
             return
-        subgoal, actions = parse_plan(answer)
+        self.llm.read("stma_plan", answer, schema, need=("action_plan",))  # counts a parse failure
+        subgoal, actions = parse_plan(answer, schema)
         if not actions:
             self.counts["parse_failures"] += 1
+            self.plan_failure = "unparseable"
             return
+        self.plan_failure = None
         self.subgoal, self.feedback = subgoal or self.subgoal, "none"
         self.queue = deque(actions)
         self.counts["plan_lengths"].append(len(actions))
@@ -175,11 +201,13 @@ class STMAPolicy(BasePolicy):
             self.counts["inadmissible_rejections"] += 1
             return False, f"'{action}' is not among the possible actions now; choose from the list.", action
         self.counts["critic_calls"] += 1
-        answer = self._ask("stma_critic", render_prompt("stma_critic", **context, subgoal=self.subgoal or "none",
-                                                        actions=json.dumps(commands), action=command))
+        schema = answer_schema("stma_critic")
+        answer = self._budgeted("stma_critic", "stma_critic", context, commands, schema,
+                                subgoal=self.subgoal or "none", action=command)
         if answer is None:
             self.counts["llm_fallbacks"] += 1
             return True, "", command
+        self.llm.read("stma_critic", answer, schema, need=("action_suitability",))  # counts a parse failure
         valid, feedback = parse_verdict(answer)
         if valid is None:
             self.counts["parse_failures"] += 1
@@ -198,12 +226,13 @@ class STMAPolicy(BasePolicy):
             valid, feedback, command = self.check(self.queue[0], context, commands)
             if valid:
                 self.queue.popleft()
-                return command
+                return self.llm.model_action(command)
             self.counts["critic_rejections"] += 1
             self.feedback = f"'{self.queue[0]}' was rejected: {feedback}"
             self.memory.note_feedback(self.feedback)  # type: ignore[union-attr]
             self.queue.clear()
-        return self.critic.best_untried(self.room, commands) or SAFE_COMMAND
+        cause = self.plan_failure or "plans_rejected"
+        return self.llm.fallback(cause, self.critic.best_untried(self.room, commands) or SAFE_COMMAND)
 
     def episode_stats(self) -> dict[str, Any]:
         stats = self.llm.episode_stats()

@@ -93,8 +93,25 @@ class ResultsFile:
             handle.truncate(data.rfind(b"\n") + 1)
 
 
+def config_label(config: dict[str, Any] | None) -> str:
+    """A results row's policy configuration as a short stable text (``k=v,...``, sorted).
+
+    Example:
+        >>> config_label({"extractor": "rules", "top_k": 2})
+        'extractor=rules,top_k=2'
+    """
+    return ",".join(f"{k}={v}" for k, v in sorted((config or {}).items()))
+
+
 def summarize(results: Iterable[dict[str, Any]], best_of: tuple[int, int] | None = None) -> list[dict[str, Any]]:
-    """Aggregates results per (env id, policy): mean/std normalized score, success, steps, tokens.
+    """Aggregates results per (env id, policy, policy configuration): mean/std normalized score,
+    success, steps, tokens, the share of env actions the model chose (``model_actions_mean``) and
+    the fallbacks by cause.
+
+    Rows with different ``policy_config`` are different groups; a group's ``policy`` then shows
+    the settings that tell it apart (``ariadne[extractor=rules]``). Episodes that ended with an
+    ``error`` (strict mode: the first fallback) are left out of every mean and counted in
+    ``errors`` with their causes (``error_causes``).
 
     Args:
         results: Episode results.
@@ -116,19 +133,41 @@ def summarize(results: Iterable[dict[str, Any]], best_of: tuple[int, int] | None
     """
     if best_of is not None and not (isinstance(best_of, tuple) and len(best_of) == 2 and 1 <= best_of[0] <= best_of[1]):
         raise ValueError(f"best_of must be (k, n) with 1 <= k <= n, got {best_of!r}")
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for result in results:
-        groups[(result["env_id"], result["policy"])].append(result)
+        groups[(result["env_id"], result["policy"], config_label(result.get("policy_config")))].append(result)
     rows = []
-    for (env_id, policy), items in sorted(groups.items()):
+    for (env_id, policy, label), everything in sorted(groups.items()):
+        items = [r for r in everything if not r.get("error")] or []
+        failed = [r for r in everything if r.get("error")]
         scores = [float(r["normalized_score"]) for r in items]
         row = {
-            "env_id": env_id, "policy": policy, "episodes": len(items),
-            "score_mean": statistics.fmean(scores),
+            "env_id": env_id, "policy": _shown_policy(policy, label, groups), "episodes": len(everything),
+            "score_mean": statistics.fmean(scores) if scores else float("nan"),
             "score_std": statistics.pstdev(scores) if len(scores) > 1 else 0.0,
-            "success_rate": statistics.fmean(float(bool(r["won"])) for r in items),
-            "steps_mean": statistics.fmean(float(r["steps"]) for r in items),
+            "success_rate": statistics.fmean(float(bool(r["won"])) for r in items) if items else float("nan"),
+            "steps_mean": statistics.fmean(float(r["steps"]) for r in items) if items else float("nan"),
         }
+        if label:
+            row["policy_config"] = label
+        if failed:
+            row["errors"] = len(failed)
+            row["error_causes"] = _count(str(r["error"].get("cause", "?")) for r in failed)
+        shares = [r.get("policy_stats", {}).get("model_actions") for r in items]
+        if any(v is not None for v in shares):
+            row["model_actions_mean"] = statistics.fmean(float(v) for v in shares if v is not None)
+        causes: dict[str, int] = {}
+        for r in everything:
+            for cause, n in (r.get("policy_stats", {}).get("fallbacks") or {}).items():
+                causes[cause] = causes.get(cause, 0) + int(n)
+        if any(causes.values()):
+            row["fallbacks"] = {k: v for k, v in sorted(causes.items()) if v}
+        ways: dict[str, int] = {}
+        for r in everything:
+            for way, n in (r.get("policy_stats", {}).get("structured_output") or {}).items():
+                ways[way] = ways.get(way, 0) + int(n)
+        if ways:
+            row["structured_output"] = ways
         for stat in ("prompt_tokens", "completion_tokens", "cost_usd"):
             values = [r.get("policy_stats", {}).get(stat) for r in items]
             if any(v is not None for v in values):
@@ -143,22 +182,50 @@ def summarize(results: Iterable[dict[str, Any]], best_of: tuple[int, int] | None
     return rows
 
 
+def _count(values: Iterable[str]) -> dict[str, int]:
+    counted: dict[str, int] = {}
+    for value in values:
+        counted[value] = counted.get(value, 0) + 1
+    return counted
+
+
+def _shown_policy(policy: str, label: str, groups: dict[tuple[str, str, str], Any]) -> str:
+    """``policy``, plus the settings that differ from its other configurations in ``groups``."""
+    others = {lab for (_, name, lab) in groups if name == policy and lab != label}
+    if not others:
+        return policy
+    mine = dict(item.split("=", 1) for item in label.split(",") if "=" in item) if label else {}
+    differing = {k: v for k, v in mine.items()
+                 if any(dict(i.split("=", 1) for i in other.split(",") if "=" in i).get(k) != v for other in others)}
+    return f"{policy}[{','.join(f'{k}={v}' for k, v in differing.items()) or label or 'default'}]"
+
+
 def _best_of(items: list[dict[str, Any]], k: int, n: int) -> dict[str, Any]:
     """The ``k`` best scores of each instance's attempts, pooled: their mean and std."""
     attempts: dict[Any, list[float]] = defaultdict(list)
-    for result in items:
+    for result in (r for r in items if not r.get("error")):
         attempts[result.get("game_seed")].append(float(result["normalized_score"]))
     best = [score for scores in attempts.values() for score in sorted(scores, reverse=True)[:k]]
+    if not best:
+        return {"best_of": f"{k} of {n}", "score_best_mean": float("nan"), "score_best_std": 0.0}
     return {"best_of": f"{k} of {n}", "score_best_mean": statistics.fmean(best),
             "score_best_std": statistics.pstdev(best) if len(best) > 1 else 0.0}
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:
-    """Renders summary rows as a Markdown table."""
+    """Renders summary rows as a Markdown table.
+
+    LLM policies add ``model actions`` (mean share of env actions the model chose as asked) and
+    ``fallbacks`` (by cause, summed over episodes); strict runs add ``errors`` (episodes ended at
+    their first fallback, by cause; left out of the means).
+    """
     header = ["env", "policy", "episodes", "normalized score", "success", "steps"]
     best = next((r["best_of"] for r in rows if "best_of" in r), None)
     header += [f"best {best}"] if best else []
     header += ["unwinnable"] if any("unwinnable_instances" in r for r in rows) else []
+    header += ["model actions"] if any("model_actions_mean" in r for r in rows) else []
+    header += ["fallbacks"] if any("fallbacks" in r for r in rows) else []
+    header += ["errors"] if any("errors" in r for r in rows) else []
     extra = [k for k in ("prompt_tokens_mean", "completion_tokens_mean", "cost_usd_mean")
              if any(k in r for r in rows)]
     lines = ["| " + " | ".join(header + [k.removesuffix("_mean") for k in extra]) + " |",
@@ -171,6 +238,13 @@ def format_table(rows: list[dict[str, Any]]) -> str:
             cells.append(f"{r['score_best_mean']:.3f} ± {r['score_best_std']:.3f}" if "score_best_mean" in r else "-")
         if "unwinnable" in header:
             cells.append(f"{r['unwinnable_instances']} of {r['instances']}" if "instances" in r else "-")
+        if "model actions" in header:
+            cells.append(f"{r['model_actions_mean']:.2f}" if "model_actions_mean" in r else "-")
+        if "fallbacks" in header:
+            cells.append(", ".join(f"{k} {v}" for k, v in r.get("fallbacks", {}).items()) or "0")
+        if "errors" in header:
+            causes = ", ".join(f"{k} {v}" for k, v in r.get("error_causes", {}).items())
+            cells.append(f"{r.get('errors', 0)}" + (f" ({causes})" if causes else ""))
         cells += [f"{r.get(k, 0):.4g}" for k in extra]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 
+from textmem_gym.fallbacks import FallbackError
 from textmem_gym.results import ResultsFile, episode_key
 from textmem_gym.trajectories import EpisodeRecorder
 
@@ -49,7 +50,11 @@ def run_episode(env: gym.Env, policy: Policy, *, seed: int | None = None,
         truncated, steps (agent decisions), primitive_steps (commands sent to the game: more
         than steps when macro actions such as ``go to X`` expand), moves (the game's own move
         counter), reward, wall_time_s and policy_stats, plus the env's headline numbers
-        (``info["metrics"]``, e.g. NetHack's ``max_dungeon_level``); with ``trajectory``, also its path.
+        (``info["metrics"]``, e.g. NetHack's ``max_dungeon_level``), ``policy_config`` (the policy's
+        full configuration, see ``BasePolicy.policy_config``); with ``trajectory``, also its path.
+        A policy in strict mode that falls back (:class:`~textmem_gym.fallbacks.FallbackError`)
+        ends the episode there: the result then has ``error`` (``{"cause", "step", "message"}``)
+        and is left out of the means by :func:`textmem_gym.results.summarize`.
     """
     start = time.perf_counter()
     recorder = None if trajectory is None else EpisodeRecorder(trajectory, env, policy, seed, trajectory_prompts,
@@ -60,8 +65,13 @@ def run_episode(env: gym.Env, policy: Policy, *, seed: int | None = None,
     if recorder is not None:
         recorder.reset(observation, info)
     steps, total_reward, terminated, truncated = 0, 0.0, False, False
+    error: dict[str, Any] | None = None
     while not (terminated or truncated):
-        action = policy.act(observation, info)
+        try:
+            action = policy.act(observation, info)
+        except FallbackError as failure:
+            error = {"cause": failure.cause, "step": steps + 1, "message": str(failure)}
+            break
         observation, reward, terminated, truncated, info = env.step(action)
         steps += 1
         total_reward += float(reward)
@@ -81,6 +91,11 @@ def run_episode(env: gym.Env, policy: Policy, *, seed: int | None = None,
         "reward": total_reward, "wall_time_s": round(time.perf_counter() - start, 4),
         "policy_stats": dict(stats),
     }
+    config = getattr(policy, "policy_config", None)
+    if callable(config):
+        result["policy_config"] = config()
+    if error is not None:
+        result["error"] = error
     # a backend's headline numbers (NetHack: max_dungeon_level...) at top level, for tables and reports
     result.update({k: v for k, v in (info.get("metrics") or {}).items() if k not in result})
     if recorder is not None:

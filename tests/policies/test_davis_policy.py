@@ -23,7 +23,7 @@ SHARED_CACHE = True
 def test_davis_finishes_find_living_thing_through_the_full_pipeline():
     answerer = DAVISAnswerer(SCIENCEWORLD)
     with LocalOpenAIServer(responder=answerer) as server:
-        policy = make_policy("davis", model="local-test", base_url=server.base_url)
+        policy = make_policy("davis", model="local-test", base_url=server.base_url, structured_output="off")
         result = evaluate(SCIENCEWORLD, policy)[0]
         memory = policy.memory
         policy.close()
@@ -66,7 +66,7 @@ def test_davis_survives_llm_faults_and_a_dead_endpoint():
 
     faults = ["malformed_json", "empty", Fault("429", retry_after=0.01, times=2), Fault("500", times=2), None]
     with LocalOpenAIServer(responder=answer, faults=faults) as server:
-        policy = make_policy("davis", model="m", base_url=server.base_url, **FAST)
+        policy = make_policy("davis", model="m", base_url=server.base_url, structured_output="off", **FAST)
         result = evaluate("TextMem/CookingRL-L1-v0", policy, max_steps=4)[0]
     stats = result["policy_stats"]
     assert result["steps"] == 4 and sum(stats["faults"].values()) >= 2 and stats["retries"] >= 1

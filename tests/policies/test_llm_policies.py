@@ -19,6 +19,11 @@ PLANNED = ["ariadne", "full-history", "summary", "rag", "simulacra", "reflexion"
 
 
 def play(policy_name: str, env_id: str = GAME, **kwargs):
+    if policy_name == "ariadne":  # the stand-in answers decisions, not the paper's extraction prompts
+        kwargs.setdefault("extractor", "rules")
+    if policy_name in ("ariadne", "rag", "simulacra", "reflexion"):  # no embedding calls in the call counts
+        kwargs.setdefault("similarity", "bm25")
+    kwargs.setdefault("structured_output", "off")  # the stand-in writes free text: the shared parser reads it
     answerer = WalkthroughAnswerer(env_id)
     with LocalOpenAIServer(responder=answerer) as server:
         policy = make_policy(policy_name, model="local-test", base_url=server.base_url, **kwargs)
@@ -80,7 +85,7 @@ def test_ariadne_retrieves_once_per_decision_with_the_same_prompts():
         answerer = WalkthroughAnswerer(GAME)
         with LocalOpenAIServer(responder=answerer) as server:
             # the memory a plain MemoryGraphWrapper builds: rules extractor, BM25
-            policy = make_policy("ariadne", model="local-test", base_url=server.base_url, extractor="rules",
+            policy = make_policy("ariadne", model="local-test", base_url=server.base_url, extractor="rules", structured_output="off",
                                  memory_options={"similarity": "bm25"})
             result = evaluate(GAME, policy, max_steps=12, wrap=wrap)[0]
             policy.close()
@@ -101,7 +106,9 @@ def test_baseline_prompts_hold_their_memory(runs):
     assert "Summary of the game so far: Summary:" in prompts["summary"]["action"][-1]
     assert "Your previous summary:" in prompts["summary"]["summary"][-1]
     assert "Your 5 most relevant memories from the past" in prompts["rag"]["action"][-1]
-    assert len(prompts["rag"]["importance"]) == runs["rag"][0]["steps"] + 1
+    assert "importance" not in prompts["rag"]  # the paper's RAG: top-k by similarity, no importance ratings
+    assert len(prompts["simulacra"]["importance"]) == runs["simulacra"][0]["steps"] + 1  # Generative Agents' scoring
+    assert runs["rag"][0]["policy_config"]["scoring"] == "similarity" and runs["rag"][0]["policy_stats"]["similarity"] == "bm25"
     reflections = prompts["simulacra"]["action"][-1].split("Your reflections on past memories: ")[1]
     assert "The recipe is in the kitchen." in reflections.splitlines()[0]
     assert prompts["simulacra"]["reflection"]
@@ -114,7 +121,7 @@ def test_baseline_prompts_hold_their_memory(runs):
 def test_reflexion_reads_its_reflection_in_the_next_trial():
     answerer = WalkthroughAnswerer("TextMem/CookingRL-L1-v0")
     with LocalOpenAIServer(responder=answerer) as server:
-        policy = make_policy("reflexion", model="m", base_url=server.base_url)
+        policy = make_policy("reflexion", model="m", base_url=server.base_url, structured_output="off")
         first, second = evaluate("TextMem/CookingRL-L1-v0", policy, episodes=2, max_steps=2)
     assert not first["won"] and first["policy_stats"]["reflections_written"] == 1
     assert first["policy_stats"]["calls_by_kind"]["trial_reflection"] == 1
@@ -137,7 +144,8 @@ def test_reflact_keeps_its_objective_and_wins():
 def test_paper_prompt_style_sends_appendix_e_wording():
     answerer = WalkthroughAnswerer("TextMem/CookingRL-L1-v0")
     with LocalOpenAIServer(responder=answerer) as server:
-        policy = make_policy("ariadne", model="m", base_url=server.base_url, prompt_style="paper")
+        policy = make_policy("ariadne", model="m", base_url=server.base_url, prompt_style="paper",
+                             structured_output="off")
         result = evaluate("TextMem/CookingRL-L1-v0", policy)[0]
     assert result["won"]
     assert "Write your answer exactly in this json format" in answerer.prompts["plan"][0]

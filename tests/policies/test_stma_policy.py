@@ -21,7 +21,7 @@ SHARED_CACHE = True
 def run():
     answerer = STMAAnswerer(GAME)
     with LocalOpenAIServer(responder=answerer) as server:
-        policy = make_policy("stma", model="local-test", base_url=server.base_url)
+        policy = make_policy("stma", model="local-test", base_url=server.base_url, structured_output="off")
         result = evaluate(GAME, policy)[0]
         policy.close()
     return result, answerer
@@ -75,7 +75,7 @@ def test_stma_survives_llm_faults():
 
     faults = ["malformed_json", "empty", Fault("429", retry_after=0.01, times=2), Fault("500", times=2), None]
     with LocalOpenAIServer(responder=answer, faults=faults) as server:
-        policy = make_policy("stma", model="m", base_url=server.base_url, **FAST)
+        policy = make_policy("stma", model="m", base_url=server.base_url, structured_output="off", **FAST)
         result = evaluate("TextMem/CookingRL-L1-v0", policy, max_steps=4)[0]
     stats = result["policy_stats"]
     assert result["steps"] == 4 and result["truncated"]

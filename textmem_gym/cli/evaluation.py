@@ -17,9 +17,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     use_working_directory()
     policy_kwargs = parse_pairs(args.policy_arg)
-    for name in ("model", "base_url"):
-        if getattr(args, name):
+    for name in ("model", "base_url", "context_window", "structured_output"):
+        if getattr(args, name, None):
             policy_kwargs[name] = getattr(args, name)
+    if getattr(args, "strict", False):
+        policy_kwargs["strict"] = True
     results = evaluate(args.env_ids, args.policy, episodes=args.episodes, seed=args.seed,
                        max_steps=args.max_steps, out=args.out, env_kwargs=env_kwargs(args),
                        policy_kwargs=policy_kwargs, progress=not args.quiet,
@@ -91,6 +93,15 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--policy-arg", action="append", metavar="KEY=VALUE", help="policy constructor argument")
     ev.add_argument("--model", default=None, help="LLM model name (LLM policies; else OPENAI_MODEL)")
     ev.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (else OPENAI_BASE_URL)")
+    ev.add_argument("--strict", action="store_true",
+                    help="LLM policies: end an episode at its first fallback (an action not chosen by the model "
+                         "as asked) and record it as an error with its cause (left out of the means)")
+    ev.add_argument("--context-window", type=int, default=None,
+                    help="LLM policies: the model's context window in tokens (default: what the server states); "
+                         "prompts are trimmed to fit it")
+    ev.add_argument("--structured-output", default=None, choices=("auto", "on", "off"),
+                    help="LLM policies: send each answer's JSON schema as a structured-output request "
+                         "(default auto: when the server takes one)")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     add_execution_arguments(ev)
     ev.set_defaults(handler=cmd_eval)

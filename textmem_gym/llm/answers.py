@@ -1,0 +1,383 @@
+"""The one free-text answer parser: reads the fields of an answer schema from what a model wrote.
+
+Every prompt kind of the policies has a JSON schema for its answer (``policies/prompts/<kind>.schema.json``).
+When the endpoint constrains output to it, the answer is that JSON; otherwise models write
+anything around it. :func:`parse_answer` reads each property of the schema, tolerating:
+
+* code fences, prose around JSON, several JSON objects (a property is taken from the first
+  object that has a real value for it: format echoes such as ``"..."`` are skipped);
+* truncated JSON (``{"reason_for_action": "x", "action_to_take": "go to kitchen"`` gives
+  ``go to kitchen``: every complete ``"key": value`` pair is read, whichever key comes first);
+* wrong or missing keys: keys match whatever their case, spacing, underscores or markdown
+  (``Action to take``, ``**ACTION**``), and each property can name aliases (``x-aliases``);
+* ``Label: value`` lines (``ACTION: go north``, ``Action Suitability: True``, YAML blocks);
+* numbered or bulleted lists (``1. "go east"``, ``- take knife``, ``Step 2) open fridge``)
+  for array properties, under their label or, failing that, anywhere in the answer;
+* a bare answer (``True``, ``7``, ``take the knife``) for a one-property schema, or for the
+  property marked ``"x-bare": true`` when nothing else was found.
+
+Commands are then read by :func:`clean_command` (quotes, backticks, list markers, trailing
+punctuation, case) and matched to the admissible commands by :func:`match_command`, which also
+drops articles (``chop the carrot with the knife`` -> ``chop carrot with knife``).
+
+Example:
+    >>> schema = {"type": "object", "properties": {"reason_for_action": {"type": "string"},
+    ...           "action_to_take": {"type": "string", "x-aliases": ["action"]}}}
+    >>> parse_answer('{"reason_for_action": "x", "action_to_take": "go to kitchen"', schema).get("action_to_take")
+    'go to kitchen'
+    >>> parse_answer("Sure!\\n**Action:** Take the knife.", schema).get("action_to_take")
+    'Take the knife.'
+    >>> match_command("Take the knife.", ["take knife from table", "look"])
+    ('take knife from table', 'completed')
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from textmem_gym.llm.jsonparse import _FENCE, _matching_end, repair_json
+
+#: How :func:`match_command` matched: the first two are the model's own command, the others are not.
+MATCHES = ("exact", "completed", "mapped", "default")
+#: Words dropped when a command is compared with the admissible ones.
+ARTICLES = frozenset({"the", "a", "an", "some"})
+#: Values that only echo the answer format.
+PLACEHOLDERS = frozenset({"", "...", "…", "<...>", "none", "null", "n/a", "<action>", "<command>",
+                          "<executable command>", "<one game command, preferably from the valid actions>"})
+SAFE_COMMAND = "look"
+_ITEM = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.):]|\(\d{1,3}\)|step\s*\d{1,3}\s*[.):]?)\s+(.+?)\s*$", re.I)
+_LABEL = re.compile(r"^\s*(?:[-*#>]+\s*)?\**\s*([A-Za-z][A-Za-z _-]{0,40}?)\s*\**\s*[:=]\s*\**\s*(.*?)\s*$")
+_PAIR = re.compile(r"""["']?([A-Za-z][A-Za-z0-9 _-]{0,40})["']?\s*:\s*("(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'"""
+                   r"""|true\b|false\b|True\b|False\b|-?\d+(?:\.\d+)?)""")
+_BOOL_WORDS = {"true": True, "yes": True, "suitable": True, "false": False, "no": False, "unsuitable": False}
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def normalize_key(key: str) -> str:
+    """A key as compared: lower case letters and digits only (``Action_To Take`` -> ``actiontotake``)."""
+    return re.sub(r"[^a-z0-9]", "", key.lower())
+
+
+@dataclass
+class Answer:
+    """What :func:`parse_answer` read.
+
+    Attributes:
+        values: Property -> value (only the properties found).
+        source: Property -> where it was found (``json``, ``pair``, ``line``, ``list``, ``bare``).
+        missing: Required properties not found.
+    """
+
+    values: dict[str, Any] = field(default_factory=dict)
+    source: dict[str, str] = field(default_factory=dict)
+    missing: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """True when every required property was found."""
+        return not self.missing
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """The value of ``name`` (``default`` when absent)."""
+        return self.values.get(name, default)
+
+
+def parse_answer(text: str | None, schema: Mapping[str, Any]) -> Answer:
+    """Reads the properties of ``schema`` (an object schema) from a model's answer; never raises.
+
+    Args:
+        text: The answer (``None`` gives an empty :class:`Answer` with every required property missing).
+        schema: ``{"type": "object", "properties": {...}, "required": [...]}``; a property may list
+            ``x-aliases`` (other keys that mean it) and be ``x-bare`` (read from a bare answer).
+
+    Returns:
+        An :class:`Answer`; values have the property's type (strings stripped, booleans and
+        numbers converted, arrays as lists).
+    """
+    properties: dict[str, Mapping[str, Any]] = dict(schema.get("properties") or {})
+    required = tuple(schema.get("required") or ())
+    answer = Answer()
+    text = text or ""
+    names = {name: {normalize_key(name), *(normalize_key(a) for a in spec.get("x-aliases", ()))}
+             for name, spec in properties.items()}
+    objects = json_objects(text)
+    pairs = [(normalize_key(k), _pair_value(v)) for k, v in _PAIR.findall(text)]
+    lines = text.splitlines()
+    for name, spec in properties.items():
+        found = _from_objects(objects, names[name], spec)
+        how = "json"
+        if found is None:
+            found, how = _first_valid((v for k, v in pairs if k in names[name]), spec), "pair"
+        if found is None:
+            found, how = _from_lines(lines, names[name], spec), "line"
+        if found is not None:
+            answer.values[name], answer.source[name] = found, how
+    bare = [name for name, spec in properties.items() if spec.get("x-bare")] or (
+        list(properties) if len(properties) == 1 else [])
+    if not answer.values and bare:
+        name, spec = bare[0], properties[bare[0]]
+        found = _bare(text, spec)
+        if found is not None:
+            answer.values[name], answer.source[name] = found, "bare"
+    for name, spec in properties.items():  # an array nobody labelled: the answer's list, if it has one
+        if name not in answer.values and spec.get("type") == "array":
+            items = list_items(text)
+            if items:
+                answer.values[name], answer.source[name] = _convert(items, spec), "list"
+    answer.missing = tuple(name for name in required if name not in answer.values)
+    return answer
+
+
+def json_objects(text: str) -> list[dict[str, Any]]:
+    """Every JSON object in ``text`` that parses (as-is or repaired): fenced blocks first, then the
+    text; objects nested in a parsed one are not listed on their own."""
+    found: list[dict[str, Any]] = []
+    for source in [m.group(1) for m in _FENCE.finditer(text)] + [text]:
+        start = source.find("{")
+        while start != -1 and len(found) < 32:
+            end = _matching_end(source, start)
+            if end is None:
+                start = source.find("{", start + 1)
+                continue
+            value = _load(source[start:end + 1])
+            if isinstance(value, dict):
+                found.append(value)
+                start = source.find("{", end + 1)
+            else:
+                start = source.find("{", start + 1)
+    return found
+
+
+def _load(snippet: str) -> Any:
+    try:
+        return json.loads(snippet)
+    except ValueError:
+        pass
+    try:
+        return repair_json(snippet, return_objects=True)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _walk(value: Any) -> Any:
+    """Yields every (key, value) of nested dicts (outer first)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key), item
+        for item in value.values():
+            if isinstance(item, dict):
+                yield from _walk(item)
+
+
+def _from_objects(objects: list[dict[str, Any]], keys: set[str], spec: Mapping[str, Any]) -> Any:
+    return _first_valid((v for obj in objects for k, v in _walk(obj) if normalize_key(k) in keys), spec)
+
+
+def _first_valid(values: Any, spec: Mapping[str, Any]) -> Any:
+    for value in values:
+        converted = _convert(value, spec)
+        if converted is not None:
+            return converted
+    return None
+
+
+def _pair_value(raw: str) -> Any:
+    if raw[:1] in "\"'":
+        body = raw[1:-1]
+        try:
+            return json.loads('"' + body.replace('\\\'', "'") + '"') if raw[0] == '"' else body
+        except ValueError:
+            return body
+    if raw.lower() in ("true", "false"):
+        return raw.lower() == "true"
+    return float(raw)
+
+
+def _convert(value: Any, spec: Mapping[str, Any]) -> Any:
+    """``value`` as the property's type, or ``None`` when it cannot be (or is a placeholder)."""
+    kind = spec.get("type")
+    if kind == "string":
+        if isinstance(value, list) and value and isinstance(value[0], str):
+            value = value[0]
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = str(value)
+        if not isinstance(value, str):
+            return None
+        value = value.strip()
+        return None if value.lower().strip(" \"'`") in PLACEHOLDERS else value
+    if kind == "boolean":
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str):
+            word = re.findall(r"[a-z]+", value.lower())
+            return _BOOL_WORDS.get(word[0]) if word else None
+        return None
+    if kind in ("integer", "number"):
+        if isinstance(value, bool):
+            return None
+        if isinstance(value, str):
+            match = _NUMBER.search(value)
+            value = float(match.group()) if match else None
+        if not isinstance(value, (int, float)):
+            return None
+        return int(round(value)) if kind == "integer" else float(value)
+    if kind == "array":
+        if isinstance(value, str):
+            inner = value.strip()
+            parsed = _load(inner) if inner.startswith("[") else None
+            value = parsed if isinstance(parsed, list) else ([inner] if inner and inner.lower() not in PLACEHOLDERS
+                                                             else None)
+        if not isinstance(value, list):
+            return None
+        items = [_item(v) for v in value]
+        items = [v for v in items if v not in (None, "")]
+        return items or None
+    return value
+
+
+def _item(value: Any) -> Any:
+    if isinstance(value, str):
+        text = value.strip().strip("\"'`").strip()
+        return None if text.lower() in PLACEHOLDERS else text
+    return value
+
+
+def _from_lines(lines: list[str], keys: set[str], spec: Mapping[str, Any]) -> Any:
+    """A ``Label: value`` line (the last one: models restate their final answer), with the list
+    items that follow it for an array property."""
+    for index in range(len(lines) - 1, -1, -1):
+        match = _LABEL.match(lines[index])
+        if match is None or normalize_key(match.group(1)) not in keys:
+            continue
+        rest = match.group(2).strip().strip("*").strip()
+        if spec.get("type") == "array":
+            items = _items_after(lines[index + 1:])
+            if items:
+                return _convert(items, spec)
+        value = _convert(rest, spec)
+        if value is not None:
+            return value
+    return None
+
+
+def _items_after(lines: list[str]) -> list[str]:
+    items: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        if not stripped or stripped.startswith("```"):
+            if items and stripped.startswith("```"):
+                break
+            continue
+        item = _ITEM.match(line)
+        if item is None:
+            if items:
+                break
+            continue
+        items.append(item.group(1).split(" #")[0])
+    return items
+
+
+def list_items(text: str) -> list[str]:
+    """The items of the first numbered or bulleted list in ``text`` (markers and quotes removed).
+
+    Example:
+        >>> list_items('Plan:\\n1. "go east"\\n2. take the knife\\nDone.')
+        ['go east', 'take the knife']
+    """
+    items = _items_after((text or "").splitlines())
+    return [i for i in (_item(x) for x in items) if i]
+
+
+def _bare(text: str, spec: Mapping[str, Any]) -> Any:
+    """A one-property answer written bare: ``True``, ``7``, or a short one-line command."""
+    kind = spec.get("type")
+    stripped = text.strip()
+    if kind in ("boolean", "integer", "number"):
+        return _convert(stripped, spec)
+    if kind == "string":
+        lines = [line for line in stripped.splitlines() if line.strip() and not line.strip().startswith("```")]
+        if len(lines) == 1 and "{" not in lines[0] and len(lines[0].split()) <= 12:
+            return _convert(lines[0], spec)
+    return None
+
+
+def clean_command(text: str) -> str:
+    """A command as the game reads it: list markers, quotes, backticks, markdown, a leading
+    ``action:`` label and trailing punctuation removed, whitespace collapsed, lower case.
+
+    Example:
+        >>> clean_command('  2. **"Go North."**  ')
+        'go north'
+    """
+    text = " ".join(str(text).split())
+    item = _ITEM.match(text)
+    text = item.group(1) if item else text
+    label = _LABEL.match(text)
+    if label and normalize_key(label.group(1)) in {"action", "command", "actiontotake", "nextaction", "skill"}:
+        text = label.group(2)
+    text = text.strip().strip("*`\"' ").strip()
+    text = text.rstrip(".!;,").strip().strip("*`\"' ")
+    return " ".join(text.lower().split())
+
+
+def _without_articles(command: str) -> str:
+    return " ".join(w for w in command.split() if w not in ARTICLES)
+
+
+def match_command(proposed: str, commands: Sequence[str], *, default: str | None = SAFE_COMMAND,
+                  threshold: float = 0.6) -> tuple[str, str]:
+    """``(command, how)``: the admissible command the model meant, and how it was matched.
+
+    ``how`` is ``exact`` (same command once cleaned, articles aside), ``completed`` (the one
+    admissible command extending it: ``take knife`` -> ``take knife from table``) -- both the
+    model's own command -- or ``mapped`` (the most similar command, at least ``threshold``) or
+    ``default`` (``default``; the cleaned proposal itself when ``default`` is ``None``) -- both
+    substitutions, which a policy counts as fallbacks. With no admissible list the cleaned
+    proposal is ``exact``.
+
+    Example:
+        >>> match_command("chop the carrot with the knife", ["chop carrot with knife", "look"])
+        ('chop carrot with knife', 'exact')
+        >>> match_command("fly away", ["look", "go north"])
+        ('look', 'default')
+    """
+    wanted = clean_command(proposed)
+    if not commands:
+        return (wanted or default or SAFE_COMMAND), "exact"
+    lowered = {clean_command(c): c for c in commands}
+    bare = {_without_articles(low): c for low, c in lowered.items()}
+    for table, key in ((lowered, wanted), (bare, _without_articles(wanted))):
+        if key in table:
+            return table[key], "exact"
+    key = _without_articles(wanted)
+    longer = {c for low, c in bare.items() if key and low.startswith(key + " ")}
+    if len(longer) == 1:
+        return longer.pop(), "completed"
+    if key:
+        best, score = max(((c, _similarity(key, low)) for low, c in bare.items()), key=lambda pair: pair[1])
+        if score >= threshold:
+            return best, "mapped"
+    if default is None:
+        return wanted, "default"
+    return next((c for low, c in lowered.items() if low == default), default), "default"
+
+
+_STOP = ARTICLES | {"to", "with", "from", "on", "in", "into", "at"}
+
+
+def _similarity(wanted: str, command: str) -> float:
+    """Character similarity, or the share of the wanted content words found in ``command`` (same verb)."""
+    words = [w for w in wanted.split() if w not in _STOP]
+    have = set(command.split())
+    covered = sum(w in have for w in words) / len(words) if words else 0.0
+    same_verb = bool(words) and command.split()[:1] == words[:1]
+    return max(difflib.SequenceMatcher(None, wanted, command).ratio(), covered if same_verb else 0.0)
+
+
+__all__ = ["ARTICLES", "MATCHES", "Answer", "clean_command", "json_objects", "list_items", "match_command",
+           "normalize_key", "parse_answer"]
