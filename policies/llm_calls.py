@@ -289,9 +289,11 @@ class LLMCalls:
                     text = self._fit(build, trim, max_tokens, limit=int(self._count(text) * RETRY_SHARE))
                     continue
                 self.context_overflows += 1
-                return self._failed(kind, text, started, "context_overflow", error)
+                self._failed(kind, text, started, "context_overflow", error)
+                return None
             except LLMError as error:
-                return self._failed(kind, text, started, "llm_error", error)
+                self._failed(kind, text, started, "llm_error", error)
+                return None
             break
         self.last_failure = None
         self.calls_by_kind[kind] = self.calls_by_kind.get(kind, 0) + 1
@@ -315,9 +317,9 @@ class LLMCalls:
                                 "completion_tokens": 0, "latency_s": round(time.perf_counter() - started, 4),
                                 "cached": False, "model": None, "finish_reason": None, "structured": None,
                                 "fallback": f"{cause}: {type(error).__name__}"})
-        return None
 
-    def read(self, kind: str, answer: str | None, schema: Mapping[str, Any], need: Sequence[str] | None = None) -> Answer:
+    def read(self, kind: str, answer: str | None, schema: Mapping[str, Any],
+             need: Sequence[str] | None = None) -> Answer:
         """Reads ``answer`` with the shared parser; a non-``None`` answer lacking a property of
         ``need`` (default: the schema's required ones) counts as a parse failure of ``kind``."""
         parsed = parse_answer(answer, schema)

@@ -7,7 +7,8 @@ anything around it. :func:`parse_answer` reads each property of the schema, tole
 * code fences, prose around JSON, several JSON objects (a property is taken from the first
   object that has a real value for it: format echoes such as ``"..."`` are skipped);
 * truncated JSON (``{"reason_for_action": "x", "action_to_take": "go to kitchen"`` gives
-  ``go to kitchen``: every complete ``"key": value`` pair is read, whichever key comes first);
+  ``go to kitchen``: a cut-off object is read when its last value is complete, and every
+  complete ``"key": value`` pair is read, whichever key comes first);
 * wrong or missing keys: keys match whatever their case, spacing, underscores or markdown
   (``Action to take``, ``**ACTION**``), and each property can name aliases (``x-aliases``);
 * ``Label: value`` lines (``ACTION: go north``, ``Action Suitability: True``, YAML blocks);
@@ -142,6 +143,10 @@ def json_objects(text: str) -> list[dict[str, Any]]:
         while start != -1 and len(found) < 32:
             end = _matching_end(source, start)
             if end is None:
+                cut = _cut_off_object(source[start:])
+                if cut is not None:
+                    found.append(cut)
+                    break
                 start = source.find("{", start + 1)
                 continue
             value = _load(source[start:end + 1])
@@ -151,6 +156,17 @@ def json_objects(text: str) -> list[dict[str, Any]]:
             else:
                 start = source.find("{", start + 1)
     return found
+
+
+def _cut_off_object(tail: str) -> dict[str, Any] | None:
+    """An object whose closing brackets never came (the answer hit ``max_tokens``), read only when
+    its last value is complete (ends with a quote, bracket, number or literal): a value cut in the
+    middle is never guessed at."""
+    tail = tail.rstrip().rstrip(",").rstrip()
+    if not re.search(r'(["\]}]|\d|true|false|null)$', tail):
+        return None
+    value = _load(tail)
+    return value if isinstance(value, dict) else None
 
 
 def _load(snippet: str) -> Any:

