@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import threading
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -75,3 +76,22 @@ class OneCall(BasePolicy):
     def act(self, observation: Any, info: dict[str, Any]) -> str:
         self.client.chat([{"role": "user", "content": f"{observation}\nWhat now?"}])
         return self.rng.choice(sorted(info["admissible_commands"]))
+
+
+class CountingResponder:
+    """A LocalOpenAIServer responder that answers ``ok`` after ``delay_s`` and counts the requests it is
+    answering at once (the count drops before the answer is written, so a client that sends its next
+    request on receiving this answer is never counted twice)."""
+
+    def __init__(self, delay_s: float) -> None:
+        self.delay_s, self.inside, self.most = delay_s, 0, 0
+        self.lock = threading.Lock()
+
+    def __call__(self, messages: Any) -> str:
+        with self.lock:
+            self.inside += 1
+            self.most = max(self.most, self.inside)
+        threading.Event().wait(self.delay_s)
+        with self.lock:
+            self.inside -= 1
+        return "ok"

@@ -6,6 +6,7 @@ import pytest
 
 import textmem_gym
 from policies import make_policy
+from tests.execution.agents import CountingResponder
 from textmem_gym.execution import EpisodeFailed
 from textmem_gym.llm import LocalOpenAIServer
 from textmem_gym.results import ResultsFile
@@ -60,11 +61,12 @@ def test_an_episode_error_names_the_episode_and_keeps_finished_ones(tmp_path):
 
 
 def test_one_request_limit_holds_across_worker_processes():
-    with LocalOpenAIServer(responder=lambda messages: "ok", latency=0.1) as server:
+    responder = CountingResponder(0.1)
+    with LocalOpenAIServer(responder=responder) as server:
         results = textmem_gym.evaluate(ENV, "tests.execution.agents:OneCall", episodes=8, max_steps=3, workers=4,
                                        max_concurrent_requests=2, policy_kwargs={"base_url": server.base_url})
         assert server.calls == 24 and len(results) == 8
-        assert server.max_in_flight == 2  # 4 workers, each free to send: the shared limit held them to 2
+    assert responder.most == 2  # 4 workers, each free to send: the shared limit held them to 2
 
 
 def test_workers_write_each_episodes_trajectory_named_by_its_key(tmp_path):
