@@ -173,8 +173,9 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Policy, *, episodes: in
     policy_kwargs = dict(policy_kwargs or {})
     agent, policy_name, multi_trial = _policy_spec(policy, policy_kwargs, parallel=workers > 1 or backend != "local")
     limit = max_concurrent_requests if max_concurrent_requests is not None else default_request_limit(policy_kwargs)
+    in_process = backend == "local" and workers == 1
     config = RunConfig.build(policy_name, policy_kwargs, max_steps=max_steps, env_kwargs=env_kwargs, wrap=wrap,
-                             trajectories=trajectories, trajectory_prompts=trajectory_prompts)
+                             trajectories=trajectories, trajectory_prompts=trajectory_prompts, in_process=in_process)
     store = ResultsFile(out) if out is not None else None
     recorded = store.by_key() if store is not None else {}
     tasks = plan_tasks(env_ids, list(game_seeds), episodes=episodes, seed=seed, multi_trial=multi_trial,
@@ -193,7 +194,7 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Policy, *, episodes: in
         bar.add(row)
 
     try:
-        if backend == "local" and workers == 1:
+        if in_process:
             with installed(EndpointLimits(limit), "driver"):
                 for task in pending:
                     run_task(config, task, on_result=record, agent=agent)

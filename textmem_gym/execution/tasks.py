@@ -85,31 +85,39 @@ class RunConfig:
     trajectories: str | None = None
     trajectory_prompts: str = "full"
     import_paths: tuple[str, ...] = field(default_factory=tuple)
+    #: The unpickled parts when the episodes run in this process (nothing to send: no pickling needed).
+    local: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def build(cls, policy: str, policy_kwargs: dict[str, Any] | None = None, *, max_steps: int | None = None,
               env_kwargs: dict[str, Any] | None = None, wrap: Callable[[gym.Env], gym.Env] | None = None,
-              trajectories: str | Path | None = None, trajectory_prompts: str = "full") -> RunConfig:
-        """A config for ``policy`` (a name or ``module:attr``) and its arguments.
+              trajectories: str | Path | None = None, trajectory_prompts: str = "full",
+              in_process: bool = False) -> RunConfig:
+        """A config for ``policy`` (a name or ``module:attr``) and its arguments (``in_process``: the
+        episodes run in this process, so the parts are kept as they are instead of pickled).
 
         Raises:
             ValueError: The kwargs or ``wrap`` cannot be sent to a worker (not picklable: a lambda,
                 a local function, an open client...).
         """
         parts = {"policy_kwargs": dict(policy_kwargs or {}), "env_kwargs": dict(env_kwargs or {}), "wrap": wrap}
+        trajectory_dir = None if trajectories is None else str(trajectories)
+        if in_process:
+            return cls(policy, b"", max_steps, trajectory_dir, trajectory_prompts, local=parts)
         try:
             payload = pickle.dumps(parts)
         except (pickle.PicklingError, TypeError, AttributeError) as error:
             raise ValueError(f"policy kwargs, env kwargs and wrap must be picklable to reach the workers "
                              f"(use module-level functions and plain values): {error}") from None
-        return cls(policy, payload, max_steps, None if trajectories is None else str(trajectories),
-                   trajectory_prompts, tuple(p for p in sys.path if p))
+        return cls(policy, payload, max_steps, trajectory_dir, trajectory_prompts, tuple(p for p in sys.path if p))
 
     def parts(self) -> dict[str, Any]:
         """The unpickled policy kwargs, env kwargs and wrap (after making ``import_paths`` importable)."""
         for path in self.import_paths:
             if path not in sys.path and Path(path).exists():
                 sys.path.append(path)
+        if self.local is not None:
+            return self.local
         parts: dict[str, Any] = pickle.loads(self.payload)
         return parts
 
