@@ -10,7 +10,7 @@ Example:
     >>> store = ResultsFile(path)
     >>> store.append({"env_id": "E", "policy": "p", "seed": 0, "episode": 0, "game_seed": None,
     ...               "normalized_score": 0.5, "won": False, "steps": 3})
-    >>> store.done_keys() == {("E", "p", 0, 0, None)}
+    >>> store.done_keys() == {("E", "p", 0, 0, None, None)}
     True
 """
 
@@ -26,12 +26,45 @@ from typing import Any
 
 from filelock import FileLock
 
-EpisodeKey = tuple[str, str, int, int, Any]
+#: env id, policy, seed, episode index, game seed, policy configuration id (see :func:`config_id`).
+EpisodeKey = tuple[str, str, int, int, Any, "str | None"]
+
+
+def config_id(config: dict[str, Any] | None) -> str | None:
+    """A short stable id of a policy configuration (``None`` for none or an empty one).
+
+    The hash of the configuration as results rows store it (JSON, sorted keys), so a row read
+    back from a file gives the id its policy gave when the evaluation was planned.
+
+    Example:
+        >>> config_id({"extractor": "rules", "top_k": 2}) == config_id({"top_k": 2, "extractor": "rules"})
+        True
+        >>> config_id({}) is None
+        True
+    """
+    if not config:
+        return None
+    import hashlib
+
+    text = json.dumps(json.loads(json.dumps(config, sort_keys=True, default=str)), sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 def episode_key(result: dict[str, Any]) -> EpisodeKey:
-    """The identity of an episode: env id, policy, seed, episode index, game seed."""
-    return (result["env_id"], result["policy"], result["seed"], result["episode"], result.get("game_seed"))
+    """The identity of an episode: env id, policy, seed, episode index, game seed and the id of
+    the policy configuration (:func:`config_id` of ``policy_config``), so that two configurations
+    of one policy in one results file never stand for each other. Rows without a configuration
+    (written before rows carried one, or by a policy that has none) have ``None`` there.
+
+    Example:
+        >>> row = {"env_id": "E", "policy": "p", "seed": 0, "episode": 0, "game_seed": None}
+        >>> episode_key(row)
+        ('E', 'p', 0, 0, None, None)
+        >>> episode_key({**row, "policy_config": {"k": 2}}) != episode_key({**row, "policy_config": {"k": 3}})
+        True
+    """
+    return (result["env_id"], result["policy"], result["seed"], result["episode"], result.get("game_seed"),
+            config_id(result.get("policy_config")))
 
 
 class ResultsFile:

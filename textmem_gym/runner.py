@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import gymnasium as gym
 
 from textmem_gym.fallbacks import FallbackError
-from textmem_gym.results import ResultsFile, episode_key
+from textmem_gym.results import ResultsFile, config_id, episode_key
 from textmem_gym.trajectories import EpisodeRecorder
 
 if TYPE_CHECKING:
@@ -171,7 +171,8 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Policy, *, episodes: in
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {sorted(BACKENDS)}")
     policy_kwargs = dict(policy_kwargs or {})
-    agent, policy_name, multi_trial = _policy_spec(policy, policy_kwargs, parallel=workers > 1 or backend != "local")
+    agent, policy_name, multi_trial, config_key = _policy_spec(policy, policy_kwargs,
+                                                               parallel=workers > 1 or backend != "local")
     limit = max_concurrent_requests if max_concurrent_requests is not None else default_request_limit(policy_kwargs)
     in_process = backend == "local" and workers == 1
     config = RunConfig.build(policy_name, policy_kwargs, max_steps=max_steps, env_kwargs=env_kwargs, wrap=wrap,
@@ -179,7 +180,7 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Policy, *, episodes: in
     store = ResultsFile(out) if out is not None else None
     recorded = store.by_key() if store is not None else {}
     tasks = plan_tasks(env_ids, list(game_seeds), episodes=episodes, seed=seed, multi_trial=multi_trial,
-                       policy=policy_name)
+                       policy=policy_name, config=config_key)
     planned = [key for task in tasks for key in task.keys]
     pending = [task for task in tasks if any(key not in recorded for key in task.keys)]
     bar = Progress(len(planned), [recorded[k] for k in planned if k in recorded], desc=policy_name, enabled=progress)
@@ -213,8 +214,10 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Policy, *, episodes: in
 
 
 def _policy_spec(policy: str | Policy, policy_kwargs: dict[str, Any], *,
-                 parallel: bool) -> tuple[Policy | None, str, bool]:
-    """The policy object to share (only a given object), the name results record, and whether it is multi-trial.
+                 parallel: bool) -> tuple[Policy | None, str, bool, str | None]:
+    """The policy object to share (only a given object), the name results record, whether it is
+    multi-trial, and the id of its configuration (part of every results key: two configurations of
+    one policy in one results file are different episodes).
 
     A spec is built once here (bad names and kwargs fail before any worker starts) and dropped.
     """
@@ -222,13 +225,19 @@ def _policy_spec(policy: str | Policy, policy_kwargs: dict[str, Any], *,
 
     if isinstance(policy, str):
         probe = make_policy(policy, **policy_kwargs)
-        return None, policy, bool(getattr(probe, "multi_trial", False))
+        return None, policy, bool(getattr(probe, "multi_trial", False)), _config_id_of(probe)
     if parallel:
         raise ValueError(f"a Policy object ({type(policy).__name__}) can only be evaluated with workers=1 on the "
                          "local backend; give its spec instead (a name or 'module:Factory' plus policy_kwargs), "
                          "so that each worker builds its own")
     agent = check_policy(policy)
-    return agent, agent.name, bool(getattr(agent, "multi_trial", False))
+    return agent, agent.name, bool(getattr(agent, "multi_trial", False)), _config_id_of(agent)
+
+
+def _config_id_of(agent: Any) -> str | None:
+    """The id of ``agent``'s ``policy_config()`` (``None`` when it has none)."""
+    config = getattr(agent, "policy_config", None)
+    return config_id(config()) if callable(config) else None
 
 
 def _warm_up(config: RunConfig, tasks: Sequence[EpisodeTask]) -> None:

@@ -67,25 +67,32 @@ _MAX_NAME = 120
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-def trajectory_path(directory: str | Path, key: EpisodeKey | Mapping[str, Any]) -> Path:
+def trajectory_path(directory: str | Path, key: EpisodeKey | tuple[Any, ...] | Mapping[str, Any]) -> Path:
     """The file of the episode ``key`` (a results key, or a results row) inside ``directory``.
 
     The name is the key made filesystem-safe; when that changed or shortened it (a policy given
-    as ``module:Factory``, a path...), a short hash of the exact key keeps distinct keys apart.
+    as ``module:Factory``, a path...), a short hash of the exact key keeps distinct keys apart. A
+    policy configuration's id (the key's last part, see :func:`textmem_gym.results.config_id`)
+    follows the policy name (``ariadne.c1f0e2d3a4b5c``); keys without one (also the older
+    five-part keys) name their file as before.
 
     Example:
-        >>> trajectory_path("runs/t", ("TextMem/Cooking-v0", "explorer", 2, 1, 7)).as_posix()
+        >>> trajectory_path("runs/t", ("TextMem/Cooking-v0", "explorer", 2, 1, 7, None)).as_posix()
         'runs/t/TextMem_Cooking-v0.explorer.s2.e1.g7.jsonl'
+        >>> trajectory_path("t", ("E", "ariadne", 0, 0, None, "1f0e2d3a4b5c")).name
+        'E.ariadne.c1f0e2d3a4b5c.s0.e0.gNone.jsonl'
         >>> trajectory_path("t", ("E", "policies.simple:RandomPolicy", 0, 0, None)).name
         'E.policies.simple_RandomPolicy.s0.e0.gNone-39ad613b.jsonl'
     """
     if isinstance(key, Mapping):
         key = episode_key(dict(key))
-    env_id, policy, seed, episode, game_seed = key
-    plain = f"{env_id.replace('/', '_', 1)}.{policy}.s{seed}.e{episode}.g{game_seed}"
+    env_id, policy, seed, episode, game_seed, *rest = key
+    config = rest[0] if rest else None
+    shown = policy if config is None else f"{policy}.c{config}"
+    plain = f"{env_id.replace('/', '_', 1)}.{shown}.s{seed}.e{episode}.g{game_seed}"
     name = _UNSAFE.sub("_", plain)
     if name != plain or len(name) > _MAX_NAME:
-        name = f"{name[:_MAX_NAME]}-{_short_hash(repr(tuple(key)))}"
+        name = f"{name[:_MAX_NAME]}-{_short_hash(repr(tuple(key[:5]) if config is None else tuple(key)))}"
     return Path(directory) / f"{name}.jsonl"
 
 

@@ -45,6 +45,8 @@ class Episode:
     seed: int
     index: int
     policy: str
+    #: Id of the policy configuration (:func:`textmem_gym.results.config_id`), part of the key.
+    config: str | None = None
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -55,7 +57,7 @@ class Episode:
     @property
     def key(self) -> EpisodeKey:
         """Its results key (see :func:`textmem_gym.results.episode_key`)."""
-        return episode_key(self.meta)
+        return (*episode_key(self.meta)[:5], self.config)
 
 
 @dataclass(frozen=True)
@@ -123,16 +125,17 @@ class RunConfig:
 
 
 def plan_tasks(env_ids: Sequence[str], game_seeds: Iterable[int | None], *, episodes: int, seed: int,
-               multi_trial: bool, policy: str = "") -> list[EpisodeTask]:
+               multi_trial: bool, policy: str = "", config: str | None = None) -> list[EpisodeTask]:
     """The tasks of an evaluation, in plan order (id, game seed, episode).
 
     Episode ``i`` uses reset seed ``seed + i``. A multi-trial policy gets one task per (id, game
-    seed) holding its trials in order; any other policy one task per episode.
+    seed) holding its trials in order; any other policy one task per episode. ``config`` is the
+    id of the policy's configuration (:func:`textmem_gym.results.config_id`): part of each key.
     """
     tasks = []
     for env_id in env_ids:
         for game_seed in game_seeds:
-            group = tuple(Episode(env_id, game_seed, seed + i, i, policy) for i in range(episodes))
+            group = tuple(Episode(env_id, game_seed, seed + i, i, policy, config) for i in range(episodes))
             tasks.extend([EpisodeTask(group)] if multi_trial else [EpisodeTask((e,)) for e in group])
     return tasks
 
@@ -173,6 +176,10 @@ def play(config: RunConfig, episode: Episode, agent: Policy, env_kwargs: dict[st
     finally:
         env.close()
     result.update(episode.meta)
+    if episode_key(result) != episode.key:
+        raise RuntimeError(f"policy {episode.policy!r} ended an episode with another configuration than it was "
+                           f"planned with ({result.get('policy_config')!r}): policy_config() must be fixed when "
+                           "the policy is built, as results are keyed by it")
     return result
 
 
