@@ -41,7 +41,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from textmem_gym.llm.jsonparse import _FENCE, _matching_end, repair_json
+from textmem_gym.llm.jsonparse import json_sources, matching_end, repair_json
 
 #: How :func:`match_command` matched: the first two are the model's own command, the others are not.
 MATCHES = ("exact", "completed", "mapped", "default")
@@ -138,10 +138,10 @@ def json_objects(text: str) -> list[dict[str, Any]]:
     """Every JSON object in ``text`` that parses (as-is or repaired): fenced blocks first, then the
     text; objects nested in a parsed one are not listed on their own."""
     found: list[dict[str, Any]] = []
-    for source in [m.group(1) for m in _FENCE.finditer(text)] + [text]:
+    for source in json_sources(text):
         start = source.find("{")
         while start != -1 and len(found) < 32:
-            end = _matching_end(source, start)
+            end = matching_end(source, start)
             if end is None:
                 cut = _cut_off_object(source[start:])
                 if cut is not None:

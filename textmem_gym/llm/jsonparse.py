@@ -125,7 +125,7 @@ def _candidates(text: str) -> Iterator[str | None]:
     Braces nested inside a balanced snippet are not tried on their own: an inner object of
     a broken outer one is not "the first object" of the text.
     """
-    sources = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    sources = json_sources(text)
     tried = 0
     for source in sources:
         next_start = 0
@@ -135,13 +135,32 @@ def _candidates(text: str) -> Iterator[str | None]:
             if tried >= MAX_CANDIDATES:
                 return
             tried += 1
-            end = _matching_end(source, start)
+            end = matching_end(source, start)
             next_start = start if end is None else end + 1
             yield None if end is None else source[start : end + 1]
 
 
-def _matching_end(text: str, start: int) -> int | None:
-    """Returns the index of the bracket closing the one at ``start``, honouring strings."""
+def json_sources(text: str) -> list[str]:
+    """Where JSON is looked for in a model's answer, in order: each fenced code block's content
+    (```` ```json ... ``` ````), then the whole text.
+
+    Example:
+        >>> json_sources('Here: ```json {"a": 1}``` done')
+        ['{"a": 1}', 'Here: ```json {"a": 1}``` done']
+    """
+    return [m.group(1) for m in _FENCE.finditer(text)] + [text]
+
+
+def matching_end(text: str, start: int) -> int | None:
+    """The index of the bracket closing the one at ``start`` (strings honoured), ``None`` when it
+    never closes or a wrong bracket closes it.
+
+    Example:
+        >>> matching_end('x {"a": "}", "b": [1]} y', 2)
+        21
+        >>> matching_end('{"a": 1', 0) is None
+        True
+    """
     stack: list[str] = []
     quote: str | None = None
     i = start
@@ -202,4 +221,5 @@ def _as_object(value: Any, snippet: str, *, repaired: bool) -> ParseResult:
     return ParseResult(value, repaired=repaired, snippet=snippet)
 
 
-__all__ = ["MAX_CANDIDATES", "ParseResult", "parse_json_object", "repair_json", "unquoted_value"]
+__all__ = ["MAX_CANDIDATES", "ParseResult", "json_sources", "matching_end", "parse_json_object", "repair_json",
+           "unquoted_value"]
