@@ -1,75 +1,67 @@
-"""AriGraph's NetHack experiment (Table 1): our agents under the protocol, beside the paper's numbers.
+"""AriGraph's NetHack experiment (Table 1): several agents under the protocol, in one table beside the paper's numbers.
 
-Protocol: 3 runs per agent (reset seeds 0, 1, 2), step limit ``--max-steps`` agent decisions
-(default 200; a skill is one decision, each capped at 100 primitive keys), score (NetHack's
-in-game score) and deepest dungeon level, mean ± std (sample std, as the paper). Agents:
-``netplay`` on Room obs and Level obs and ``ariadne`` on Room obs need an OpenAI-compatible
-endpoint (``--model``/``--base-url`` or ``OPENAI_*``); ``netplay-heuristic`` and ``random`` run
-without one. The paper's rows (GPT-4o) are data, with their source.
+The protocol and the paper's numbers are those of ``textmem-gym reproduce arigraph-nethack``
+(:mod:`textmem_gym.protocols.arigraph_nethack`, numbers in
+``textmem_gym/protocols/data/arigraph-nethack.json`` with their source): 3 runs per agent (reset
+seeds 0, 1, 2), at most 1000 agent decisions a run (a skill is one decision), NetHack's in-game
+score and the deepest dungeon level, mean ± sample std. ``reproduce`` plays one agent; this
+script plays several and prints one row per agent and observation mode. ``netplay`` and
+``ariadne`` need an OpenAI-compatible endpoint (``--model``/``--base-url`` or ``OPENAI_*``);
+``netplay-heuristic`` and ``random`` run without one.
 
-    python benchmarks/nethack_table.py [--agents netplay-heuristic random] [--max-steps 200] [--model M --base-url URL]
+    python benchmarks/nethack_table.py [--agents netplay-heuristic random] [--max-steps N] [--model M --base-url URL]
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
 
 import textmem_gym  # noqa: F401
-from textmem_gym.runner import evaluate
+from textmem_gym.protocols import get_protocol, published
+from textmem_gym.protocols.run import metric_values, plan_protocol, run_protocol
 
-#: AriGraph (Anokhin et al., 2024), Table 1: GPT-4o agents, 3 runs, mean ± std.
-PAPER_TABLE1 = {
-    "source": "AriGraph paper, section 5.2, Table 1 (/work/shared/seeds/arigraph-paper.md)",
-    "rows": {
-        "Ariadne (Room obs)": {"score": (593.00, 202.62), "levels": (6.33, 2.31)},
-        "NetPlay (Room obs)": {"score": (341.67, 109.14), "levels": (3.67, 1.15)},
-        "NetPlay (Level obs)": {"score": (675.33, 130.27), "levels": (7.33, 1.15)},
-    },
-}
-#: Our row label -> (policy, env id).
-RUNS = {
-    "Ariadne (Room obs)": ("ariadne", "TextMem/NetHack-RoomObs-v0"),
-    "NetPlay (Room obs)": ("netplay", "TextMem/NetHack-RoomObs-v0"),
-    "NetPlay (Level obs)": ("netplay", "TextMem/NetHack-LevelObs-v0"),
-    "netplay-heuristic (Room obs)": ("netplay-heuristic", "TextMem/NetHack-RoomObs-v0"),
-    "netplay-heuristic (Level obs)": ("netplay-heuristic", "TextMem/NetHack-LevelObs-v0"),
-    "random (Room obs)": ("random", "TextMem/NetHack-RoomObs-v0"),
-}
 LLM_POLICIES = {"ariadne", "netplay"}
+#: Agent -> the observation modes (the protocol's cell labels) it plays; the paper ran Ariadne on Room obs only.
+MODES = {"ariadne": ["Room obs"]}
 
 
 def mean_std(values: list[float]) -> str:
-    """``"593.00 ± 202.62"``."""
+    """``"593.00 ± 202.62"`` (sample std, as the paper)."""
+    import statistics
+
     std = statistics.stdev(values) if len(values) > 1 else 0.0
-    return f"{statistics.mean(values):.2f} ± {std:.2f}"
+    return f"{statistics.mean(values):.2f} ± {std:.2f}" if values else "-"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    protocol = get_protocol("arigraph-nethack")
+    data = published(protocol.name)
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--agents", nargs="*", default=["netplay-heuristic", "random"],
                         help="policies to run (ariadne/netplay need an endpoint)")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--max-steps", type=int, default=200)
+    parser.add_argument("--runs", type=int, default=protocol.attempts)
+    parser.add_argument("--max-steps", type=int, default=None,
+                        help=f"agent decisions per run (default: the protocol's {protocol.cells[0].max_steps})")
     parser.add_argument("--model")
     parser.add_argument("--base-url")
     args = parser.parse_args()
-    print(f"Protocol: {args.runs} runs per agent, {args.max_steps} agent decisions (skills) per run\n")
+    score, levels = protocol.metrics
+    steps = args.max_steps or protocol.cells[0].max_steps
+    print(f"Protocol: {args.runs} runs per agent, at most {steps} agent decisions (skills) per run")
+    print(f"Paper: {data['source']}\n")
     print(f"{'Method':32s} {'Score':>18s} {'Levels':>14s}  source")
-    for label, row in PAPER_TABLE1["rows"].items():
-        print(f"{label:32s} {mean_std_of(row['score']):>18s} {mean_std_of(row['levels']):>14s}  paper (GPT-4o)")
-    for label, (policy, env_id) in RUNS.items():
-        if policy not in args.agents:
-            continue
+    for name, row in data["rows"].items():
+        for mode, value in row.items():
+            shown = (f"{value[score.published]:.2f} ± {value[score.published_std]:.2f}",
+                     f"{value[levels.published]:.2f} ± {value[levels.published_std]:.2f}")
+            print(f"{name + f' ({mode})':32s} {shown[0]:>18s} {shown[1]:>14s}  paper (GPT-4o)")
+    for policy in args.agents:
         kwargs = {"model": args.model, "base_url": args.base_url} if policy in LLM_POLICIES else {"seed": 0}
-        results = evaluate(env_id, policy, episodes=args.runs, seed=0, max_steps=args.max_steps, policy_kwargs=kwargs)
-        scores = [float(r["score"]) for r in results]
-        levels = [float(r["max_dungeon_level"]) for r in results]
-        print(f"{label:32s} {mean_std(scores):>18s} {mean_std(levels):>14s}  ours")
-
-
-def mean_std_of(pair: tuple[float, float]) -> str:
-    return f"{pair[0]:.2f} ± {pair[1]:.2f}"
+        plan = plan_protocol(protocol, cells=MODES.get(policy), max_steps=args.max_steps)
+        for played in run_protocol(protocol, policy, plan=plan, policy_kwargs=kwargs, attempts=args.runs):
+            label = f"{policy} ({played.plan.cell.label})"
+            print(f"{label:32s} {mean_std(metric_values(played.results, score)):>18s} "
+                  f"{mean_std(metric_values(played.results, levels)):>14s}  ours")
 
 
 if __name__ == "__main__":

@@ -155,8 +155,9 @@ def summarize(results: Iterable[dict[str, Any]], best_of: tuple[int, int] | None
 
     Returns:
         One row per group, sorted by env id then policy. Results that carry ``winnable``
-        (see :func:`textmem_gym.envs.instances.instance_info`) add ``instances`` and
-        ``unwinnable_instances`` (distinct game seeds whose walkthrough exceeds the step limit).
+        (see :func:`textmem_gym.envs.instances.instance_info`; ``reproduce`` writes it) add
+        ``instances`` and ``unwinnable_instances`` (distinct game seeds whose walkthrough exceeds
+        the step limit); ``winnable: None`` (a game without a walkthrough) adds nothing.
 
     Example:
         >>> rows = summarize([{"env_id": "E", "policy": "p", "normalized_score": s, "won": s == 1,
@@ -207,7 +208,7 @@ def summarize(results: Iterable[dict[str, Any]], best_of: tuple[int, int] | None
                 row[stat + "_mean"] = statistics.fmean(float(v or 0) for v in values)
         if best_of is not None:
             row.update(_best_of(items, *best_of))
-        if any("winnable" in r for r in items):
+        if any(r.get("winnable") is not None for r in items):  # None: no walkthrough to tell (NetHack)
             instances = {r.get("game_seed"): r.get("winnable") for r in items}
             row["instances"] = len(instances)
             row["unwinnable_instances"] = sum(1 for w in instances.values() if w is False)
@@ -245,12 +246,23 @@ def _best_of(items: list[dict[str, Any]], k: int, n: int) -> dict[str, Any]:
             "score_best_std": statistics.pstdev(best) if len(best) > 1 else 0.0}
 
 
+def _unwinnable(row: dict[str, Any]) -> str:
+    """The ``unwinnable`` cell: ``"1 of 2 ✗"`` (instances whose walkthrough exceeds the step limit),
+    ``"0 of 2 ✓"``, or ``"-"`` when the rows carry no ``winnable``."""
+    if "instances" not in row:
+        return "-"
+    unwinnable = row["unwinnable_instances"]
+    return f"{unwinnable} of {row['instances']} " + ("✗" if unwinnable else "✓")
+
+
 def format_table(rows: list[dict[str, Any]]) -> str:
     """Renders summary rows as a Markdown table.
 
     LLM policies add ``model actions`` (mean share of env actions the model chose as asked) and
     ``fallbacks`` (by cause, summed over episodes); strict runs add ``errors`` (episodes ended at
-    their first fallback, by cause; left out of the means).
+    their first fallback, by cause; left out of the means). Rows that carry ``winnable`` (as
+    ``reproduce`` writes them) add ``unwinnable``: how many of the instances played cannot be won
+    within the step limit (``1 of 2 ✗``).
     """
     header = ["env", "policy", "episodes", "normalized score", "success", "steps"]
     best = next((r["best_of"] for r in rows if "best_of" in r), None)
@@ -270,7 +282,7 @@ def format_table(rows: list[dict[str, Any]]) -> str:
         if best:
             cells.append(f"{r['score_best_mean']:.3f} ± {r['score_best_std']:.3f}" if "score_best_mean" in r else "-")
         if "unwinnable" in header:
-            cells.append(f"{r['unwinnable_instances']} of {r['instances']}" if "instances" in r else "-")
+            cells.append(_unwinnable(r))
         if "model actions" in header:
             cells.append(f"{r['model_actions_mean']:.2f}" if "model_actions_mean" in r else "-")
         if "fallbacks" in header:

@@ -12,7 +12,7 @@ Example:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from textmem_gym.execution.tasks import EpisodeTask, RunConfig
 
 StepCallback = Callable[[int, str, Any, float, dict[str, Any]], None]
+#: More fields for each results row, per (env id, game seed): a mapping or ``f(env_id, game_seed)``.
+RowExtra = Mapping[tuple[str, int | None], Mapping[str, Any]] | Callable[[str, int | None], Mapping[str, Any]]
 
 
 def run_episode(env: gym.Env, policy: Policy, *, seed: int | None = None,
@@ -116,7 +118,7 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Policy, *, episodes: in
              progress: bool = False, workers: int = 1, backend: str = "local", ray_address: str | None = None,
              max_concurrent_requests: int | None = None, trajectories: str | Path | None = None,
              trajectory_prompts: str = "full", max_retries: int = 3,
-             ray_task_cpus: float = 1.0) -> list[dict[str, Any]]:
+             ray_task_cpus: float = 1.0, row_extra: RowExtra | None = None) -> list[dict[str, Any]]:
     """Evaluates one policy over env ids x game seeds x episodes, resumably, in parallel if asked.
 
     Episode ``i`` uses reset seed ``seed + i``. With ``out``, each finished episode is appended
@@ -152,6 +154,13 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Policy, *, episodes: in
         trajectory_prompts: ``"full"`` or ``"keys"`` (see :mod:`textmem_gym.trajectories`).
         max_retries: Times a task is played again after its worker process died.
         ray_task_cpus: CPUs each Ray task asks for.
+        row_extra: More fields for the results rows, per (env id, game seed): a mapping
+            ``{(env_id, game_seed): {field: value}}`` or a callable ``row_extra(env_id, game_seed)``
+            (e.g. an instance's ``walkthrough_steps`` and ``winnable`` from
+            :func:`~textmem_gym.envs.instances.instance_info`). Computed and added by this process
+            (the driver) when it writes a row, never sent to a worker nor shown to the policy; a
+            field the episode's result already has is kept as it is. Rows recorded earlier get
+            them in the returned list (the file is not rewritten).
 
     Returns:
         The results of every episode of this evaluation (recorded earlier or run now), in plan order.
@@ -189,6 +198,7 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Policy, *, episodes: in
         key = episode_key(row)
         if key in recorded:  # a replayed trial of a multi-trial group, or a retried task
             return
+        row = _with_extra(row, row_extra)
         if store is not None:
             store.append(row)
         recorded[key] = row
@@ -210,7 +220,17 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Policy, *, episodes: in
                     record(row)
     finally:
         bar.close()
-    return [recorded[key] for key in planned]
+    return [_with_extra(recorded[key], row_extra) for key in planned]
+
+
+def _with_extra(row: dict[str, Any], row_extra: RowExtra | None) -> dict[str, Any]:
+    """``row`` plus the fields ``row_extra`` gives its (env id, game seed) that it does not have yet."""
+    if row_extra is None:
+        return row
+    where = (row["env_id"], row.get("game_seed"))
+    extra = row_extra(*where) if callable(row_extra) else row_extra.get(where, {})
+    missing = {k: v for k, v in (extra or {}).items() if k not in row}
+    return {**row, **missing} if missing else row
 
 
 def _policy_spec(policy: str | Policy, policy_kwargs: dict[str, Any], *,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 from pathlib import Path
 
 import gymnasium as gym
@@ -39,6 +40,10 @@ def test_protocol_matches_registered_ids_published_columns_and_policies(name):
     for row in data["rows"].values():
         assert set(row) <= set(data["columns"]) and all("score" in value for value in row.values())
     assert protocol.own_row is None or protocol.own_row in data["rows"]
+    assert set(protocol.baseline_rows) <= set(data["rows"])
+    for metric in protocol.metrics:  # every published value has each metric the table shows
+        assert all(metric.published in value and (metric.published_std is None or metric.published_std in value)
+                   for row in data["rows"].values() for value in row.values())
     assert set(protocol.policy_rows) <= set(POLICIES)
     assert set(protocol.policy_rows.values()) <= set(data["rows"]) or not data["rows"]
 
@@ -108,3 +113,63 @@ def test_stma_level_4_game_seed_4242_cannot_be_won_in_50_turns_and_is_skipped():
     plan = plan_protocol(get_protocol("stma"), cells=["Level 4"], limit_instances=2)[0]
     assert all(plan.instances[seed]["winnable"] for seed in plan.game_seeds)
     assert all(not instance_info(plan.env_id, seed, 50)["winnable"] for seed in plan.skipped)
+
+
+def test_reproduce_writes_each_instances_walkthrough_to_the_results_so_summary_marks_unwinnable(tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    assert main(["reproduce", "stma", "--policy", "random", "--cell", "Level 1", "--limit-instances", "1",
+                 "--max-steps", "3", "--include-unwinnable", "--quiet", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    steps = instance_info("TextMem/STMA-Cooking-L1-v0", 1001)["walkthrough_steps"]
+    assert steps > 3 and f"game_seed=1001: UNWINNABLE, walkthrough {steps} > 3 steps" in printed
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert (row["game_seed"], row["walkthrough_steps"], row["step_limit"], row["winnable"]) == (1001, steps, 3, False)
+    assert main(["summary", str(out)]) == 0  # from the file alone
+    table = capsys.readouterr().out.splitlines()
+    assert "unwinnable" in table[0] and "| 1 of 1 ✗ |" in table[2]
+
+
+def test_reproduce_with_two_workers_gives_the_rows_of_one_worker(tmp_path, capsys):
+    files = {workers: tmp_path / f"w{workers}.jsonl" for workers in (1, 2)}
+    for workers, out in files.items():
+        assert main(["reproduce", "stma", "--policy", "random", "--cell", "Level 1", "--limit-instances", "2",
+                     "--max-steps", "8", "--include-unwinnable", "--workers", str(workers), "--quiet",
+                     "--out", str(out)]) == 0
+    printed = capsys.readouterr().out.split("results:")
+
+    def rows(path: Path) -> list[dict]:
+        read = [json.loads(line) for line in path.read_text().splitlines()]
+        return sorted(({k: v for k, v in r.items() if k != "wall_time_s"} for r in read),
+                      key=lambda r: (r["game_seed"], r["seed"]))
+
+    assert rows(files[1]) == rows(files[2]) and len(rows(files[2])) == 2
+    assert all("winnable" in r and r["step_limit"] == 8 for r in rows(files[2]))
+    table = [line for line in printed[1].splitlines() if line.startswith("| Level 1 ")]
+    assert table == [line for line in printed[0].splitlines() if line.startswith("| Level 1 ")]
+
+
+def test_reproduce_arigraph_nethack_reports_score_and_deepest_level_beside_table_1(tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    assert main(["reproduce", "arigraph-nethack", "--policy", "netplay-heuristic", "--max-steps", "25",
+                 "--limit-attempts", "2", "--quiet", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    protocol, data = get_protocol("arigraph-nethack"), published("arigraph-nethack")
+    assert protocol.attempts == 3 and [c.env_id for c in protocol.cells] == [
+        "TextMem/NetHack-RoomObs-v0", "TextMem/NetHack-LevelObs-v0"]
+    assert {c.max_steps for c in protocol.cells} == {1000} and "agent decisions" in protocol.step_accounting
+    header = next(line for line in printed.splitlines() if line.startswith("| column"))
+    assert "netplay-heuristic: deepest level (mean ± sample std)" in header
+    assert "paper: Ariadne deepest level" in header and "paper: NetPlay score" in header
+    results = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(results) == 4 and all(isinstance(r["max_dungeon_level"], int) and r["max_dungeon_level"] >= 1
+                                     for r in results)
+    for label, env_id in (("Room obs", "TextMem/NetHack-RoomObs-v0"), ("Level obs", "TextMem/NetHack-LevelObs-v0")):
+        levels = [r["max_dungeon_level"] for r in results if r["env_id"] == env_id]
+        scores = [r["score"] for r in results if r["env_id"] == env_id]
+        row = next(line for line in printed.splitlines() if line.startswith(f"| {label} "))
+        netplay = data["rows"]["NetPlay"][label]
+        assert f"{statistics.fmean(levels):.2f} ± {statistics.stdev(levels):.2f} (n=2)" in row
+        assert f"{statistics.fmean(scores):.2f} ± {statistics.stdev(scores):.2f} (n=2)" in row
+        assert f"{netplay['max_dungeon_level']:.2f} ± {netplay['max_dungeon_level_std']:.2f}" in row
+    assert "| - | - |" in next(line for line in printed.splitlines() if line.startswith("| Level obs "))
+    assert "? (no walkthrough)" in printed and all(r["winnable"] is None for r in results)

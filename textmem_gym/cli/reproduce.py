@@ -22,7 +22,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             policy_kwargs[name] = getattr(args, name)
     plan = plan_protocol(protocol, cells=args.cell, limit_cells=args.limit_cells,
                          limit_instances=args.limit_instances,
-                         winnable_only=False if args.include_unwinnable else None, download=not args.no_download)
+                         winnable_only=False if args.include_unwinnable else None, download=not args.no_download,
+                         max_steps=args.max_steps)
     played = run_protocol(protocol, args.policy, plan=plan, policy_kwargs=policy_kwargs,
                           attempts=args.limit_attempts, out=args.out, workers=args.workers, progress=not args.quiet)
     print(format_report(protocol, played, args.policy, args.paper_row))
@@ -48,6 +49,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     rep.add_argument("--limit-cells", type=int, default=None, help="play only the first N columns")
     rep.add_argument("--limit-instances", type=int, default=None, help="at most N instances per column")
     rep.add_argument("--limit-attempts", type=int, default=None, help="N attempts per instance instead of the paper's")
+    rep.add_argument("--max-steps", type=int, default=None,
+                     help="step limit of every column instead of the paper's (a quick look; instances are checked "
+                          "against it, so fewer can be won in time)")
     rep.add_argument("--include-unwinnable", action="store_true",
                      help="also play instances whose walkthrough is longer than the step limit (marked)")
     rep.add_argument("--no-download", action="store_true",

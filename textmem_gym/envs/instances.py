@@ -89,6 +89,8 @@ def walkthrough_steps(env_id: str, game_seed: int | None = None, env_kwargs_json
 
     ``env_kwargs_json`` is the JSON of more ``gym.make`` arguments (a string, so results are cached).
     """
+    if "walkthrough" not in _supported_privileged(env_id):  # NetHack: no walkthrough to read
+        return None
     kwargs = json.loads(env_kwargs_json)
     if game_seed is not None:
         kwargs["game_seed"] = game_seed
@@ -99,6 +101,16 @@ def walkthrough_steps(env_id: str, game_seed: int | None = None, env_kwargs_json
     finally:
         env.close()
     return len(walkthrough) or None
+
+
+def _supported_privileged(env_id: str) -> frozenset[str]:
+    """The privileged keys the id's env class offers (every key when it does not say)."""
+    from textmem_gym.envs.privileged import PRIVILEGED_KEYS
+    from textmem_gym.loading import load_object
+
+    entry = gym.spec(env_id).entry_point
+    env_class = load_object(entry) if isinstance(entry, str) else entry
+    return frozenset(getattr(env_class, "supported_privileged", PRIVILEGED_KEYS))
 
 
 def make_instances(env_id: str, n: int, **kwargs: Any) -> list[gym.Env]:

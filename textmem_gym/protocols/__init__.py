@@ -13,7 +13,7 @@ use) and, when the paper published numbers, one data file.
 
 Example:
     >>> sorted(PROTOCOLS)
-    ['arigraph', 'davis', 'stma', 'text-adventure-agent']
+    ['arigraph', 'arigraph-nethack', 'davis', 'stma', 'text-adventure-agent']
     >>> protocol = get_protocol("stma")
     >>> [cell.label for cell in protocol.cells], protocol.attempts, protocol.cells[0].max_steps
     (['Level 1', 'Level 2', 'Level 3', 'Level 4'], 1, 50)
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from textmem_gym.loading import load_object
-from textmem_gym.protocols.base import Cell, Protocol
+from textmem_gym.protocols.base import Cell, Metric, Protocol
 
 DATA_DIR = Path(__file__).with_name("data")
 
@@ -36,6 +36,7 @@ DATA_DIR = Path(__file__).with_name("data")
 #: Protocol name -> ``"module:attr"`` of its :class:`Protocol`.
 PROTOCOLS: dict[str, str] = {
     "arigraph": "textmem_gym.protocols.arigraph:PROTOCOL",
+    "arigraph-nethack": "textmem_gym.protocols.arigraph_nethack:PROTOCOL",
     "stma": "textmem_gym.protocols.stma:PROTOCOL",
     "davis": "textmem_gym.protocols.davis:PROTOCOL",
     "text-adventure-agent": "textmem_gym.protocols.text_adventure_agent:PROTOCOL",
@@ -58,12 +59,13 @@ def get_protocol(name: str) -> Protocol:
 
 def published(name: str) -> dict[str, Any]:
     """The paper's published numbers of protocol ``name``: ``paper``, ``source``, ``metric``,
-    ``columns`` and ``rows`` (paper row -> column label -> ``{"score", "std"?, "success"?}``),
-    in the paper's unit. A protocol without a data file has no rows."""
+    ``columns`` and ``rows`` (paper row -> column label -> ``{"score", "std"?, "success"?}`` plus
+    the ``published`` keys of the protocol's :class:`Metric` list), in the paper's unit. A
+    protocol without a data file has no rows."""
     path = DATA_DIR / f"{name}.json"
     if not path.is_file():
         return {"paper": name, "source": "", "metric": "", "columns": [], "rows": {}}
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-__all__ = ["DATA_DIR", "PROTOCOLS", "Cell", "Protocol", "get_protocol", "published"]
+__all__ = ["DATA_DIR", "PROTOCOLS", "Cell", "Metric", "Protocol", "get_protocol", "published"]

@@ -38,6 +38,25 @@ class Cell:
 
 
 @dataclass(frozen=True)
+class Metric:
+    """A number a paper's table reports per cell, other than the normalized score.
+
+    Attributes:
+        field: The results-row field averaged over the cell's episodes (``"score"``: the game's
+            own score; ``"max_dungeon_level"``: a backend's headline metric, see
+            :func:`textmem_gym.runner.run_episode`).
+        label: Its column name (``"deepest level"``).
+        published: Its key in the published values of a cell.
+        published_std: The key of the published standard deviation (``None``: none published).
+    """
+
+    field: str
+    label: str
+    published: str
+    published_std: str | None = None
+
+
+@dataclass(frozen=True)
 class Protocol:
     """A paper's evaluation protocol.
 
@@ -53,7 +72,11 @@ class Protocol:
         scale: Factor from our normalized score to the paper's unit (100 for percentages).
         reports_success: The paper reports a success rate beside the score.
         own_row: The paper's own method (its row of published numbers is always shown).
+        baseline_rows: More published rows always shown (the paper's baselines).
         policy_rows: Our policy name -> the paper's row for the same agent.
+        metrics: What the table reports per cell; empty: the normalized score (``scale``d, best k
+            of n where ``best_of`` says). Each metric is shown as mean ± std over the cell's episodes.
+        sample_std: The paper's ± is the sample standard deviation (n - 1); else the population one.
     """
 
     name: str
@@ -66,4 +89,7 @@ class Protocol:
     scale: float = 1.0
     reports_success: bool = False
     own_row: str | None = None
+    baseline_rows: tuple[str, ...] = ()
     policy_rows: dict[str, str] = field(default_factory=dict)
+    metrics: tuple[Metric, ...] = ()
+    sample_std: bool = False

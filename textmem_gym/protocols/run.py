@@ -9,7 +9,9 @@ The ``limit`` arguments run a subset (for tests and quick looks).
 
 from __future__ import annotations
 
-import inspect
+import dataclasses
+import math
+import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ import gymnasium as gym
 from textmem_gym.downloads import ChecksumError
 from textmem_gym.envs.instances import instance_info, instance_seeds
 from textmem_gym.protocols import published
-from textmem_gym.protocols.base import Cell, Protocol
+from textmem_gym.protocols.base import Cell, Metric, Protocol
 from textmem_gym.results import summarize
 
 
@@ -57,7 +59,7 @@ class CellResult:
 
 def plan_protocol(protocol: Protocol, *, cells: list[str] | None = None, limit_cells: int | None = None,
                   limit_instances: int | None = None, winnable_only: bool | None = None,
-                  download: bool = True) -> list[PlannedCell]:
+                  download: bool = True, max_steps: int | None = None) -> list[PlannedCell]:
     """What each cell of ``protocol`` plays.
 
     Args:
@@ -67,6 +69,8 @@ def plan_protocol(protocol: Protocol, *, cells: list[str] | None = None, limit_c
         limit_instances: At most this many instances per cell.
         winnable_only: Override the protocol's choice to skip unwinnable instances.
         download: Whether published game files may be downloaded.
+        max_steps: Override every cell's step limit (a quick look; instances are then checked
+            against it: fewer can be won in time).
 
     Raises:
         ValueError: If a label of ``cells`` is not a cell of the protocol (the message lists them).
@@ -79,6 +83,10 @@ def plan_protocol(protocol: Protocol, *, cells: list[str] | None = None, limit_c
             raise ValueError(f"{protocol.name} has no cell {unknown[0]!r}; its cells: {', '.join(labels)}")
         chosen = [c for c in chosen if c.label in cells]
     chosen = chosen[:limit_cells] if limit_cells is not None else chosen
+    if max_steps is not None:
+        if max_steps < 1:
+            raise ValueError(f"max_steps must be >= 1, got {max_steps}")
+        chosen = [dataclasses.replace(cell, max_steps=max_steps) for cell in chosen]
     only_winnable = protocol.winnable_only if winnable_only is None else winnable_only
     return [_plan_cell(cell, limit_instances, only_winnable, download) for cell in chosen]
 
@@ -127,30 +135,26 @@ def run_protocol(protocol: Protocol, policy: str, *, plan: list[PlannedCell] | N
         attempts: Override the protocol's attempts per instance (fewer for a quick look; the
             best-k-of-n aggregation then takes the best ``k`` of what was played).
         out: JSONL results file (resumable: a re-run skips the episodes it holds).
-        workers: Episodes run in parallel (needs an ``evaluate`` that takes ``workers``).
+        workers: Episodes run in parallel (worker processes; see :func:`textmem_gym.runner.evaluate`).
         progress: Show progress bars.
         **plan_options: Passed to :func:`plan_protocol`.
 
     Returns:
-        One :class:`CellResult` per cell; each episode result also carries its instance's
-        ``walkthrough_steps``, ``step_limit`` and ``winnable``.
+        One :class:`CellResult` per cell. Each episode's results row, in ``out`` as in the
+        returned results, carries its instance's ``walkthrough_steps``, ``step_limit`` and
+        ``winnable`` (added by the driver: the policy never sees them), so ``textmem-gym summary``
+        marks unwinnable instances from the file alone.
     """
     from textmem_gym.runner import evaluate
 
     cells = plan if plan is not None else plan_protocol(protocol, **plan_options)
-    extra: dict[str, Any] = {}
-    if workers != 1:
-        if "workers" not in inspect.signature(evaluate).parameters:
-            raise ValueError("this evaluate() runs episodes in one process: use workers=1")
-        extra["workers"] = workers
     played = []
     for planned in cells:
+        instances = {(planned.env_id, seed): info for seed, info in planned.instances.items()}
         results = evaluate(planned.env_id, policy, episodes=attempts or protocol.attempts, seed=0,
                            max_steps=planned.cell.max_steps, out=out, game_seeds=planned.game_seeds,
                            env_kwargs=planned.env_kwargs, policy_kwargs=dict(policy_kwargs or {}),
-                           progress=progress, **extra)
-        for result in results:
-            result.update(planned.instances.get(result.get("game_seed"), {}))
+                           progress=progress, workers=workers, row_extra=instances)
         rows = summarize(results, best_of=protocol.best_of)
         played.append(CellResult(planned, results, rows[0]))
     return played
@@ -168,7 +172,7 @@ def paper_rows(protocol: Protocol, policy: str, chosen: list[str] | None = None)
         if unknown:
             raise ValueError(f"the {protocol.name} data has no row {unknown[0]!r}; rows: {', '.join(rows)}")
         return list(chosen)
-    names = [protocol.policy_rows.get(policy), protocol.own_row]
+    names = [protocol.policy_rows.get(policy), protocol.own_row, *protocol.baseline_rows]
     return [name for i, name in enumerate(names) if name is not None and name in rows and name not in names[:i]]
 
 
@@ -178,10 +182,15 @@ def format_report(protocol: Protocol, played: list[CellResult], policy: str,
 
     Columns: the paper's column, what was played, how many instances fit in the step limit, our
     score (best k of n where the protocol says so), our success rate where the paper reports one,
-    then one ``paper: ROW`` column per published row (``-`` where the paper has no number).
+    then one ``paper: ROW`` column per published row (``-`` where the paper has no number). A
+    protocol with :class:`~textmem_gym.protocols.base.Metric`\\ s has one of our columns per
+    metric (mean ± std over the cell's episodes) and one ``paper: ROW metric`` column per
+    published row and metric.
     """
     data = published(protocol.name)
     shown = paper_rows(protocol, policy, rows)
+    if protocol.metrics:
+        return _format_metrics_report(protocol, played, policy, shown, data)
     aggregation = f"best {protocol.best_of[0]} of {protocol.best_of[1]}" if protocol.best_of else "mean ± std"
     header = ["column", "played", "winnable", f"{policy}: score ({aggregation})"]
     header += [f"{policy}: success"] if protocol.reports_success else []
@@ -205,6 +214,52 @@ def format_report(protocol: Protocol, played: list[CellResult], policy: str,
     if not data["rows"]:
         notes.append(f"- the paper published no numbers ({data.get('note', 'no data file')})")
     return "\n".join(lines + ["", "instances:"] + notes)
+
+
+def _format_metrics_report(protocol: Protocol, played: list[CellResult], policy: str, shown: list[str],
+                           data: dict[str, Any]) -> str:
+    """:func:`format_report` for a protocol with metrics: ours and the paper's, one column per metric."""
+    spread = "sample std" if protocol.sample_std else "std"
+    header = ["column", "played", "winnable"]
+    header += [f"{policy}: {m.label} (mean ± {spread})" for m in protocol.metrics]
+    header += [f"paper: {name} {m.label}" for name in shown for m in protocol.metrics]
+    lines = [protocol.title, f"paper: {data['paper']}; numbers from {data['source'] or 'nowhere (none published)'}",
+             f"metric: {data['metric'] or ', '.join(m.label for m in protocol.metrics)}; "
+             f"steps: {protocol.step_accounting}", "",
+             "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    notes = []
+    for item in played:
+        planned = item.plan
+        cells = [planned.cell.label, _played(planned), _winnable(planned)]
+        cells += [_metric_cell(item.results, metric, protocol.sample_std) for metric in protocol.metrics]
+        cells += [_published_metric(data["rows"][name].get(planned.cell.label), metric)
+                  for name in shown for metric in protocol.metrics]
+        lines.append("| " + " | ".join(cells) + " |")
+        notes.append(f"- {planned.cell.label}: {planned.env_id}, {planned.note}" + _instance_note(planned))
+    if not data["rows"]:
+        notes.append(f"- the paper published no numbers ({data.get('note', 'no data file')})")
+    return "\n".join(lines + ["", "instances:"] + notes)
+
+
+def metric_values(results: list[dict[str, Any]], metric: Metric) -> list[float]:
+    """The metric's values over the episodes that ended without an error (rows lacking the field are skipped)."""
+    return [float(r[metric.field]) for r in results
+            if not r.get("error") and isinstance(r.get(metric.field), int | float)]
+
+
+def _metric_cell(results: list[dict[str, Any]], metric: Metric, sample_std: bool) -> str:
+    values = metric_values(results, metric)
+    if not values:
+        return "-"
+    spread = (statistics.stdev if sample_std else statistics.pstdev)(values) if len(values) > 1 else 0.0
+    return f"{statistics.fmean(values):.2f} ± {spread:.2f} (n={len(values)})"
+
+
+def _published_metric(value: dict[str, float] | None, metric: Metric) -> str:
+    if not value or not isinstance(value.get(metric.published), int | float) or math.isnan(value[metric.published]):
+        return "-"
+    std = value.get(metric.published_std) if metric.published_std else None
+    return f"{value[metric.published]:.2f}" + (f" ± {std:.2f}" if std is not None else "")
 
 
 def _played(planned: PlannedCell) -> str:
@@ -244,4 +299,5 @@ def _published_cell(value: dict[str, float] | None, protocol: Protocol) -> str:
     return text + (f" (SR {value['success']:.3g})" if "success" in value else "")
 
 
-__all__ = ["CellResult", "PlannedCell", "format_report", "paper_rows", "plan_protocol", "run_protocol"]
+__all__ = ["CellResult", "PlannedCell", "format_report", "metric_values", "paper_rows", "plan_protocol",
+           "run_protocol"]
