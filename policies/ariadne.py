@@ -59,14 +59,19 @@ class AriadnePolicy(LLMAgent):
         memory_options: Further :class:`~textmem_gym.memory.arigraph.memory.AriGraphMemory` arguments
             (``depth``, ``width``...).
         episode_chars: Characters shown of each episodic memory.
+        macro_counts_as_one_step: A ``go to <room>`` macro counts as one step against the episode's
+            step limit (AriGraph's accounting) instead of one per primitive move (the default); passed
+            to the MemoryGraphWrapper this policy adds (an env that already has one keeps its own).
         **options: :class:`~policies.llm_agent.LLMAgent` arguments (``model``, ``base_url``...).
     """
 
     name: ClassVar[str] = "ariadne"
 
     def __init__(self, *args: Any, top_k: int = 2, extractor: str = "llm", similarity: str = "auto",
-                 memory_options: dict[str, Any] | None = None, episode_chars: int = 500, **options: Any) -> None:
+                 memory_options: dict[str, Any] | None = None, episode_chars: int = 500,
+                 macro_counts_as_one_step: bool = False, **options: Any) -> None:
         self.top_k, self.extractor, self.episode_chars = top_k, extractor, episode_chars
+        self.macro_counts_as_one_step = bool(macro_counts_as_one_step)
         self.memory_options = dict(memory_options or {})
         self.similarity = str(self.memory_options.pop("similarity", similarity))
         self.resolved_similarity: str | None = None
@@ -74,6 +79,7 @@ class AriadnePolicy(LLMAgent):
         self._retrieved: tuple[tuple[Any, ...], Retrieval] | None = None
         super().__init__(*args, **options)
         self.config.update(top_k=top_k, extractor=extractor, similarity=self.similarity, episode_chars=episode_chars,
+                           macro_counts_as_one_step=self.macro_counts_as_one_step,
                            **{k: v for k, v in self.memory_options.items() if isinstance(v, (str, int, float, bool))})
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
@@ -98,7 +104,8 @@ class AriadnePolicy(LLMAgent):
         self.memory = make_memory("arigraph", extractor=self.extractor, extractor_options=extractor_options,
                                   episodes=self.top_k, similarity=self.resolved_similarity, **options)
         self.env_navigates = bool(getattr(env.unwrapped, "provides_goto", False))
-        return ensure_memory_wrapper(env, memory=self.memory, goto=not self.env_navigates, belief=self.render_belief)
+        return ensure_memory_wrapper(env, memory=self.memory, goto=not self.env_navigates, belief=self.render_belief,
+                                     macro_counts_as_one_step=self.macro_counts_as_one_step)
 
     def act(self, observation: Any, info: Info) -> str:
         if getattr(self, "env_navigates", False) and self.memory is not None:

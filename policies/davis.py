@@ -101,6 +101,9 @@ class DAVISPolicy(BasePolicy):
         extractor: Temporal-KG extractor of this episode: ``"llm"`` (default, as the paper) or ``"rules"``.
         history: Recent steps in the belief state.
         strict: End the episode at the first fallback (:class:`~textmem_gym.fallbacks.FallbackError`).
+        macro_counts_as_one_step: Passed to its MemoryGraphWrapper; it plays without the wrapper's
+            ``go to`` macro (``goto=False``), so every decision is one step either way (accepted so that one
+            ``--policy-arg`` works across the memory policies; recorded in the configuration).
     """
 
     name: ClassVar[str] = "davis"
@@ -108,7 +111,8 @@ class DAVISPolicy(BasePolicy):
     def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
                  client: Any = None, world_model: TemporalKG | str | Path | None = "auto", train_variations: int = 5,
                  horizon: int = 5, max_questions: int = 5, extractor: str = "llm", history: int = 10,
-                 max_tokens: int = 800, temperature: float = 0.0, strict: bool = False, **client_options: Any) -> None:
+                 max_tokens: int = 800, temperature: float = 0.0, strict: bool = False,
+                 macro_counts_as_one_step: bool = False, **client_options: Any) -> None:
         for label, value in (("horizon", horizon), ("max_questions", max_questions), ("history", history)):
             if not isinstance(value, int) or value < (1 if label == "horizon" else 0):
                 raise ValueError(f"{label} must be a {'positive' if label == 'horizon' else 'non-negative'} int, "
@@ -118,10 +122,12 @@ class DAVISPolicy(BasePolicy):
                        "train_variations": train_variations, "horizon": horizon, "max_questions": max_questions,
                        "extractor": extractor, "history": history, "max_tokens": max_tokens,
                        "temperature": temperature, "strict": bool(strict),
+                       "macro_counts_as_one_step": bool(macro_counts_as_one_step),
                        **{k: v for k, v in client_options.items() if k in ("structured_output", "context_window")}}
         self.world_model, self.train_variations = world_model, train_variations
         self.horizon, self.max_questions, self.extractor, self.history = horizon, max_questions, extractor, history
         self.max_tokens, self.temperature = max_tokens, temperature
+        self.macro_counts_as_one_step = bool(macro_counts_as_one_step)
         self.critic = HeuristicCritic()
         self.memory: DAVISMemory | None = None
         self.reset("", {})
@@ -146,7 +152,8 @@ class DAVISPolicy(BasePolicy):
             else:
                 world = None
         self.memory = DAVISMemory(self.extractor, llm=self._ask, world_model=world)
-        return ensure_memory_wrapper(env, memory=self.memory, goto=False)
+        return ensure_memory_wrapper(env, memory=self.memory, goto=False,
+                                     macro_counts_as_one_step=self.macro_counts_as_one_step)
 
     # -- episode -------------------------------------------------------------------------
     def reset(self, observation: Any, info: Info) -> None:

@@ -76,6 +76,10 @@ class ExplorerPolicy(BasePolicy):
             ``go to``, and a note or recipe counts only on the step it is read.
         seed: Seed of the tie-breaking randomness.
         memory_options: Arguments of the MemoryGraphWrapper it adds (``memory``, ``extractor``...).
+        macro_counts_as_one_step: A ``go to <room>`` macro counts as one step against the episode's
+            step limit (AriGraph's accounting) instead of one per primitive move (the default); passed
+            to its MemoryGraphWrapper. Recorded in ``policy_config()`` when on (the explorer has no
+            other configuration to record).
 
     Example:
         >>> ExplorerPolicy(memory=False).name
@@ -84,8 +88,12 @@ class ExplorerPolicy(BasePolicy):
 
     name: ClassVar[str] = "explorer"
 
-    def __init__(self, memory: bool = True, seed: int | None = 0, memory_options: dict[str, Any] | None = None):
+    def __init__(self, memory: bool = True, seed: int | None = 0, memory_options: dict[str, Any] | None = None,
+                 macro_counts_as_one_step: bool = False):
         self.memory, self.memory_options = bool(memory), dict(memory_options or {})
+        if macro_counts_as_one_step:
+            self.memory_options["macro_counts_as_one_step"] = True
+            self.config = {"macro_counts_as_one_step": True}
         self._rng = random.Random(seed)
         self.critic, self.guard = HeuristicCritic(), LoopGuard()
         self._memory: Any = None

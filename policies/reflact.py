@@ -61,6 +61,9 @@ class ReflActPolicy(BasePolicy):
             (``textmem-gym mcp`` spawned over stdio: ``reset``, ``play_action``, ``valid_actions``,
             ``graph_memory_context``); the results are recorded the same way.
         strict: End the episode at the first fallback (:class:`~textmem_gym.fallbacks.FallbackError`).
+        macro_counts_as_one_step: A ``go to <room>`` macro counts as one step against the episode's
+            step limit (AriGraph's accounting) instead of one per primitive move (the default); passed
+            to the MemoryGraphWrapper this policy adds (an env that already has one keeps its own).
 
     Example:
         >>> policy = ReflActPolicy()
@@ -73,17 +76,19 @@ class ReflActPolicy(BasePolicy):
     def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
                  client: Any = None, temperature: float = 0.2, history: int = 10, narrative_every: int = 5,
                  max_tokens: int = 300, transport: str = "inprocess", strict: bool = False,
-                 **client_options: Any) -> None:
+                 macro_counts_as_one_step: bool = False, **client_options: Any) -> None:
         if transport not in TRANSPORTS:
             raise ValueError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
         self.transport = transport
         self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options, strict=strict)
         self.config = {"temperature": temperature, "history": history, "narrative_every": narrative_every,
                        "max_tokens": max_tokens, "transport": transport, "strict": bool(strict),
+                       "macro_counts_as_one_step": bool(macro_counts_as_one_step),
                        **{k: v for k, v in client_options.items() if k in ("structured_output", "context_window")}}
         self.temperature, self.history, self.narrative_every, self.max_tokens = \
             temperature, history, narrative_every, max_tokens
         self.critic, self.guard = HeuristicCritic(), LoopGuard()
+        self.macro_counts_as_one_step = bool(macro_counts_as_one_step)
         self.reset("", {})
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
@@ -93,7 +98,7 @@ class ReflActPolicy(BasePolicy):
             from textmem_gym.serving.client import MCPGameEnv
 
             return MCPGameEnv.serving(env)
-        return ensure_memory_wrapper(env)
+        return ensure_memory_wrapper(env, macro_counts_as_one_step=self.macro_counts_as_one_step)
 
     def reset(self, observation: Any, info: Info) -> None:
         self.llm.begin_episode()

@@ -193,6 +193,27 @@ def make_policy(name: str, **kwargs: Any) -> Policy:
     return check_policy(factory(*args, **kwargs))
 
 
+def accepts_argument(name: str, argument: str) -> bool:
+    """Whether the factory of policy ``name`` takes the keyword ``argument`` (by name, or through
+    ``**kwargs``: an LLM policy passing its options on); True when its signature cannot be read.
+
+    Raises:
+        ValueError: Unknown name.
+
+    Example:
+        >>> accepts_argument("react", "strict"), accepts_argument("random", "strict")
+        (True, False)
+    """
+    factory, args = _factory(name)
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return True
+    params = list(signature.parameters.values())[len(args):]
+    return any(p.kind is p.VAR_KEYWORD or (p.name == argument and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+               for p in params)
+
+
 def _factory(name: str) -> tuple[Callable[..., Any], tuple[str, ...]]:
     """The factory of ``name`` and the positional arguments it gets (the argument of ``prefix:argument``)."""
     if name in POLICIES:

@@ -86,6 +86,9 @@ class STMAPolicy(BasePolicy):
         max_tokens: Completion limit of planner and critic calls.
         temperature: Sampling temperature of planner and critic.
         strict: End the episode at the first fallback (:class:`~textmem_gym.fallbacks.FallbackError`).
+        macro_counts_as_one_step: Passed to its MemoryGraphWrapper; it plays without the wrapper's
+            ``go to`` macro (``goto=False``), so every decision is one step either way (accepted so that one
+            ``--policy-arg`` works across the memory policies; recorded in the configuration).
     """
 
     name: ClassVar[str] = "stma"
@@ -94,17 +97,19 @@ class STMAPolicy(BasePolicy):
                  client: Any = None, extractor: str = "llm", memory_llm: bool = True,
                  memory_options: dict[str, Any] | None = None, max_replans: int = 3,
                  max_tokens: int = 1500, temperature: float = 0.0, strict: bool = False,
-                 **client_options: Any) -> None:
+                 macro_counts_as_one_step: bool = False, **client_options: Any) -> None:
         if max_replans < 0:
             raise ValueError(f"max_replans must be >= 0, got {max_replans!r}")
         self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options, strict=strict)
         self.config = {"extractor": extractor, "memory_llm": bool(memory_llm), "max_replans": max_replans,
                        "max_tokens": max_tokens, "temperature": temperature, "strict": bool(strict),
+                       "macro_counts_as_one_step": bool(macro_counts_as_one_step),
                        "entity_similarity": (memory_options or {}).get("entity_similarity", "tfidf"),
                        **{k: v for k, v in (memory_options or {}).items() if k != "entity_similarity"},
                        **{k: v for k, v in client_options.items() if k in ("structured_output", "context_window")}}
         self.extractor, self.memory_llm, self.memory_options = extractor, bool(memory_llm), dict(memory_options or {})
         self.max_replans, self.max_tokens, self.temperature = max_replans, max_tokens, temperature
+        self.macro_counts_as_one_step = bool(macro_counts_as_one_step)
         self.critic = HeuristicCritic()
         self.memory: STMAMemory | None = None
         self.reset("", {})
@@ -141,7 +146,8 @@ class STMAPolicy(BasePolicy):
         options = {"client": self.llm.client} if self.memory_options.get("entity_similarity") == "embeddings" else {}
         self.memory = STMAMemory(self.extractor, llm=self._ask, summarizer=mode, aggregator=mode,
                                  **{**options, **self.memory_options})
-        return ensure_memory_wrapper(env, memory=self.memory, goto=False)
+        return ensure_memory_wrapper(env, memory=self.memory, goto=False,
+                                     macro_counts_as_one_step=self.macro_counts_as_one_step)
 
     # -- episode -------------------------------------------------------------------------
     def reset(self, observation: Any, info: Info) -> None:

@@ -21,7 +21,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if getattr(args, name, None):
             policy_kwargs[name] = getattr(args, name)
     if getattr(args, "strict", False):
-        policy_kwargs["strict"] = True
+        apply_strict(args.policy, policy_kwargs)
     results = evaluate(args.env_ids, args.policy, episodes=args.episodes, seed=args.seed,
                        max_steps=args.max_steps, out=args.out, env_kwargs=env_kwargs(args),
                        policy_kwargs=policy_kwargs, progress=not args.quiet,
@@ -30,6 +30,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.out:
         print(f"\nresults: {args.out}")
     return 0
+
+
+def apply_strict(policy: str, policy_kwargs: dict[str, Any]) -> None:
+    """``--strict``: ``strict=True`` for a policy that takes it (the LLM policies, which can fall
+    back); for one that does not (``random``, ``explorer``, ``walkthrough``, ``rl:...``: every
+    action is its own, so it has no fallback to stop at) a note on stderr and nothing else, so that
+    one flag can go to every policy of a sweep."""
+    from policies.registry import accepts_argument
+
+    if accepts_argument(policy, "strict"):
+        policy_kwargs["strict"] = True
+    else:
+        print(f"note: --strict has no effect on policy {policy!r}: it takes no 'strict' argument, so it has no "
+              "fallbacks to stop at (every action is its own; its rows carry no model-action share)", file=sys.stderr)
 
 
 def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
@@ -95,7 +109,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (else OPENAI_BASE_URL)")
     ev.add_argument("--strict", action="store_true",
                     help="LLM policies: end an episode at its first fallback (an action not chosen by the model "
-                         "as asked) and record it as an error with its cause (left out of the means)")
+                         "as asked) and record it as an error with its cause (left out of the means); "
+                         "policies without fallbacks (no 'strict' argument: random, explorer...) play as usual, "
+                         "with a note")
     ev.add_argument("--context-window", type=int, default=None,
                     help="LLM policies: the model's context window in tokens (default: what the server states); "
                          "prompts are trimmed to fit it")
