@@ -14,7 +14,9 @@ A trajectory file holds, one JSON object per line:
    ``score``, ``max_score``, ``normalized_score``, ``terminated``, ``truncated``, ``won``, ``lost``,
    ``memory`` (the memory's statistics: ``believed`` triples, ``episodes``, ``added``,
    ``invalidated``, ``total``; ``None`` without memory), ``admissible`` (admissible-command count,
-   ``None`` when the env never computed the list) and ``llm_calls``.
+   ``None`` when the env never computed the list), ``llm_calls`` and, for a policy that counts
+   its env actions (the LLM policies), ``action_source``: ``"model"`` (chosen by the model as
+   asked) or the fallback cause (:data:`textmem_gym.fallbacks.FALLBACK_CAUSES`).
 4. ``{"type": "result", "result": {...}}``: the episode's result as the runner returns it, and
    ``memory_graph`` (the memory's JSON export at the end, when it has one).
 
@@ -193,10 +195,15 @@ class TrajectoryWriter:
         self._write(step_record(0, None, observation, 0.0, False, False, info, llm_calls, prompts=self.prompts))
 
     def step(self, step: int, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
-             info: Mapping[str, Any], llm_calls: Iterable[Mapping[str, Any]] = ()) -> None:
-        """Writes one agent decision and its outcome (see :func:`step_record`)."""
-        self._write(step_record(step, action, observation, reward, terminated, truncated, info, llm_calls,
-                                prompts=self.prompts))
+             info: Mapping[str, Any], llm_calls: Iterable[Mapping[str, Any]] = (),
+             action_source: str | None = None) -> None:
+        """Writes one agent decision and its outcome (see :func:`step_record`; ``action_source``:
+        ``"model"`` or a fallback cause, written when given)."""
+        record = step_record(step, action, observation, reward, terminated, truncated, info, llm_calls,
+                             prompts=self.prompts)
+        if action_source is not None:
+            record["action_source"] = action_source
+        self._write(record)
 
     def finish(self, result: Mapping[str, Any], memory_graph: Mapping[str, Any] | None = None) -> None:
         """Writes the final record (the episode's result, the memory's export) and closes the file."""
@@ -236,6 +243,7 @@ class EpisodeRecorder:
     def __init__(self, path: str | Path, env: Any, policy: Any, seed: int | None, prompts: str = "full",
                  extra: Mapping[str, Any] | None = None) -> None:
         self.env, self.policy = env, policy
+        self._counted: tuple[int, dict[str, int]] | None = self._counts()
         self.writer = TrajectoryWriter(path, prompts)
         self.writer.header(**{**episode_header(env, policy, seed), **(extra or {})})
 
@@ -243,14 +251,33 @@ class EpisodeRecorder:
         take = getattr(self.policy, "take_llm_calls", None)
         return list(take()) if take is not None else []
 
+    def _counts(self) -> tuple[int, dict[str, int]] | None:
+        """The policy's env-action counters (``llm.env_actions``, ``llm.fallbacks``), if it keeps them."""
+        llm = getattr(self.policy, "llm", None)
+        actions, fallbacks = getattr(llm, "env_actions", None), getattr(llm, "fallbacks", None)
+        return (actions, dict(fallbacks)) if isinstance(actions, int) and isinstance(fallbacks, dict) else None
+
+    def _action_source(self) -> str | None:
+        """``"model"`` or the fallback cause of the action just played (``None``: not counted)."""
+        before, now = self._counted, self._counts()
+        self._counted = now
+        if before is None or now is None or now[0] < before[0]:  # no counters, or a new episode reset them
+            return None
+        if now[0] == before[0]:
+            return None
+        causes = [cause for cause, n in now[1].items() if n > before[1].get(cause, 0)]
+        return causes[0] if causes else "model"
+
     def reset(self, observation: Any, info: Mapping[str, Any]) -> None:
         """Records the first observation."""
+        self._counted = self._counts()
         self.writer.reset(observation, info, self._calls())
 
     def step(self, step: int, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
              info: Mapping[str, Any]) -> None:
-        """Records one decision and its outcome."""
-        self.writer.step(step, action, observation, reward, terminated, truncated, info, self._calls())
+        """Records one decision and its outcome (and where the action came from, see the module doc)."""
+        self.writer.step(step, action, observation, reward, terminated, truncated, info, self._calls(),
+                         self._action_source())
 
     def finish(self, result: Mapping[str, Any]) -> str:
         """Records the result and the final memory, closes the file; returns its path."""

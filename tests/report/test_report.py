@@ -23,21 +23,37 @@ CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
                   "--window-size=1280,2000")
 
 
+def alternating(messages):
+    """A model that names ``look`` on even calls and writes nothing readable on odd ones."""
+    alternating.calls = getattr(alternating, "calls", 0) + 1
+    return '{"reason_for_action": "x", "action_to_take": "look"}' if alternating.calls % 2 else "Hmm."
+
+
 @pytest.fixture(scope="module")
 def run(tmp_path_factory) -> Path:
-    """A results file and trajectories of explorer and random, two short episodes each."""
+    """A results file and trajectories of explorer and random, two short episodes each, and of react
+    through a local model that answers half of its prompts unreadably (so some actions are fallbacks)."""
+    from textmem_gym.llm import LocalOpenAIServer
+
     folder = tmp_path_factory.mktemp("run")
     store = ResultsFile(folder / "results.jsonl")
-    for name in ("explorer", "random"):
-        for seed in (0, 1):
-            meta = {"env_id": GAME, "policy": name, "seed": seed, "episode": seed, "game_seed": None}
-            policy = make_policy(name)
-            env = policy.wrap_env(gym.make(GAME, max_episode_steps=8))
-            result = run_episode(env, policy, seed=seed, trajectory=trajectory_path(folder / "trajectories", meta),
-                                 trajectory_header=meta)
-            env.close()
-            store.append({**result, **meta})
+    with LocalOpenAIServer(responder=alternating) as server:
+        for name in ("explorer", "random", "react"):
+            for seed in (0, 1):
+                meta = {"env_id": GAME, "policy": name, "seed": seed, "episode": seed, "game_seed": None}
+                policy = make_policy(name, **({"model": "m", "base_url": server.base_url, "cache": "off",
+                                               "structured_output": "off"} if name == "react" else {}))
+                env = policy.wrap_env(gym.make(GAME, max_episode_steps=8))
+                result = run_episode(env, policy, seed=seed,
+                                     trajectory=trajectory_path(folder / "trajectories", {**meta, **result_config(policy)}),
+                                     trajectory_header=meta)
+                env.close()
+                store.append({**result, **meta})
     return folder
+
+
+def result_config(policy) -> dict:
+    return {"policy_config": policy.policy_config()}
 
 
 def test_report_command_writes_a_self_contained_page(run, capsys):
@@ -46,10 +62,10 @@ def test_report_command_writes_a_self_contained_page(run, capsys):
     printed = capsys.readouterr().out
     assert "| TextMem/CookingRL-L1-v0 | explorer | 2 |" in printed and str(output.resolve()) in printed
     page = output.read_text()
-    assert page.count('<tr><td>TextMem/CookingRL-L1-v0</td>') == 2
+    assert page.count('<tr><td>TextMem/CookingRL-L1-v0</td>') == 3
     assert 'id="score-vs-step"' in page and 'id="memory-growth"' in page and "data:image/png;base64," in page
     assert "src=\"http" not in page and "href=\"http" not in page and "<script" not in page
-    assert "No LLM calls in these trajectories" in page
+    assert "<th>model actions</th>" in page and "<th>fallbacks</th>" in page
 
 
 def test_summary_table_shows_every_aggregate_the_summary_carries():
@@ -84,6 +100,19 @@ def test_episode_sections_come_from_the_trajectories(run):
     assert page.count('<details class="episode"') == 1 and "Memory graph at the end" in page
 
 
+def test_episode_steps_say_whether_the_model_or_a_fallback_chose_each_action(run):
+    rows = [r for r in ResultsFile(run / "results.jsonl").read() if r["policy"] == "react"]
+    (trajectory, _) = load_trajectories(rows)
+    sources = [step.get("action_source") for step in trajectory.steps]
+    stats = rows[0]["policy_stats"]
+    assert sources.count("model") == round(stats["model_actions"] * stats["env_actions"])
+    assert sorted(s for s in sources if s != "model") == sorted(
+        cause for cause, n in stats["fallbacks"].items() for _ in range(n))
+    page = build_report(rows, [trajectory])
+    assert "<th>action from</th>" in page and page.count('class="source model">model<') == sources.count("model")
+    assert page.count('class="source fallback"') == len(sources) - sources.count("model") > 0
+
+
 @pytest.mark.browser
 @pytest.mark.skipif(not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
                     reason="needs Debian's chromium and chromium-driver (make test installs them)")
@@ -102,7 +131,12 @@ def test_report_renders_in_headless_chromium(run, tmp_path):
     try:
         driver.get(output.resolve().as_uri())
         rows = driver.find_elements(By.CSS_SELECTOR, "#summary-table tbody tr")
-        assert [r.find_elements(By.TAG_NAME, "td")[1].text for r in rows] == ["explorer", "random"]
+        assert [r.find_elements(By.TAG_NAME, "td")[1].text for r in rows] == ["explorer", "random", "react"]
+        headings = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "#summary-table thead th")]
+        share = [r.find_elements(By.TAG_NAME, "td")[headings.index("model actions")].text for r in rows]
+        assert share[:2] == ["-", "-"] and 0.0 < float(share[2]) < 1.0
+        causes = rows[2].find_elements(By.TAG_NAME, "td")[headings.index("fallbacks")].text
+        assert "unparseable" in causes or "invalid" in causes
         for figure in ("score-vs-step", "memory-growth"):
             svg = driver.find_element(By.CSS_SELECTOR, f"#{figure} svg")
             assert svg.size["width"] > 200 and svg.size["height"] > 100

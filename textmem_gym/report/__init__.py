@@ -34,6 +34,8 @@ from textmem_gym.trajectories import Trajectory, read_trajectory, trajectory_pat
 #: Summary columns shown first, with their headings; the other aggregates follow.
 LEADING_COLUMNS = {"env_id": "env", "policy": "policy", "episodes": "episodes", "score_mean": "normalized score",
                    "success_rate": "success", "steps_mean": "steps"}
+#: LLM-policy columns shown right after the leading ones, with their headings (rows without them show ``-``).
+TRUST_COLUMNS = {"model_actions_mean": "model actions", "fallbacks": "fallbacks", "errors": "errors"}
 #: Longest observation text shown in a steps table cell.
 MAX_CELL = 600
 
@@ -50,6 +52,8 @@ details.episode { border: 1px solid #ddd; padding: 0.5em 1em; margin: 1em 0; }
 details.episode > summary { cursor: pointer; font-weight: 600; }
 img.memory-graph { max-width: 100%; border: 1px solid #eee; }
 .note { color: #666; font-style: italic; }
+td.source.fallback, span.fallback { color: #a33; }
+td.source.model { color: #2a6; }
 """
 
 
@@ -108,16 +112,38 @@ def _cell(value: Any) -> str:
     return html.escape(str(value))
 
 
+def _causes(counts: Any) -> str:
+    """``{"unparseable": 3, "loop_guard": 1}`` -> ``unparseable 3, loop_guard 1``."""
+    if not isinstance(counts, dict) or not counts:
+        return ""
+    return ", ".join(f"{cause} {n}" for cause, n in sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def _trust_cell(row: dict[str, Any], column: str) -> str:
+    if column == "model_actions_mean":
+        return f"{row[column]:.2f}" if column in row else "-"
+    if column == "fallbacks":
+        return html.escape(_causes(row.get("fallbacks")) or ("0" if "model_actions_mean" in row else "-"))
+    return html.escape(f"{row['errors']} ({_causes(row.get('error_causes'))})" if row.get("errors") else "-")
+
+
 def summary_table(rows: list[dict[str, Any]]) -> str:
-    """The summary rows (from :func:`summarize`) as an HTML table: the leading columns, then
-    every other aggregate the rows carry (best-k-of-n, tokens, cost, model-action share...)."""
-    others = sorted({k for r in rows for k in r} - set(LEADING_COLUMNS) - {"score_std"})
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in [*LEADING_COLUMNS.values(), *others])
+    """The summary rows (from :func:`summarize`) as an HTML table: the leading columns; the
+    share of env actions the model chose as asked (**model actions**), the **fallbacks** by cause
+    and the strict-mode **errors** by cause, when a row carries them (``-`` for a policy without
+    fallbacks); then every other aggregate the rows carry (best-k-of-n, tokens, cost...)."""
+    trust = [k for k in TRUST_COLUMNS if any(k in r for r in rows)]
+    if trust and "fallbacks" not in trust:
+        trust.insert(1 if "model_actions_mean" in trust else 0, "fallbacks")
+    others = sorted({k for r in rows for k in r} - set(LEADING_COLUMNS) - set(TRUST_COLUMNS)
+                    - {"score_std", "error_causes"})
+    head = "".join(f"<th>{html.escape(h)}</th>"
+                   for h in [*LEADING_COLUMNS.values(), *(TRUST_COLUMNS[k] for k in trust), *others])
     body = []
     for r in rows:
         cells = [_cell(r["env_id"]), _cell(r["policy"]), _cell(r["episodes"]),
                  f"{r['score_mean']:.3f} ± {r.get('score_std', 0.0):.3f}", f"{r['success_rate']:.2f}",
-                 f"{r['steps_mean']:.1f}"] + [_cell(r.get(k, "")) for k in others]
+                 f"{r['steps_mean']:.1f}"] + [_trust_cell(r, k) for k in trust] + [_cell(r.get(k, "")) for k in others]
         body.append("<tr>" + "".join(f'<td class="num">{c}</td>' if i > 1 else f"<td>{c}</td>"
                                      for i, c in enumerate(cells)) + "</tr>")
     return f'<table id="summary-table"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
@@ -157,9 +183,11 @@ def figures(trajectories: list[Trajectory]) -> str:
 
 
 def steps_table(trajectory: Trajectory) -> str:
-    """One row per record of an episode: action, commands sent, observation, reward, score, memory."""
-    head = "<tr><th>step</th><th>action (commands sent)</th><th>observation</th><th>reward</th><th>score</th>" \
-           "<th>memory (triples / episodes)</th><th>admissible</th><th>LLM calls (tokens)</th></tr>"
+    """One row per record of an episode: action, commands sent, where the action came from (the
+    model as asked, or a fallback cause: LLM policies), observation, reward, score, memory, LLM calls
+    (with the cause of each call that gave no usable answer)."""
+    head = "<tr><th>step</th><th>action (commands sent)</th><th>action from</th><th>observation</th><th>reward</th>" \
+           "<th>score</th><th>memory (triples / episodes)</th><th>admissible</th><th>LLM calls (tokens)</th></tr>"
     rows = []
     for r in trajectory.records:
         action = "(start)" if r.get("action") is None else r["action"]
@@ -169,9 +197,14 @@ def steps_table(trajectory: Trajectory) -> str:
         size = f"{memory.get('believed')} / {memory.get('episodes')}" if memory else ""
         calls = r.get("llm_calls") or []
         llm = f"{len(calls)} ({int(_tokens(r) or 0)})" if calls else ""
+        failed = [f"{c.get('kind')}: {c['fallback']}" for c in calls if c.get("fallback")]
+        llm += "".join(f"<br><span class=\"fallback\">{html.escape(f)}</span>" for f in failed)
+        source = r.get("action_source") or ""
+        source_cell = (f'<td class="source model">{html.escape(source)}</td>' if source == "model" else
+                       f'<td class="source fallback">{html.escape(source)}</td>' if source else "<td></td>")
         text = str(r.get("observation", "")).strip()
         text = text if len(text) <= MAX_CELL else text[:MAX_CELL] + " …"
-        rows.append(f"<tr><td class=\"num\">{r.get('step')}</td><td>{html.escape(action)}</td>"
+        rows.append(f"<tr><td class=\"num\">{r.get('step')}</td><td>{html.escape(action)}</td>{source_cell}"
                     f"<td class=\"obs\">{html.escape(text)}</td><td class=\"num\">{_cell(r.get('reward'))}</td>"
                     f"<td class=\"num\">{_cell(r.get('score'))}/{_cell(r.get('max_score'))}</td>"
                     f"<td class=\"num\">{size}</td><td class=\"num\">{_cell(r.get('admissible') or '')}</td>"
