@@ -55,7 +55,8 @@ def trajectory(env: gym.Env, kind: str, steps: int, seed: int):
             return
 
 
-def run_episode(env: gym.Env, kind: str, steps: int, seed: int, extractors: dict[str, dict]) -> dict[str, BeliefAccuracy]:
+def run_episode(env: gym.Env, kind: str, steps: int, seed: int,
+                extractors: dict[str, dict]) -> dict[str, BeliefAccuracy]:
     memories = {name: AriGraphMemory(extractor=name, extractor_options=options) for name, options in extractors.items()}
     metrics = {name: BeliefAccuracy() for name in extractors}
     for action, observation, info in trajectory(env, kind, steps, seed):
@@ -98,7 +99,8 @@ def main() -> None:
                 if llm and llm_left > 0:
                     extractors.update(llm)
                     llm_left -= 1
-                metrics = run_episode(env, kind, args.random_steps, zlib.crc32(f"{env_id}/{seed_text}".encode()), extractors)
+                episode_seed = zlib.crc32(f"{env_id}/{seed_text}".encode())
+                metrics = run_episode(env, kind, args.random_steps, episode_seed, extractors)
                 episodes += 1
                 for name, metric in metrics.items():
                     steps += metric.steps if name == "rules" else 0
@@ -112,7 +114,8 @@ def main() -> None:
     print(f"{'extractor':10s}" + "".join(f"{c + ' P/R':>18s}" for c in CLASSES) + "   overall TP/FP/FN")
     for name, counts in totals.items():
         total = counts["overall"]
-        print(f"{name:10s}" + "".join(f"{fmt(counts[c]):>18s}" for c in CLASSES) + f"   {total.tp}/{total.fp}/{total.fn}")
+        cells = "".join(f"{fmt(counts[c]):>18s}" for c in CLASSES)
+        print(f"{name:10s}{cells}   {total.tp}/{total.fp}/{total.fn}")
     rules = totals["rules"]["overall"]
     ok = rules.precision >= 0.98 and rules.recall >= 0.95
     print(f"rules target (precision >= 0.98, recall >= 0.95): {'OK' if ok else 'MISSED'}; "

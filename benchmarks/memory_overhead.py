@@ -61,7 +61,8 @@ def step_overhead(repeats: int) -> float:
         wrapped_times.append(time_episode(wrapped, actions))
     memory = wrapped.get_wrapper_attr("memory")
     b, w = statistics.median(bare_times), statistics.median(wrapped_times)
-    print(f"[step] {ENV_ID}, {len(actions)} steps x {repeats} repeats, {len(memory.believed_triples())} believed triples")
+    believed = len(memory.believed_triples())
+    print(f"[step] {ENV_ID}, {len(actions)} steps x {repeats} repeats, {believed} believed triples")
     print(f"  bare env        {b * 1e3:8.3f} ms/step")
     print(f"  wrapped (rules) {w * 1e3:8.3f} ms/step (update + 1 retrieval + belief text)")
     print(f"  ratio           {w / b:8.3f}x   [target <= 1.25x]  {'OK' if w / b <= 1.25 else 'MISSED'}")
@@ -125,7 +126,8 @@ def retrieval_scaling(sizes: list[int], queries: int) -> float:
         for text in texts:
             memory.retrieve(text)
         latencies[size] = (time.perf_counter() - start) / queries
-        print(f"  {len(memory.believed_triples()):>7} triples: {latencies[size] * 1e3:7.3f} ms/query (built in {build:5.1f} s)")
+        count = len(memory.believed_triples())
+        print(f"  {count:>7} triples: {latencies[size] * 1e3:7.3f} ms/query (built in {build:5.1f} s)")
     ratio = latencies[sizes[-1]] / latencies[sizes[0]]
     print(f"  latency({sizes[-1] // 1000}k) / latency({sizes[0] // 1000}k) = {ratio:.2f}x   [target <= 3x]  "
           f"{'OK' if ratio <= 3 else 'MISSED'}")

@@ -122,14 +122,16 @@ def env_throughput(env_id: str, steps: int = 400, chunk: int = 50, seed: int = 0
 
 def print_table(rows: list[dict[str, Any]]) -> None:
     """The results table (one line per case and seed), then the per-case means over seeds."""
-    header = ("case", "algorithm", "seed", "env_id", "memory", "steps trained", "steps/s", "final", "best", f"steps to >={TARGET}")
+    header = ("case", "algorithm", "seed", "env_id", "memory", "steps trained", "steps/s", "final", "best",
+              f"steps to >={TARGET}")
     print(" | ".join(header))
     print(" | ".join("-" * len(h) for h in header))
     for r in rows:
         final = "-" if r["final_score"] is None else f"{r['final_score']:.2f}"
         best = "-" if r["best_score"] is None else f"{r['best_score']:.2f}"
-        print(" | ".join([r["case"], r.get("algorithm", "ppo"), str(r["seed"]), r["env_id"], r["memory"], str(r["steps"]),
-                          f"{r['steps_per_second']:.1f}", final, best, str(r["steps_to_target"] or "not reached")]))
+        print(" | ".join([r["case"], r.get("algorithm", "ppo"), str(r["seed"]), r["env_id"], r["memory"],
+                          str(r["steps"]), f"{r['steps_per_second']:.1f}", final, best,
+                          str(r["steps_to_target"] or "not reached")]))
     print()
     for case in dict.fromkeys(r["case"] for r in rows):
         runs = [r for r in rows if r["case"] == case]

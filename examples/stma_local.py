@@ -2,7 +2,8 @@
 
 The "LLM" is a tiny rule-based responder: the planner plans two actions from the available
 ones (preferring reading, taking and opening; a risky one when it runs out of ideas), the critic
-rejects actions that could lose a cooking game (so the planner re-plans), the summarizer and the relation aggregator answer briefly. With a real endpoint
+rejects actions that could lose a cooking game (so the planner re-plans), the summarizer and the
+relation aggregator answer briefly. With a real endpoint
 use ``make_policy("stma", model=..., base_url=...)`` or
 ``textmem-gym eval TextMem/STMA-Cooking-L1-v0 --policy stma --model M --base-url URL``.
 

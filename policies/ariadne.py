@@ -140,11 +140,13 @@ class AriadnePolicy(LLMAgent):
         rendered = [f"[step {e.step}, after '{e.action}'] {compact(e.observation, self.episode_chars)}"
                     for e in episodes]
         # trim order: episodic memories (least relevant first), then triples (last subjects first)
-        return [(f"Your {self.top_k} most relevant episodic memories from the past for the current situation",
-                 Trimmable("episodic_memories", rendered, drop="last")),
-                ("Information from the memory module that can be relevant to current situation",
-                 Trimmable("triples", render_triples(found.triples).split("; "), drop="last", empty="nothing yet"))
-                ][::-1]
+        sections: list[Section] = [
+            ("Information from the memory module that can be relevant to current situation",
+             Trimmable("triples", render_triples(found.triples).split("; "), drop="last", empty="nothing yet")),
+            (f"Your {self.top_k} most relevant episodic memories from the past for the current situation",
+             Trimmable("episodic_memories", rendered, drop="last")),
+        ]
+        return sections
 
     @staticmethod
     def trimmables(sections: list[Section]) -> list[Trimmable]:

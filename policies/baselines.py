@@ -66,9 +66,10 @@ class SummaryPolicy(LLMAgent):
         self.summary = "none yet"
 
     def remember(self, turn: Turn, info: Info) -> None:
-        sections = [("Main goal", self.goal),
-                    (self.history_label.format(n=self.n_prev), self.render_history(self.history_turns())),
-                    ("Your current observation", compact(turn.observation)), ("Your previous summary", self.summary)]
+        history = self.render_history(self.history_turns())
+        sections: list[Section] = [("Main goal", self.goal), (self.history_label.format(n=self.n_prev), history),
+                                   ("Your current observation", compact(turn.observation)),
+                                   ("Your previous summary", self.summary)]
         answer = self.llm.ask("summary", lambda: render_prompt("summary", sections=self.render_sections(sections)),
                               temperature=self.summary_temperature, max_tokens=self.max_tokens,
                               trim=self.trimmables(sections))

@@ -203,8 +203,9 @@ class LLMAgent(BasePolicy):
     def update_plan(self, sections: list[Section]) -> None:
         """The planning module: replaces :attr:`plan` with the LLM's updated plan."""
         schema = answer_schema("planning")
+        previous: list[Section] = [("Your previous plan", self.plan)]
         answer = self.llm.ask("plan", lambda: render_prompt(
-            "planning" + self.prompt_suffix, sections=self.render_sections(sections + [("Your previous plan", self.plan)])),
+            "planning" + self.prompt_suffix, sections=self.render_sections(sections + previous)),
             temperature=self.plan_temperature, max_tokens=self.max_tokens, schema=schema,
             trim=self.trimmables(sections))
         if answer is None:

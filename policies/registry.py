@@ -79,7 +79,7 @@ DESCRIPTIONS: dict[str, str] = {
     "reflact": "LLM: the Text Adventure Agent's ReflAct loop (reflection, objective, critic, loop guards, narrative)",
     "stma": "LLM: STMA spatio-temporal memory + planner-critic (multi-step plans checked before each action)",
     "davis": "LLM: DAVIS temporal-KG world model (predicts 5 steps, asks its graph) + actor-critic with reflection",
-    "netplay": "LLM, NetHack: NetPlay's loop, one skill per step with a short reason (explore, go to, fight, descend...)",
+    "netplay": "LLM, NetHack: NetPlay's loop, one skill per step with a short reason (explore, go to, fight...)",
     "netplay-heuristic": "no LLM, NetHack: skill rules (fight near monsters, rest, eat, descend, else explore/search)",
     "rl": "rl:PATH plays a model trained by baselines_rl (MaskablePPO / masked DQN .zip)",
 }

@@ -159,8 +159,10 @@ class STMAPolicy(BasePolicy):
         self.subgoal, self.feedback = "", "none"
         self.room = room_from(observation_text(observation), info)
         self.limit = (info.get("steps") or {}).get("limit") or "?"
-        self.counts = {"steps": 0, "plans": 0, "replans": 0, "critic_calls": 0, "critic_rejections": 0,
-                       "inadmissible_rejections": 0, "llm_fallbacks": 0, "parse_failures": 0, "plan_lengths": []}
+        self.counts: dict[str, int] = {"steps": 0, "plans": 0, "replans": 0, "critic_calls": 0,
+                                       "critic_rejections": 0, "inadmissible_rejections": 0, "llm_fallbacks": 0,
+                                       "parse_failures": 0}
+        self.plan_lengths: list[int] = []
         self.plan_failure: str | None = None
 
     def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
@@ -198,7 +200,7 @@ class STMAPolicy(BasePolicy):
         self.plan_failure = None
         self.subgoal, self.feedback = subgoal or self.subgoal, "none"
         self.queue = deque(actions)
-        self.counts["plan_lengths"].append(len(actions))
+        self.plan_lengths.append(len(actions))
 
     def check(self, action: str, context: dict[str, str], commands: list[str]) -> tuple[bool, str, str]:
         """``(valid, feedback, command)`` for a planned action (Algorithm 2 line 12)."""
@@ -242,7 +244,7 @@ class STMAPolicy(BasePolicy):
 
     def episode_stats(self) -> dict[str, Any]:
         stats = self.llm.episode_stats()
-        stats.update(self.counts)
+        stats.update(self.counts, plan_lengths=list(self.plan_lengths))
         if self.memory is not None:
             stats["memory_llm_failures"] = self.memory.llm_failures
         return stats

@@ -66,7 +66,7 @@ def mangled(commands):
 
 
 DECISIONS = [
-    lambda commands: '{"reason_for_action": "x", "action_to_take": "%s"' % commands[0],  # cut off: still the action
+    lambda commands: '{"reason_for_action": "x", "action_to_take": "' + commands[0] + '"',  # cut off: still the action
     lambda commands: "xyzzy plugh",  # off the list, nothing close: defaulted
     lambda commands: f"Action: {mangled(commands)}",  # off the list, close: mapped
     lambda commands: '{"reason_for_action": "I will think about it"',  # no action at all

@@ -101,7 +101,8 @@ class DavisRulesExtractor(StructuralOutdated):
             _items(items.group(1), self.location, triples)
         for target, state in _DOOR.findall(observation):
             self.types[_name(target)] = LOCATION
-            triples += [(self.location or "here", "has door to", _name(target)), (f"door to {_name(target)}", "is", state)]
+            door = f"door to {_name(target)}"
+            triples += [(self.location or "here", "has door to", _name(target)), (door, "is", state)]
         for thing, place in _MOVE_THING.findall(observation):
             triples.append((_name(thing), IN, _name(place)))
         triples += [("agent", "focused on", _name(x)) for x in _FOCUS.findall(observation)]
@@ -109,7 +110,7 @@ class DavisRulesExtractor(StructuralOutdated):
             textworld = self.rules.extract(observation, action, info, store)
             triples += [t for t in textworld.triples if t[1] != "says" or "-=" not in observation]
             self.location = textworld.location or self.location
-            for s, r, o in textworld.triples:
+            for _, r, o in textworld.triples:
                 if r == AT:
                     self.types[o] = LOCATION
         return Extraction(triples=list(dict.fromkeys(triples)), location=self.location)
@@ -123,7 +124,8 @@ class DavisRulesExtractor(StructuralOutdated):
         return out
 
 
-_TUPLE = re.compile(r"\[\s*\"([^\"]+)\"\s*,\s*\"([^\"]+)\"\s*,\s*\"([^\"]+)\"\s*(?:,\s*\"(\w+)\"\s*,\s*\"(\w+)\"\s*)?\]")
+_TUPLE = re.compile(r"\[\s*\"([^\"]+)\"\s*,\s*\"([^\"]+)\"\s*,\s*\"([^\"]+)\"\s*"
+                    r"(?:,\s*\"(\w+)\"\s*,\s*\"(\w+)\"\s*)?\]")
 
 
 class DavisLLMExtractor(DavisRulesExtractor):
@@ -142,8 +144,9 @@ class DavisLLMExtractor(DavisRulesExtractor):
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         rules = super().extract(observation, action, info, store)
-        answer = self.ask("davis_extract", PROMPTS.render("extract", before=self.previous or "(start)", action=action or "(none)",
-                                                after=observation))
+        prompt = PROMPTS.render("extract", before=self.previous or "(start)", action=action or "(none)",
+                                after=observation)
+        answer = self.ask("davis_extract", prompt)
         self.previous = observation
         if not answer:
             self.failures += 1

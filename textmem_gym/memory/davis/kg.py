@@ -11,8 +11,11 @@ Example:
     >>> _ = kg.add("agent", "moved to", "kitchen", 1, types={"agent": PERSON, "kitchen": LOCATION})
     >>> _ = kg.add("apple", "is in", "kitchen", 2)
     >>> _ = kg.add("agent", "moved to", "hallway", 3, types={"hallway": LOCATION})
-    >>> [f.text() for f in kg.expand(["agent", "apple"], hops=1)]
-    ['[ep 0, t=1] agent, moved to, kitchen', '[ep 0, t=2] apple, is in, kitchen', '[ep 0, t=3] agent, moved to, hallway']
+    >>> for fact in kg.expand(["agent", "apple"], hops=1):
+    ...     print(fact.text())
+    [ep 0, t=1] agent, moved to, kitchen
+    [ep 0, t=2] apple, is in, kitchen
+    [ep 0, t=3] agent, moved to, hallway
     >>> kg.entities(LOCATION)
     ['hallway', 'kitchen']
 """

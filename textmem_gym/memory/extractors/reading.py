@@ -2,8 +2,11 @@
 locker and where (stored as hearsay, ``is said to be in``: not seen yet), and what was read.
 
 Example:
-    >>> read_text("The steel key opens the yellow locker in Room J.", "read second note")
-    [('steel key', 'opens', 'yellow locker'), ('yellow locker', 'is said to be in', 'Room J'), ('second note', 'says', 'The steel key opens the yellow locker in Room J.')]
+    >>> for triple in read_text("The steel key opens the yellow locker in Room J.", "read second note"):
+    ...     print(triple)
+    ('steel key', 'opens', 'yellow locker')
+    ('yellow locker', 'is said to be in', 'Room J')
+    ('second note', 'says', 'The steel key opens the yellow locker in Room J.')
     >>> text = "Recipe #1\\n\\nIngredients:\\n  red apple\\n\\nDirections:\\n  slice the red apple\\n  prepare meal"
     >>> read_text(text)
     [('recipe', 'requires', 'red apple'), ('red apple', 'needs to be', 'sliced')]
