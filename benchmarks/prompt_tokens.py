@@ -35,8 +35,8 @@ ENV_ID = "TextMem/Cooking-Hard-v0"
 POLICIES = ["ariadne", "ariadne:paper", "full-history", "summary", "rag", "simulacra", "reflexion", "react", "reflact"]
 #: Row name suffix -> policy arguments (``ariadne:paper`` = Ariadne with the appendix E prompt wording).
 VARIANTS = {"paper": {"prompt_style": "paper"}}
-PAPER = {"ariadne": "6,000", "ariadne:paper": "6,000", "full-history": "14,000 (step 150)", "summary": "3,800", "rag": "4,000",
-         "simulacra": "7,500", "reflexion": "5,800", "react": "-", "reflact": "-"}
+PAPER = {"ariadne": "6,000", "ariadne:paper": "6,000", "full-history": "14,000 (step 150)", "summary": "3,800",
+         "rag": "4,000", "simulacra": "7,500", "reflexion": "5,800", "react": "-", "reflact": "-"}
 MARKS = (10, 50, 150)
 
 
