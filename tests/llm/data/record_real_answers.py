@@ -33,6 +33,8 @@ SOURCE = "smollm2-135m-instruct"
 #: Prompt kinds of the corpus (those with an answer schema in policies/prompts).
 KINDS = ("decision", "reflact", "netplay", "stma_planner", "stma_critic", "planning", "exploration_check",
          "importance", "davis_world_model", "davis_actor", "davis_critic")
+#: The kind a policy names its LLM call -> the corpus kind of that prompt (same name where not listed).
+CALL_KINDS = {"action": "decision", "plan": "planning", "skill": "netplay", "stma_plan": "stma_planner"}
 #: (policy, env id, extra policy kwargs): together they ask every corpus kind.
 RUNS = [
     ("stma", "TextMem/Cooking-v0", {"extractor": "rules", "memory_llm": False}),
@@ -70,8 +72,9 @@ def record(server: LlamaCppServer, steps: int, way: str, folder: Path, policies:
         for path in sorted(directory.glob("*.jsonl")):
             for step in read_trajectory(path).steps:
                 for call in step.get("llm_calls") or []:
-                    if call.get("kind") in KINDS and call.get("answer") is not None:
-                        rows.append({"kind": call["kind"], "source": SOURCE, "structured": way, "policy": policy,
+                    kind = CALL_KINDS.get(call.get("kind"), call.get("kind"))
+                    if kind in KINDS and call.get("answer") is not None:
+                        rows.append({"kind": kind, "source": SOURCE, "structured": way, "policy": policy,
                                      "env_id": env_id, "answer": call["answer"],
                                      "commands": listed_commands(call.get("prompt") or ""), "expected": None})
         print(f"{policy} ({way}): {len(rows)} answers", file=sys.stderr)
