@@ -72,3 +72,43 @@ def test_nothing_readable_is_reported_missing():
     assert parse_answer("I am not sure what to do.", answer_schema("stma_critic")).missing == ("action_suitability",
                                                                                                "feedback")
     assert not parse_answer(None, answer_schema("decision")).ok
+
+
+# -- answers recorded from the real model ------------------------------------------------------
+# tests/llm/data/real_answers_<kind>.jsonl hold SmolLM2-135M-Instruct's own answers (recorded by
+# record_real_answers.py), each labelled by a person: the parse it should get (same shape as the
+# corpus), or {"unreadable": true} when the answer names nothing usable, so the policy must count
+# a fallback instead of acting on it.
+
+
+def real_answers(kind: str) -> list[dict]:
+    path = DATA / f"real_answers_{kind}.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
+
+
+def reads_nothing_usable(kind: str, row: dict) -> bool:
+    commands = row.get("commands") or []
+    answer = parse_answer(row["answer"], answer_schema(kind, commands))
+    if kind in ("decision", "reflact"):
+        field = "action_to_take" if kind == "decision" else "action"
+        return field not in answer.values or match_command(answer.values[field], commands)[1] not in (
+            "exact", "completed")
+    return not answer.ok
+
+
+REAL_ROWS = [(kind, row) for kind in KINDS for row in real_answers(kind)]
+
+
+def test_real_answers_were_recorded_and_labelled():
+    assert len(REAL_ROWS) >= 15
+    assert {row["source"] for _, row in REAL_ROWS} == {"smollm2-135m-instruct"}
+    assert not [row["answer"][:80] for _, row in REAL_ROWS if row["expected"] is None]
+
+
+@pytest.mark.parametrize("kind", sorted({kind for kind, _ in REAL_ROWS}))
+def test_the_parser_reads_the_real_models_answers_as_labelled(kind):
+    rows = [row for k, row in REAL_ROWS if k == kind]
+    wrong = [row["answer"][:120] for row in rows
+             if not (reads_nothing_usable(kind, row) if row["expected"] == {"unreadable": True}
+                     else parsed_as_expected(kind, row))]
+    assert not wrong, f"{len(wrong)} of {len(rows)} real answers misread, e.g. {wrong[:3]}"

@@ -59,6 +59,9 @@ _BOOL_WORDS = {"true": True, "yes": True, "suitable": True, "false": False, "no"
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
+#: A numbered-list marker opening an answer ("1. ...", "2) ...").
+_LIST_MARKER = re.compile(r"^\d+[.)]\s+\D")
+
 def normalize_key(key: str) -> str:
     """A key as compared: lower case letters and digits only (``Action_To Take`` -> ``actiontotake``)."""
     return re.sub(r"[^a-z0-9]", "", key.lower())
@@ -310,15 +313,20 @@ def list_items(text: str) -> list[str]:
 
 
 def _bare(text: str, spec: Mapping[str, Any]) -> Any:
-    """A one-property answer written bare: ``True``, ``7``, or a short one-line command."""
+    """A one-property answer written bare: ``True``, ``7``, a short one-line command, or a list of
+    commands alone (its first item: the model's first choice)."""
     kind = spec.get("type")
     stripped = text.strip()
     if kind in ("boolean", "integer", "number"):
-        return _convert(stripped, spec)
+        # "1. The sofa is stable" starts a list: its marker is not the number asked for
+        return None if _LIST_MARKER.match(stripped) else _convert(stripped, spec)
     if kind == "string":
         lines = [line for line in stripped.splitlines() if line.strip() and not line.strip().startswith("```")]
         if len(lines) == 1 and "{" not in lines[0] and len(lines[0].split()) <= 12:
             return _convert(lines[0], spec)
+        items = list_items(stripped)
+        if items and len(items) == len(lines) and len(items[0].split()) <= 12:  # a bare list: its first item
+            return _convert(items[0], spec)
     return None
 
 
