@@ -29,9 +29,16 @@ class Policy(Protocol):
 
     name: str
     privileged: frozenset[str]
+    multi_trial: bool
 
     def seed(self, seed: int | None) -> None:
         """Seeds the policy's randomness for the next episode."""
+
+    def policy_config(self) -> dict[str, Any]:
+        """The policy's full configuration, recorded in every results row."""
+
+    def take_llm_calls(self) -> list[dict[str, Any]]:
+        """The LLM calls made since the last call (for the trajectory)."""
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """The env this policy plays (e.g. ``env`` inside a memory wrapper it needs)."""
@@ -115,8 +122,9 @@ def check_policy(policy: Any) -> Policy:
     Raises:
         TypeError: A member is missing (the message names it and suggests :class:`BasePolicy`).
     """
-    missing = [member for member in ("name", "privileged", "seed", "wrap_env", "reset", "act", "observe",
-                                     "end_episode", "episode_stats") if not hasattr(policy, member)]
+    missing = [member for member in ("name", "privileged", "multi_trial", "seed", "wrap_env", "reset", "act",
+                                     "observe", "end_episode", "episode_stats", "policy_config", "take_llm_calls")
+               if not hasattr(policy, member)]
     if missing:
         raise TypeError(f"{type(policy).__name__} is not a Policy: it lacks {missing}; subclass "
                         "policies.BasePolicy for the defaults of the optional hooks")

@@ -93,9 +93,7 @@ def run_episode(env: gym.Env, policy: Policy, *, seed: int | None = None,
         "reward": total_reward, "wall_time_s": round(time.perf_counter() - start, 4),
         "policy_stats": dict(stats),
     }
-    config = getattr(policy, "policy_config", None)
-    if callable(config):
-        result["policy_config"] = config()
+    result["policy_config"] = policy.policy_config()
     if error is not None:
         result["error"] = error
     # a backend's headline numbers (NetHack: max_dungeon_level...) at top level, for tables and reports
@@ -245,19 +243,13 @@ def _policy_spec(policy: str | Policy, policy_kwargs: dict[str, Any], *,
 
     if isinstance(policy, str):
         probe = make_policy(policy, **policy_kwargs)
-        return None, policy, bool(getattr(probe, "multi_trial", False)), _config_id_of(probe)
+        return None, policy, probe.multi_trial, config_id(probe.policy_config())
     if parallel:
         raise ValueError(f"a Policy object ({type(policy).__name__}) can only be evaluated with workers=1 on the "
                          "local backend; give its spec instead (a name or 'module:Factory' plus policy_kwargs), "
                          "so that each worker builds its own")
     agent = check_policy(policy)
-    return agent, agent.name, bool(getattr(agent, "multi_trial", False)), _config_id_of(agent)
-
-
-def _config_id_of(agent: Any) -> str | None:
-    """The id of ``agent``'s ``policy_config()`` (``None`` when it has none)."""
-    config = getattr(agent, "policy_config", None)
-    return config_id(config()) if callable(config) else None
+    return agent, agent.name, agent.multi_trial, config_id(agent.policy_config())
 
 
 def _warm_up(config: RunConfig, tasks: Sequence[EpisodeTask]) -> None:

@@ -248,8 +248,7 @@ class EpisodeRecorder:
         self.writer.header(**{**episode_header(env, policy, seed), **(extra or {})})
 
     def _calls(self) -> list[dict[str, Any]]:
-        take = getattr(self.policy, "take_llm_calls", None)
-        return list(take()) if take is not None else []
+        return list(self.policy.take_llm_calls())
 
     def _counts(self) -> tuple[int, dict[str, int]] | None:
         """The policy's env-action counters (``llm.env_actions``, ``llm.fallbacks``), if it keeps them."""

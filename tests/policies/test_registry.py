@@ -68,8 +68,9 @@ def test_bad_constructor_arguments_name_the_bad_one_and_the_accepted_ones(monkey
 
 
 def test_a_factory_returning_no_policy_is_a_type_error_naming_what_it_lacks():
-    with pytest.raises(TypeError, match=r"_Silent is not a Policy: it lacks \['name', 'privileged', 'seed', "
-                                        r"'wrap_env', 'reset', 'observe', 'end_episode', 'episode_stats'\]"):
+    with pytest.raises(TypeError, match=r"_Silent is not a Policy: it lacks \['name', 'privileged', 'multi_trial', "
+                                        r"'seed', 'wrap_env', 'reset', 'observe', 'end_episode', 'episode_stats', "
+                                        r"'policy_config', 'take_llm_calls'\]"):
         make_policy("tests.policies.test_registry:_Silent")
 
 
