@@ -30,8 +30,8 @@ import gymnasium as gym
 
 from policies.base import Info
 from policies.llm_agent import LLMAgent, Section, Turn, compact
-from policies.llm_calls import Trimmable
 from policies.memory_env import admissible, ensure_memory_wrapper, find_memory_wrapper
+from textmem_gym.llm.budget import Trimmable
 from textmem_gym.memory import make_memory
 from textmem_gym.memory.arigraph.memory import AriGraphMemory, Retrieval
 from textmem_gym.memory.triples import Triple

@@ -33,9 +33,10 @@ from typing import Any, ClassVar
 
 from policies.base import BasePolicy, Info
 from policies.critic import HeuristicCritic, room_from
-from policies.llm_calls import MIN_ACTIONS, LLMCalls, Trimmable, answer_schema, rank_commands, render_prompt
+from policies.llm_calls import MIN_ACTIONS, LLMCalls, answer_schema, rank_commands, render_prompt
 from policies.memory_env import admissible, observation_text
 from textmem_gym.llm.answers import match_command
+from textmem_gym.llm.budget import Trimmable
 
 SAFE_COMMAND = "look"
 #: Prompt style -> template name suffix (``planning.txt`` or ``planning_paper.txt``...).

@@ -7,8 +7,9 @@ One :class:`LLMCalls` per policy (``policy.llm``) does, for every prompt kind al
   ``structured_output`` allows; :meth:`LLMCalls.read` reads the answer with the one free-text
   parser (:func:`textmem_gym.llm.answers.parse_answer`) either way and counts parse failures.
 * **Context budget.** When the model's context window is known (``context_window=`` or stated by
-  the server), the prompt is fitted to ``window - max_tokens - RESERVE_TOKENS`` before it is sent:
-  its :class:`Trimmable` sections lose items in the order the policy lists them (each policy
+  the server), the prompt is fitted to ``window - max_tokens - RESERVE_TOKENS`` before it is sent
+  (:func:`textmem_gym.llm.budget.fit_prompt`): its :class:`Trimmable` sections lose items in the
+  order the policy lists them (each policy
   states its priority: oldest history first, then retrieved memories, ...); the instructions,
   the goal and the current observation are never trimmed, and the action list only down to
   :data:`MIN_ACTIONS` commands by the rule of :func:`rank_commands`. Trims are counted by section.
@@ -49,18 +50,15 @@ from textmem_gym.fallbacks import FALLBACK_CAUSES, FallbackError
 from textmem_gym.llm import ContextLengthError, LLMClient, LLMError
 from textmem_gym.llm.accounting import estimate_prompt_tokens
 from textmem_gym.llm.answers import Answer, parse_answer
+from textmem_gym.llm.budget import RETRY_SHARE, Trimmable, fit_prompt, prompt_limit
 from textmem_gym.prompts import PromptFolder
 
 _USAGE_NUMBERS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "total_tokens", "cost_usd",
                   "latency_s", "retries", "failed_calls")
-#: Tokens kept free besides the completion limit (chat template tokens, counting slack).
-RESERVE_TOKENS = 32
 #: An action list is never cut below this many commands.
 MIN_ACTIONS = 20
 #: Admissible lists longer than this are not sent as a schema enum (the prompt still lists them).
 MAX_ENUM = 400
-#: A context-length error: the prompt is trimmed to this share of what was sent, then sent once more.
-RETRY_SHARE = 0.75
 
 #: The policies' prompt templates (``policies/prompts/*.txt``).
 PROMPTS = PromptFolder(__package__)
@@ -118,50 +116,6 @@ def wire_schema(schema: Any) -> Any:
     if isinstance(schema, list):
         return [wire_schema(v) for v in schema]
     return schema
-
-
-class Trimmable:
-    """A prompt section whose items can be dropped to fit the context window.
-
-    Args:
-        name: Counted under this name in ``context_trims``.
-        items: The section's items, in the order they are shown.
-        drop: ``"first"`` drops the first item first (oldest history), ``"last"`` the last
-            (least relevant memory, when items are shown best first).
-        keep: Items never dropped.
-        sep, empty: How :meth:`text` joins the items, and what it shows when there are none.
-        render: Renders the remaining items instead (overrides ``sep``/``empty``).
-
-    Example:
-        >>> history = Trimmable("history", ["> look -> a room", "> go east -> a hall"], sep=" | ")
-        >>> history.drop_one(), history.text()
-        (18, '> go east -> a hall')
-    """
-
-    def __init__(self, name: str, items: Sequence[str], *, drop: str = "first", keep: int = 0, sep: str = "; ",
-                 empty: str = "none", render: Callable[[list[str]], str] | None = None) -> None:
-        if drop not in ("first", "last"):
-            raise ValueError(f"drop must be 'first' or 'last', got {drop!r}")
-        self.name, self.items, self.drop, self.keep = name, list(items), drop, keep
-        self.sep, self.empty, self.render = sep, empty, render
-
-    def text(self) -> str:
-        """The section as the prompt shows it now."""
-        if self.render is not None:
-            return self.render(list(self.items))
-        return self.sep.join(self.items) if self.items else self.empty
-
-    def __str__(self) -> str:
-        return self.text()
-
-    def can_drop(self) -> bool:
-        """True while more than ``keep`` items remain."""
-        return len(self.items) > self.keep
-
-    def drop_one(self) -> int:
-        """Drops one item; returns about how many characters the prompt lost."""
-        item = self.items.pop(0 if self.drop == "first" else -1)
-        return len(item) + 2
 
 
 def rank_commands(commands: Sequence[str], context: str) -> list[str]:
@@ -335,32 +289,13 @@ class LLMCalls:
     def _fit(self, build: Callable[[], str], trim: Sequence[Trimmable], max_tokens: int | None,
              limit: int | None = None) -> str:
         """The prompt with items of ``trim`` dropped (in order) until it fits ``limit`` tokens
-        (default: the context window less the completion limit and :data:`RESERVE_TOKENS`)."""
-        text = build()
-        if not trim:
-            return text
+        (default: the context window less the completion limit and :data:`~textmem_gym.llm.budget.RESERVE_TOKENS`)."""
         if limit is None:
-            window = self.client.context_window
-            if not window:
-                return text
-            limit = window - (max_tokens or 0) - RESERVE_TOKENS
-        trimmed = False
-        for _ in range(12):
-            tokens = self._count(text)
-            if tokens <= limit:
-                break
-            excess_chars = (tokens - limit) * len(text) / max(tokens, 1) * 1.1 + 1
-            removed = 0.0
-            while removed < excess_chars:
-                section = next((t for t in trim if t.can_drop()), None)
-                if section is None:
-                    break
-                removed += section.drop_one()
-                self.trims[section.name] = self.trims.get(section.name, 0) + 1
-            if not removed:
-                break
-            trimmed, text = True, build()
-        self.trimmed_calls += int(trimmed)
+            limit = prompt_limit(self.client.context_window, max_tokens) if trim else None
+        text, dropped = fit_prompt(self._count, build, trim, limit)
+        for name, items in dropped.items():
+            self.trims[name] = self.trims.get(name, 0) + items
+        self.trimmed_calls += int(bool(dropped))
         return text
 
     # -- env actions -------------------------------------------------------------------------
