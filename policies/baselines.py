@@ -28,8 +28,9 @@ from typing import Any, ClassVar
 
 from policies.base import Info
 from policies.llm_agent import LLMAgent, Section, Turn, compact
-from policies.llm_calls import Trimmable, answer_schema, render_prompt
+from policies.llm_calls import answer_schema, render_prompt
 from policies.memory_stream import MemoryStream
+from textmem_gym.llm.budget import Trimmable
 
 
 class FullHistoryPolicy(LLMAgent):
