@@ -2,8 +2,11 @@
 
 :class:`HeuristicCritic` scores a proposed command in [-1, 1] from what was tried where:
 blocked direction here -1, tried twice or more here without reward -1, earned reward before
-+0.5, tried once here without reward -0.5, valid (admissible) and untried +1, else 0. At -1
-:meth:`HeuristicCritic.review` substitutes the best untried valid command.
++0.5, tried once here without reward -0.5, valid (admissible) and untried +1, else 0. A command
+scored -1 is *rejected*: :meth:`HeuristicCritic.rejected` lists the rejected admissible commands
+(a policy can keep them from the model's choice), :meth:`HeuristicCritic.why` says why one is
+rejected (feedback for the model), and :meth:`HeuristicCritic.review` substitutes the best
+untried valid command for a rejected one.
 :class:`LoopGuard` forces ``look`` after three identical commands, warns when a command fills
 4 of the last 10 decisions, and warns when a game state is revisited.
 
@@ -12,6 +15,8 @@ Example:
     >>> critic.record("go north", "hall", "hall", 0.0)
     >>> critic.score("go north", "hall", ["go north", "go east"])
     -1.0
+    >>> critic.rejected("hall", ["go north", "go east"]), critic.why("go north", "hall")
+    (['go north'], 'going north was blocked here before')
     >>> critic.review("go north", "hall", ["go north", "go east"])
     ('go east', -1.0, True)
 """
@@ -116,14 +121,44 @@ class HeuristicCritic:
                 return f"go {direction}"
         return None
 
+    def rejected(self, room: str | None, valid: list[str]) -> list[str]:
+        """The commands of ``valid`` the critic scores -1 in ``room`` (order kept).
+
+        Example:
+            >>> critic = HeuristicCritic()
+            >>> for _ in range(2):
+            ...     critic.record("open chest", "hall", "hall", 0.0)
+            >>> critic.rejected("hall", ["open chest", "take key"]), critic.rejected("cellar", ["open chest"])
+            (['open chest'], [])
+        """
+        return [v for v in valid if self.score(v, room, valid) <= TRIED_TWICE]
+
+    def why(self, action: str, room: str | None) -> str:
+        """Why ``action`` is rejected in ``room`` (blocked direction, or how often it was tried
+        without reward); ``""`` when it is not."""
+        action = action.strip().lower()
+        direction = direction_of(action)
+        if direction is not None and direction in self.blocked[room]:
+            return f"going {direction} was blocked here before"
+        count = self.tried[room][action]
+        return f"it was tried {count} times here without reward" if count >= 2 else ""
+
+    def replacement(self, action: str, room: str | None, valid: list[str]) -> str | None:
+        """The command :meth:`review` would send instead of ``action``: the best untried valid
+        command when ``action`` scores -1 (and such a different command exists), else ``None``.
+        Counts nothing."""
+        if self.score(action, room, valid) > TRIED_TWICE:
+            return None
+        better = self.best_untried(room, valid)
+        return better if better is not None and better.lower() != action.strip().lower() else None
+
     def review(self, action: str, room: str | None, valid: list[str]) -> tuple[str, float, bool]:
         """``(command to send, score, substituted)``: at -1 the best untried valid command replaces it."""
         score = self.score(action, room, valid)
-        if score <= TRIED_TWICE:
-            better = self.best_untried(room, valid)
-            if better is not None and better.lower() != action.strip().lower():
-                self.substitutions += 1
-                return better, score, True
+        better = self.replacement(action, room, valid)
+        if better is not None:
+            self.substitutions += 1
+            return better, score, True
         return action, score, False
 
 

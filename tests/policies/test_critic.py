@@ -60,3 +60,18 @@ def test_loop_guard_forces_look_warns_on_frequency_and_revisits():
     guard.record("take lamp", "s1")
     warnings = " ".join(guard.warnings())
     assert "'take lamp' 4 times" in warnings and "seen 3 times" in warnings
+
+
+def test_rejected_lists_what_review_would_replace_and_why_explains_it():
+    critic = HeuristicCritic()
+    critic.record("go north", "hall", "hall", 0.0)
+    for _ in range(2):
+        critic.record("open chest", "hall", "hall", 0.0)
+    critic.record("take key", "hall", "hall", 0.0)  # tried once: -0.5, not rejected
+    assert critic.rejected("hall", VALID) == ["go north", "open chest"]
+    assert critic.why("go north", "hall") == "going north was blocked here before"
+    assert critic.why("open chest", "hall") == "it was tried 2 times here without reward"
+    assert critic.why("take key", "hall") == ""
+    assert critic.replacement("open chest", "hall", VALID) == "go east"
+    assert critic.replacement("take key", "hall", VALID) is None
+    assert critic.substitutions == 0  # asking counts nothing
