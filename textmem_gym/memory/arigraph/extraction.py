@@ -1,6 +1,6 @@
 """The ``llm`` extractor: AriGraph's triplet-extraction and outdated-triplet prompts
-(appendix E, stored as ``llm_triplets.txt`` and ``llm_outdated.txt``) through
-:class:`~textmem_gym.llm.LLMClient`.
+(appendix E, stored as ``prompts/triplets.txt`` and ``prompts/outdated.txt``) through an
+:class:`~textmem_gym.llm.budget.Ask`.
 
 The room header and movement (``-= Kitchen =-`` after ``go north``) are still read
 deterministically, as the paper's graph agent does for exits ("expert knowledge about what
@@ -8,21 +8,35 @@ elements of the semantic graph can represent locations and exits"), so routes an
 work with LLM extraction too. Relations are mapped to the memory's vocabulary by
 :func:`~textmem_gym.memory.arigraph.parse.canonical`.
 
+LLM calls go through ``ask`` (a policy passes its ``LLMCalls.ask``, so they are fitted to the
+context window, counted by kind and recorded in the trajectory; standalone, a
+:class:`~textmem_gym.llm.budget.ClientAsk` over a client). Kinds and what they may lose to fit
+the context window (never the instructions, the observation or the new triples):
+
+* ``arigraph_triplets``: the example triples (section ``example_triples``), oldest first;
+* ``arigraph_outdated``: the existing triples incident to the new ones (section
+  ``existing_triples``), least relevant first: those not sharing a subject with a new triple
+  before those that do, fewer shared entities before more, then the longest unconfirmed (oldest
+  last assertion) first. The prompt still lists the kept ones in the memory's order.
+
+Untrimmed, the prompts are exactly the paper's templates filled as before.
+
 Example:
     >>> from textmem_gym.llm import LLMClient, LocalOpenAIServer
     >>> from textmem_gym.memory.triples import TripleStore
     >>> with LocalOpenAIServer(script=["apple, is on, table"]) as server:
-    ...     extractor = LLMExtractor(LLMClient(model="m", base_url=server.base_url))
+    ...     extractor = LLMExtractor(client=LLMClient(model="m", base_url=server.base_url))
     ...     extractor.extract("An apple lies on the table.", "look", {}, TripleStore()).triples
     [('apple', 'is on', 'table')]
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from textmem_gym.llm.errors import LLMError
+from textmem_gym.llm.budget import Ask, ClientAsk, Trimmable
 from textmem_gym.memory.arigraph.parse import canonical, parse_replacements, parse_triplets
 from textmem_gym.memory.extractors.base import Extraction, exclusive_conflicts
 from textmem_gym.memory.extractors.room_text import room_name
@@ -38,29 +52,88 @@ PROMPTS = PromptFolder(__package__)
 REPLACEMENT_MODES = ("llm", "llm+structural", "structural")
 
 
+#: The prompt kinds of this extractor (accounting keys of a policy's ``calls_by_kind``).
+KIND_TRIPLETS, KIND_OUTDATED = "arigraph_triplets", "arigraph_outdated"
+
+
+def _quoted(triple: Sequence[str]) -> str:
+    return f'"{", ".join(triple)}"'
+
+
+def relevance_order(existing: Sequence[Triple], new: Sequence[TripleKey]) -> list[Triple]:
+    """``existing`` most relevant to the ``new`` triples first (the outdated prompt drops from the end).
+
+    Relevance: sharing a subject with a new triple (the usual replacement: the same thing in a new
+    place or state), then the number of entities shared with the new triples, then the latest
+    step that asserted the triple (newest first), then the store order.
+
+    Example:
+        >>> from textmem_gym.memory.triples import Triple
+        >>> old = [Triple(0, "kitchen", "has exit", "north", 0), Triple(1, "knife", "is on", "table", 0),
+        ...        Triple(2, "table", "is at", "kitchen", 0)]
+        >>> [t.id for t in relevance_order(old, [("knife", "is in", "inventory")])]
+        [1, 0, 2]
+    """
+    subjects = {s for s, _, _ in new}
+    entities = {e for s, _, o in new for e in (s, o)}
+
+    def key(pair: tuple[int, Triple]) -> tuple[int, int, int, int]:
+        index, t = pair
+        shared = (t.subject in entities) + (t.object in entities)
+        return (-(t.subject in subjects), -shared, -max(t.steps, default=t.start), index)
+
+    return [t for _, t in sorted(enumerate(existing), key=key)]
+
+
+def _in_given_order(given: Sequence[str]) -> Callable[[list[str]], str]:
+    """A ``render`` for :class:`Trimmable`: the kept items in the order of ``given``, ``; `` joined."""
+    def render(kept: list[str]) -> str:
+        left = Counter(kept)
+        shown = []
+        for item in given:
+            if left[item] > 0:
+                left[item] -= 1
+                shown.append(item)
+        return "; ".join(shown) or "none"
+
+    return render
+
+
 class LLMExtractor:
     """Triplet extraction and outdated-triplet detection by an LLM.
 
     Args:
-        client: An :class:`~textmem_gym.llm.LLMClient`; by default one is built from
-            ``model``/``base_url``/``api_key`` or the ``OPENAI_*`` environment variables.
-        model, base_url, api_key: Used when ``client`` is not given.
+        ask: The :class:`~textmem_gym.llm.budget.Ask` the prompts go through (a policy's
+            ``LLMCalls.ask``); by default a :class:`~textmem_gym.llm.budget.ClientAsk` over
+            ``client``. A client given here (not callable) is taken as ``client``.
+        client: An :class:`~textmem_gym.llm.LLMClient` used when ``ask`` is not given; by default
+            one is built from ``model``/``base_url``/``api_key`` or the ``OPENAI_*`` environment variables.
+        model, base_url, api_key: Used when neither ``ask`` nor ``client`` is given.
         replacement: ``"llm"`` (the paper: the outdated-triplet prompt), ``"llm+structural"``
             (also the deterministic one-location/one-state rule) or ``"structural"`` (no
             second LLM call).
         examples: Recently extracted triples shown as examples in the extraction prompt.
-        max_tokens: Completion limit per call.
+        max_tokens: Completion limit per call of the default :class:`~textmem_gym.llm.budget.ClientAsk`
+            (a given ``ask`` sets its own).
+
+    Attributes:
+        failures: Calls that gave no answer (``None`` from ``ask``) this episode.
     """
 
-    def __init__(self, client: Any = None, *, model: str | None = None, base_url: str | None = None,
-                 api_key: str | None = None, replacement: str = "llm", examples: int = 10,
-                 max_tokens: int = 512):
+    def __init__(self, ask: Ask | Any = None, *, client: Any = None, model: str | None = None,
+                 base_url: str | None = None, api_key: str | None = None, replacement: str = "llm",
+                 examples: int = 10, max_tokens: int = 512) -> None:
         if replacement not in REPLACEMENT_MODES:
             raise ValueError(f"replacement must be one of {REPLACEMENT_MODES}, got {replacement!r}")
-        if client is None:
-            from textmem_gym.llm import LLMClient
+        if ask is not None and not callable(ask):  # a client given positionally (the former signature)
+            ask, client = None, ask
+        if ask is None:
+            if client is None:
+                from textmem_gym.llm import LLMClient
 
-            client = LLMClient(model=model, base_url=base_url, api_key=api_key)
+                client = LLMClient(model=model, base_url=base_url, api_key=api_key)
+            ask = ClientAsk(client, max_tokens)
+        self.ask: Ask = ask
         self.client, self.replacement = client, replacement
         self.examples, self.max_tokens = examples, max_tokens
         self.reset()
@@ -71,19 +144,20 @@ class LLMExtractor:
         self._recent: list[TripleKey] = []
         self.failures = 0
 
-    def _ask(self, prompt: str) -> str:
-        """The model's answer; ``""`` (counted in ``failures``) when the call failed after its
-        retries. Other exceptions are bugs and propagate."""
-        try:
-            return self.client.chat([{"role": "user", "content": prompt}], max_tokens=self.max_tokens).text or ""
-        except LLMError:
+    def _ask(self, kind: str, build: Callable[[], str], trim: Sequence[Trimmable]) -> str:
+        """The model's answer; ``""`` (counted in ``failures``) when the call gave none."""
+        answer = self.ask(kind, build, trim=trim)
+        if answer is None:
             self.failures += 1
             return ""
+        return answer
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         """Asks the triplet-extraction prompt; adds the movement triple from the header."""
-        example = "; ".join(", ".join(t) for t in self._recent[-self.examples:]) or "none yet"
-        answer = self._ask(PROMPTS.render("triplets", example=example, observation=observation))
+        examples = Trimmable("example_triples", [", ".join(t) for t in self._recent[-self.examples:]],
+                             drop="first", empty="none yet")
+        answer = self._ask(KIND_TRIPLETS, lambda: PROMPTS.render("triplets", example=examples.text(),
+                                                                  observation=observation), [examples])
         rooms = set(SpatialMap(store).locations())
         room = room_name(observation)
         if room:
@@ -104,10 +178,14 @@ class LLMExtractor:
         found = exclusive_conflicts(existing, new) if self.replacement != "llm" else []
         if self.replacement == "structural":
             return found
-        prompt = PROMPTS.render("outdated", ex_triplets="; ".join(f'"{t.text()}"' for t in existing),
-                      new_triplets="; ".join(f'"{", ".join(t)}"' for t in new))
+        shown = [f'"{t.text()}"' for t in existing]
+        candidates = Trimmable("existing_triples", [f'"{t.text()}"' for t in relevance_order(existing, new)],
+                               drop="last", render=_in_given_order(shown))
+        new_text = "; ".join(_quoted(t) for t in new)
+        answer = self._ask(KIND_OUTDATED, lambda: PROMPTS.render("outdated", ex_triplets=candidates.text(),
+                                                                  new_triplets=new_text), [candidates])
         by_key = {t.as_tuple(): t for t in existing}
-        for old, _ in parse_replacements(self._ask(prompt)):
+        for old, _ in parse_replacements(answer):
             triple = by_key.get(old) or by_key.get(canonical(old))
             if triple is not None and triple not in found:
                 found.append(triple)

@@ -59,7 +59,7 @@ class AriGraphMemory:
 
     Args:
         extractor: ``"rules"``, ``"llm"``, ``"oracle"`` or an extractor object.
-        extractor_options: Arguments of the named extractor (e.g. ``client`` for ``llm``).
+        extractor_options: Arguments of the named extractor (e.g. ``ask`` or ``client`` for ``llm``).
         similarity: ``"bm25"`` (default), ``"sentence-transformers"``, ``"openai"`` or an index.
         similarity_options: Arguments of the named similarity (``model_path``, ``model``...).
         depth: Semantic search depth ``d``.
