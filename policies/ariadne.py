@@ -24,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -35,6 +36,9 @@ from textmem_gym.llm.budget import Trimmable
 from textmem_gym.memory import make_memory
 from textmem_gym.memory.arigraph.memory import AriGraphMemory, Retrieval
 from textmem_gym.memory.triples import Triple
+
+#: Completion limit of the ``llm`` extractor's calls (the paper's prompts answer with a triple list).
+EXTRACTION_MAX_TOKENS = 512
 
 
 def render_triples(triples: list[Triple]) -> str:
@@ -52,7 +56,8 @@ class AriadnePolicy(LLMAgent):
         top_k: Episodic memories retrieved per step.
         extractor: AriGraph extractor: ``"llm"`` (default: the paper's appendix E triplet extraction
             and outdated-triplet replacement prompts, at temperature 0, through this policy's
-            client), ``"rules"`` (no LLM calls: the templated text of these games) or ``"oracle"``.
+            calls: fitted, counted and recorded as its own, see :meth:`extraction_ask`), ``"rules"``
+            (no LLM calls: the templated text of these games) or ``"oracle"``.
         similarity: Retrieval similarity: ``"auto"`` (default: the endpoint's embeddings when it
             serves them, else BM25; recorded as ``episode_stats()["similarity"]``), ``"bm25"``,
             ``"openai"`` or ``"sentence-transformers"`` (give ``memory_options={"similarity_options": ...}``).
@@ -95,7 +100,7 @@ class AriadnePolicy(LLMAgent):
             self.memory = existing.memory
             self.env_navigates = bool(getattr(env.unwrapped, "provides_goto", False))
             return env
-        extractor_options = {"client": self.llm.client} if self.extractor == "llm" else None
+        extractor_options = {"ask": self.extraction_ask} if self.extractor == "llm" else None
         options = dict(self.memory_options)
         if self.resolved_similarity is None:
             self.resolved_similarity = self.llm.similarity(self.similarity)
@@ -106,6 +111,17 @@ class AriadnePolicy(LLMAgent):
         self.env_navigates = bool(getattr(env.unwrapped, "provides_goto", False))
         return ensure_memory_wrapper(env, memory=self.memory, goto=not self.env_navigates, belief=self.render_belief,
                                      macro_counts_as_one_step=self.macro_counts_as_one_step)
+
+    def extraction_ask(self, kind: str, prompt: str | Callable[[], str], *,
+                       trim: Sequence[Trimmable] = ()) -> str | None:
+        """The :class:`~textmem_gym.llm.budget.Ask` of the ``llm`` extractor: this policy's
+        :meth:`~policies.llm_calls.LLMCalls.ask` at temperature 0 with :data:`EXTRACTION_MAX_TOKENS`,
+        so extraction calls are fitted to the context window (trims counted in ``context_trims``),
+        counted by kind (``arigraph_triplets``, ``arigraph_outdated``) and recorded with the step
+        whose observation they read (the calls made during ``env.step`` of decision ``t`` are in
+        the trajectory record of step ``t`` and in ``take_step_estimate()`` taken after that step;
+        those of ``env.reset`` in the reset record and step 1's estimate)."""
+        return self.llm.ask(kind, prompt, temperature=0.0, max_tokens=EXTRACTION_MAX_TOKENS, trim=trim)
 
     def act(self, observation: Any, info: Info) -> str:
         if getattr(self, "env_navigates", False) and self.memory is not None:
