@@ -16,7 +16,11 @@ Defaults follow the paper: the LLM relation retriever (D.2), summarizer and aggr
 numbered or bulleted plans, commands with articles) are read by the shared parser.
 Context budget: the planner's and critic's prompts lose the oldest temporal-belief sentences,
 then spatial-memory lines, then the least relevant commands (never below
-:data:`~policies.llm_calls.MIN_ACTIONS`).
+:data:`~policies.llm_calls.MIN_ACTIONS`); the memory's own calls (summarizer, relation
+retriever, aggregator) are fitted the same way through this policy's calls (their order is in
+:mod:`textmem_gym.memory.stma.memory`). Entity similarity (``similarity="auto"``, the default):
+the endpoint's embeddings when it serves them (one probe call per policy), else BM25 over entity
+names; ``episode_stats()["similarity"]`` records which (``"openai"`` or ``"bm25"``).
 
 Example:
     >>> parse_plan('Plan:\\n```YAML\\nSubgoal: "get the knife"\\nAction Plan:\\n- "go east"\\n- "take knife"\\n```')
@@ -30,8 +34,8 @@ Example:
 from __future__ import annotations
 
 import json
-import re
 from collections import deque
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -40,10 +44,13 @@ from policies.base import BasePolicy, Info
 from policies.critic import HeuristicCritic, room_from
 from policies.llm_agent import SAFE_COMMAND, compact
 from policies.llm_calls import MIN_ACTIONS, LLMCalls, answer_schema, rank_commands, render_prompt
-from policies.memory_env import admissible, adopt_memory, ensure_memory_wrapper, observation_text
+from policies.memory_env import admissible, adopt_memory, ensure_memory_wrapper, find_memory_wrapper, observation_text
 from textmem_gym.llm.answers import match_command, parse_answer
 from textmem_gym.llm.budget import Trimmable
-from textmem_gym.memory.stma.memory import STMAMemory
+from textmem_gym.memory.stma.memory import STMAMemory, paragraph_section
+
+#: Entity similarities of the policy: ``auto`` resolves to ``openai`` (the endpoint's embeddings) or ``bm25``.
+SIMILARITIES = ("auto", "bm25", "openai")
 
 
 def _unquote(text: str) -> str:
@@ -82,7 +89,10 @@ class STMAPolicy(BasePolicy):
         memory_llm: Run the summarizer and the aggregator with the LLM (default, as the paper;
             ``False``: deterministic).
         memory_options: Further :class:`~textmem_gym.memory.stma.memory.STMAMemory` arguments (``history``,
-            ``top_n``, ``hops``, ``entity_similarity``...).
+            ``top_n``, ``hops``...; ``similarity`` stands for the argument below).
+        similarity: Entity similarity of Algorithm 1: ``"auto"`` (default: the endpoint's embeddings
+            when it serves them, else BM25; recorded as ``episode_stats()["similarity"]``),
+            ``"bm25"`` or ``"openai"`` (the endpoint's embeddings).
         max_replans: Re-plans allowed within one decision before falling back.
         max_tokens: Completion limit of planner and critic calls.
         temperature: Sampling temperature of planner and critic.
@@ -96,34 +106,40 @@ class STMAPolicy(BasePolicy):
 
     def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
                  client: Any = None, extractor: str = "llm", memory_llm: bool = True,
-                 memory_options: dict[str, Any] | None = None, max_replans: int = 3,
+                 memory_options: dict[str, Any] | None = None, similarity: str = "auto", max_replans: int = 3,
                  max_tokens: int = 1500, temperature: float = 0.0, strict: bool = False,
                  macro_counts_as_one_step: bool = False, **client_options: Any) -> None:
         if max_replans < 0:
             raise ValueError(f"max_replans must be >= 0, got {max_replans!r}")
+        self.memory_options = dict(memory_options or {})
+        if "entity_similarity" in self.memory_options:
+            raise ValueError("give similarity=... (auto, bm25 or openai), not memory_options['entity_similarity']")
+        self.similarity = str(self.memory_options.pop("similarity", similarity))
+        if self.similarity not in SIMILARITIES:
+            raise ValueError(f"similarity must be one of {SIMILARITIES}, got {self.similarity!r}")
+        self.resolved_similarity: str | None = None
         self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options, strict=strict)
         self.config = {"extractor": extractor, "memory_llm": bool(memory_llm), "max_replans": max_replans,
                        "max_tokens": max_tokens, "temperature": temperature, "strict": bool(strict),
-                       "macro_counts_as_one_step": bool(macro_counts_as_one_step),
-                       "entity_similarity": (memory_options or {}).get("entity_similarity", "tfidf"),
-                       **{k: v for k, v in (memory_options or {}).items() if k != "entity_similarity"},
+                       "macro_counts_as_one_step": bool(macro_counts_as_one_step), "similarity": self.similarity,
+                       **self.memory_options,
                        **{k: v for k, v in client_options.items() if k in ("structured_output", "context_window")}}
-        self.extractor, self.memory_llm, self.memory_options = extractor, bool(memory_llm), dict(memory_options or {})
+        self.extractor, self.memory_llm = extractor, bool(memory_llm)
         self.max_replans, self.max_tokens, self.temperature = max_replans, max_tokens, temperature
         self.macro_counts_as_one_step = bool(macro_counts_as_one_step)
         self.critic = HeuristicCritic()
         self.memory: STMAMemory | None = None
         self.reset("", {})
 
-    def _ask(self, kind: str, prompt: str) -> str | None:
-        return self.llm.ask(kind, prompt, temperature=self.temperature, max_tokens=self.max_tokens)
+    def _ask(self, kind: str, prompt: str | Callable[[], str], *, trim: Sequence[Trimmable] = ()) -> str | None:
+        """The memory's :class:`~textmem_gym.llm.budget.Ask`: fitted, counted by kind, recorded."""
+        return self.llm.ask(kind, prompt, temperature=self.temperature, max_tokens=self.max_tokens, trim=trim)
 
     def _budgeted(self, kind: str, template: str, context: dict[str, str], commands: list[str],
                   schema: dict[str, Any], **fields: Any) -> str | None:
         """One planner or critic call fitted to the context window (temporal sentences, then spatial
         lines, then the least relevant commands are trimmed)."""
-        temporal = Trimmable("temporal_memory", re.split(r"(?<=[.!?])\s+", context["temporal"]), sep=" ",
-                             empty="nothing yet")
+        temporal = paragraph_section("temporal_memory", context["temporal"], empty="nothing yet")
         spatial = Trimmable("spatial_memory", context["spatial"].splitlines(), drop="last", sep="\n",
                             empty="nothing yet")
         shown = Trimmable("actions", rank_commands(commands, context["goal"] + " " + context["observation"]),
@@ -139,14 +155,23 @@ class STMAPolicy(BasePolicy):
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds a MemoryGraphWrapper holding this agent's STMA memory (or adopts an existing one)."""
+        if self.resolved_similarity is None and find_memory_wrapper(env) is None:
+            self.resolved_similarity = self.llm.similarity(self.similarity)  # probed outside the episode
         self.llm.start_early()  # the LLM summarizer reads the first observation during env.reset
         self.memory = adopt_memory(env, STMAMemory, self.name)
-        if self.memory is not None:
+        if self.memory is not None:  # the env's memory retrieves as it was built to
+            if self.memory.entity_similarity == "bm25":
+                self.resolved_similarity = "bm25"
+            elif self.resolved_similarity != "openai":
+                self.resolved_similarity = "embeddings"
             return env
         mode = "llm" if self.memory_llm else "rules"
-        options = {"client": self.llm.client} if self.memory_options.get("entity_similarity") == "embeddings" else {}
+        if self.resolved_similarity == "openai":
+            entities: dict[str, Any] = {"entity_similarity": "embeddings", "client": self.llm.client}
+        else:
+            entities = {"entity_similarity": "bm25"}
         self.memory = STMAMemory(self.extractor, llm=self._ask, summarizer=mode, aggregator=mode,
-                                 **{**options, **self.memory_options})
+                                 **entities, **self.memory_options)
         return ensure_memory_wrapper(env, memory=self.memory, goto=False,
                                      macro_counts_as_one_step=self.macro_counts_as_one_step)
 
@@ -248,6 +273,8 @@ class STMAPolicy(BasePolicy):
         stats.update(self.counts, plan_lengths=list(self.plan_lengths))
         if self.memory is not None:
             stats["memory_llm_failures"] = self.memory.llm_failures
+            stats["embedding_calls"] = self.memory.embedding_calls
+        stats["similarity"] = self.resolved_similarity or self.similarity
         return stats
 
     def close(self) -> None:

@@ -10,7 +10,7 @@ import pytest
 from textmem_gym.llm import LLMClient, LocalOpenAIServer
 from textmem_gym.memory import make_memory
 from textmem_gym.memory.stma.graph import (
-    EntityIndex,
+    BM25EntityIndex,
     describe,
     graph_of,
     k_hop,
@@ -73,7 +73,9 @@ def test_k_hop_retrieval_on_a_hand_made_graph():
     assert {t.as_tuple() for t in found} == {("apple", "is at", "a"), ("a", "is west of", "b"),
                                              ("b", "is west of", "c")}
     assert {t.as_tuple() for t in retrieve_subgraph(store.active(), "apple", top_n=1, k=0)} == set()
-    assert EntityIndex(["red potato", "yellow potato", "knife"]).top("yellow potato", 2)[0] == "yellow potato"
+    assert BM25EntityIndex(["red potato", "yellow potato", "knife"]).top("yellow potato", 2) == \
+        ["yellow potato", "red potato"]
+    assert BM25EntityIndex(["b knife", "a knife"]).top("knife", 2) == ["a knife", "b knife"]  # ties: name order
 
 
 def test_transitive_direction_inference():
@@ -140,11 +142,11 @@ def test_llm_steps_use_the_appendix_prompts_and_fall_back_when_the_llm_fails():
 
 def test_programming_errors_in_llm_steps_propagate():
     memory = STMAMemory(client="gpt-4o")  # a model name where a client belongs: a bug, not an LLM failure
-    with pytest.raises(AttributeError, match="chat"):
+    with pytest.raises(AttributeError, match="'str' object has no attribute"):
         memory.update("-= Hall =-\nThere is an exit to the north.", "", {})
     assert memory.llm_failures == 0
 
-    def broken(kind, prompt):
+    def broken(kind, prompt, *, trim=()):
         return prompt.missing_method()
 
     with pytest.raises(AttributeError, match="missing_method"):
@@ -178,14 +180,22 @@ def test_wrapper_uses_stma_memory_and_saves_it(tmp_path):
     env.close()
 
 
-def test_entity_embeddings_from_the_local_server_drive_algorithm_1():
+@pytest.mark.parametrize("similarity", ["bm25", "embeddings"])
+def test_entity_similarity_drives_algorithm_1(similarity):
     with LocalOpenAIServer() as server:
         client = LLMClient(model="m", base_url=server.base_url, timeout=2, max_retries=0)
-        memory = STMAMemory(entity_similarity="embeddings", client=client, summarizer="rules",
+        memory = STMAMemory(entity_similarity=similarity, client=client, summarizer="rules",
                             aggregator="rules", top_n=1, hops=1)
         memory.update("-= Kitchen =-\nYou see a stove. You see a fridge.", "", {})
-        found = memory.retrieve("stove")
-    assert [t.as_tuple() for t in found] == [("stove", "is at", "kitchen")]  # the fridge is not retrieved
-    assert sorted(memory._vectors) == ["fridge", "kitchen", "stove"]  # each text embedded once
+        found = memory.retrieve("where is the stove")
+        again = memory.retrieve("where is the stove")
+    assert [t.as_tuple() for t in found] == [t.as_tuple() for t in again] == [("stove", "is at", "kitchen")]
+    if similarity == "embeddings":  # each text embedded once
+        assert sorted(memory._vectors) == ["fridge", "kitchen", "stove", "where is the stove"]
+        assert memory.embedding_calls == 1
+    else:
+        assert memory._vectors == {} and memory.embedding_calls == 0 and server.calls == 0
     with pytest.raises(ValueError, match="entity_similarity"):
         STMAMemory(entity_similarity="embeddings")
+    with pytest.raises(ValueError, match="entity_similarity"):
+        STMAMemory(entity_similarity="tfidf")

@@ -36,7 +36,9 @@ def test_stma_wins_stma_cooking_l2_with_rejections_and_replans(run):
     assert stats["calls_by_kind"]["stma_critic"] == stats["critic_calls"] == result["steps"] + 1
     assert stats["calls_by_kind"]["stma_summary"] == result["steps"] + 1  # every step and the reset (wrap_env starts counting)
     assert max(stats["plan_lengths"]) > 1 and stats["plans"] < result["steps"]
-    assert stats["prompt_tokens"] > 0 and stats["calls"] == sum(stats["calls_by_kind"].values())
+    assert stats["similarity"] == "openai" and result["policy_config"]["similarity"] == "auto"  # the server embeds
+    assert stats["prompt_tokens"] > 0 and stats["embedding_calls"] > 0
+    assert stats["calls"] == sum(stats["calls_by_kind"].values()) + stats["embedding_calls"]  # every call accounted
 
 
 @pytest.mark.slow
@@ -90,3 +92,4 @@ def test_a_dead_endpoint_falls_back_every_step():
     result = evaluate("TextMem/CookingRL-L1-v0", policy, max_steps=3)[0]
     stats = result["policy_stats"]
     assert result["steps"] == 3 and stats["llm_fallbacks"] >= 3 and stats["memory_llm_failures"] >= 3
+    assert stats["similarity"] == "bm25"  # no embeddings served

@@ -1,10 +1,13 @@
 """Graph operations of STMA's spatial memory (also used by DAVIS's graph QA).
 
-- :class:`EntityIndex`: cosine similarity between a query and entity names (TF-IDF over
-  words and character trigrams; no embedding model needed).
+- :class:`BM25EntityIndex` and :class:`EmbeddingEntityIndex`: the entity similarity of
+  Algorithm 1 (BM25 over entity names, or cosine similarity of embeddings); ties go to name
+  order, so retrieval is deterministic.
+- :class:`EntityIndex`: TF-IDF cosine over words and character trigrams (DAVIS's question
+  entities; STMA retrieves with the two above).
 - :func:`k_hop`: Algorithm 3 (``single_source_shortest_path_length`` with cutoff ``K``).
-- :func:`retrieve_subgraph`: Algorithm 1 (top-``n`` entities, ``K``-hop expansion, the edges
-  between candidate vertices).
+- :func:`rank_subgraph` and :func:`retrieve_subgraph`: Algorithm 1 (top-``n`` entities, ``K``-hop
+  expansion, the edges between candidate vertices), most relevant first or in the given order.
 - :func:`transitive_directions` and :func:`describe`: the deterministic relation aggregator
   (A west of B, B west of C => A west of C; triples as sentences).
 
@@ -17,6 +20,8 @@ Example:
     [('a', 'is west of', 'c'), ('a', 'is west of', 'd')]
     >>> sorted(k_hop(graph_of(store.active()), ["a"], 2))
     ['a', 'b', 'c']
+    >>> [t.as_tuple() for t in rank_subgraph(store.active(), "where is d", top_n=1, k=2)]
+    [('c', 'is west of', 'd'), ('b', 'is west of', 'c')]
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ import networkx as nx
 import numpy as np
 
 from textmem_gym.memory.relations import AT, HAS_EXIT, IN, IS, ON, relation_direction
-from textmem_gym.memory.retrieval import tokenize
+from textmem_gym.memory.retrieval import BM25Index, tokenize
 from textmem_gym.memory.triples import Triple, TripleKey
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -87,6 +92,28 @@ class EntityIndex:
         return [e for e, s in self.scores(query)[:n] if s > 0]
 
 
+class BM25EntityIndex:
+    """Okapi BM25 (:class:`~textmem_gym.memory.retrieval.BM25Index`) of a query against entity
+    names: Algorithm 1's entity similarity without an embedding model.
+
+    Example:
+        >>> BM25EntityIndex(["red potato", "kitchen", "knife"]).top("where is the potato", 1)
+        ['red potato']
+    """
+
+    def __init__(self, entities: Iterable[str]):
+        self.entities = sorted(set(entities))
+        self.index = BM25Index()
+        for number, name in enumerate(self.entities):
+            self.index.add(number, name)
+
+    def top(self, query: str, n: int) -> list[str]:
+        """The ``n`` entities scoring highest for ``query`` (score > 0; ties: name order)."""
+        if n <= 0:
+            return []
+        return [self.entities[number] for number, score in self.index.search(query, n) if score > 0]
+
+
 class EmbeddingEntityIndex:
     """Cosine similarity of embeddings (Algorithm 1 with an embedding model), one embedding per
     distinct text kept in ``cache``.
@@ -126,27 +153,43 @@ def graph_of(triples: Iterable[Triple]) -> nx.MultiDiGraph:
     return graph
 
 
+def hop_distances(graph: nx.Graph, vertices: Sequence[str], k: int) -> dict[str, tuple[int, int]]:
+    """Every vertex within ``k`` hops (edges in either direction) of ``vertices``, mapped to
+    ``(hops, rank)`` of its nearest vertex (the earlier one in ``vertices`` on a tie)."""
+    undirected = graph.to_undirected(as_view=True) if graph.is_directed() else graph
+    nearest: dict[str, tuple[int, int]] = {}
+    for rank, vertex in enumerate(vertices):
+        if vertex in undirected:
+            for node, hops in nx.single_source_shortest_path_length(undirected, vertex, cutoff=k).items():
+                nearest[node] = min(nearest.get(node, (hops, rank)), (hops, rank))
+    return nearest
+
+
 def k_hop(graph: nx.Graph, vertices: Sequence[str], k: int) -> set[str]:
     """Algorithm 3: every vertex within ``k`` hops (edges in either direction) of ``vertices``."""
-    undirected = graph.to_undirected(as_view=True) if graph.is_directed() else graph
-    nodes: set[str] = set()
-    for vertex in vertices:
-        if vertex in undirected:
-            nodes |= set(nx.single_source_shortest_path_length(undirected, vertex, cutoff=k))
-    return nodes
+    return set(hop_distances(graph, vertices, k))
 
 
-def retrieve_subgraph(triples: Sequence[Triple], query: str, top_n: int = 8, k: int = 3,
-                      index: Callable[[Iterable[str]], Any] = EntityIndex) -> list[Triple]:
-    """Algorithm 1: the top-``n`` entities by cosine similarity to ``query`` (``index`` builds
-    the entity index: TF-IDF by default, or an :class:`EmbeddingEntityIndex`), their ``k``-hop
-    neighbourhood, and the triples whose two ends are both candidates (oldest first)."""
+def rank_subgraph(triples: Sequence[Triple], query: str, top_n: int = 8, k: int = 3,
+                  index: Callable[[Iterable[str]], Any] = BM25EntityIndex) -> list[Triple]:
+    """Algorithm 1, most relevant first: the top-``n`` entities by similarity to ``query``
+    (``index`` builds the entity index: BM25 by default, or an :class:`EmbeddingEntityIndex`),
+    their ``k``-hop neighbourhood, and the triples whose two ends are both candidates, ordered by
+    the hops from their nearer end to a seed entity, then that seed's rank, then newest first."""
     if not triples:
         return []
     graph = graph_of(triples)
-    seeds = index(graph.nodes).top(query, top_n)
-    candidates = k_hop(graph, seeds, k)
-    return [t for t in triples if t.subject in candidates and t.object in candidates]
+    nearest = hop_distances(graph, index(graph.nodes).top(query, top_n), k)
+    found = [(min(nearest[t.subject], nearest[t.object]), -position, t) for position, t in enumerate(triples)
+             if t.subject in nearest and t.object in nearest]
+    return [t for *_, t in sorted(found, key=lambda item: (item[0], item[1]))]
+
+
+def retrieve_subgraph(triples: Sequence[Triple], query: str, top_n: int = 8, k: int = 3,
+                      index: Callable[[Iterable[str]], Any] = BM25EntityIndex) -> list[Triple]:
+    """The triples of :func:`rank_subgraph`, in the order of ``triples`` (oldest first)."""
+    kept = {id(t) for t in rank_subgraph(triples, query, top_n, k, index)}
+    return [t for t in triples if id(t) in kept]
 
 
 def transitive_directions(triples: Iterable[Triple | TripleKey], max_chain: int = 6) -> list[TripleKey]:

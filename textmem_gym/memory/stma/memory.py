@@ -7,14 +7,32 @@ relation retriever adds the latest spatial triples to the dynamic KG, where a ne
 replaces the outdated one filling the same slot (one location per thing, one neighbour per
 direction...). Replaced edges are invalidated, not deleted (the triple store keeps their
 validity interval). The spatial belief for a query is the Algorithm 1 subgraph (top ``top_n``
-entities by cosine similarity, ``hops``-hop expansion) rendered by the relation aggregator.
+entities by similarity to the query, ``hops``-hop expansion) rendered by the relation
+aggregator. Entity similarity: BM25 over entity names (``entity_similarity="bm25"``, the
+default) or cosine similarity of embeddings (``"embeddings"``: the paper's, from ``embed`` or
+the client's endpoint); ties go to name order.
 
-LLM steps (appendix D prompts) run when ``llm`` (a ``(kind, prompt) -> answer`` callable) or
-``client`` is given: summarizer and aggregator by default, the relation retriever with
-``extractor="llm"`` (it reads the temporal belief; movements and the current room are still
-read from the game's room headers, so routes keep working). Without an LLM, or when a call
-fails, the deterministic parts stand in: the rule summary, the ``rules`` extractor, and the
-aggregator's sentences with transitive direction inference.
+LLM steps (appendix D prompts) run when ``llm`` (an :class:`~textmem_gym.llm.budget.Ask`) or
+``client`` (wrapped in a :class:`~textmem_gym.llm.budget.ClientAsk`) is given: summarizer and
+aggregator by default, the relation retriever with ``extractor="llm"`` (it reads the temporal
+belief; movements and the current room are still read from the game's room headers, so routes
+keep working). Without an LLM, or when a call fails, the deterministic parts stand in: the rule
+summary, the ``rules`` extractor, and the aggregator's sentences with transitive direction
+inference.
+
+Context budget: each LLM call passes its growing parts as :class:`~textmem_gym.llm.budget.Trimmable`
+sections, which lose items in this order until the prompt fits the model's context window:
+
+- summarizer: ``trajectory``, the oldest buffer records first (never the latest record: the
+  current observation and its feedback);
+- relation retriever: ``temporal_belief``, the oldest sentences of the paragraph first, then
+  ``entities``, the names not met in the current step first (alphabetical order);
+- relation aggregator: ``relations``, the least relevant retrieved triples first (most hops from
+  a seed entity, then the lower-ranked seed, then the older triple; the oldest first when the
+  whole graph is described).
+
+The instructions (the prompt templates), the goal and the current observation are never
+trimmed; a prompt from which nothing was trimmed is the untrimmed prompt, byte for byte.
 
 Example:
     >>> memory = STMAMemory()
@@ -31,38 +49,58 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from textmem_gym.llm import budget
+from textmem_gym.llm.budget import ClientAsk, Trimmable
 from textmem_gym.llm.errors import LLMError
 from textmem_gym.memory.arigraph.memory import AriGraphMemory
 from textmem_gym.memory.arigraph.parse import canonical
 from textmem_gym.memory.extractors import Extraction, Extractor, make_extractor
 from textmem_gym.memory.extractors.base import StructuralOutdated
 from textmem_gym.memory.retrieval import client_embedder
-from textmem_gym.memory.stma.graph import EmbeddingEntityIndex, EntityIndex, describe, retrieve_subgraph
-from textmem_gym.memory.stma.temporal import HistoryBuffer, RuleSummarizer
+from textmem_gym.memory.stma.graph import BM25EntityIndex, EmbeddingEntityIndex, describe, rank_subgraph
+from textmem_gym.memory.stma.temporal import HistoryBuffer, RuleSummarizer, sentences
 from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
 from textmem_gym.prompts import PromptFolder
 
 #: This package's prompt templates (``prompts/*.txt``).
 PROMPTS = PromptFolder(__package__)
 
-#: ``(kind, prompt) -> answer`` (``None`` when the LLM failed).
+#: Entity similarities of Algorithm 1.
+ENTITY_SIMILARITIES = ("bm25", "embeddings")
+#: The former ``(kind, prompt) -> answer`` callable (``None`` when the LLM failed), kept with
+#: :func:`client_asker` while DAVIS's memory still takes it; STMA takes a :class:`~textmem_gym.llm.budget.Ask`.
 Ask = Callable[[str, str], "str | None"]
 _TRIPLE = re.compile(r'\[\s*"([^"\]]+)"\s*,\s*"([^"\]]+)"\s*,\s*"([^"\]]+)"\s*\]')
 
 
 def client_asker(client: Any, max_tokens: int = 1024) -> Ask:
-    """An :data:`Ask` over an :class:`~textmem_gym.llm.LLMClient`: a call that failed after its
-    retries (:class:`~textmem_gym.llm.LLMError`) gives ``None``; other exceptions are bugs and
-    propagate."""
+    """An :data:`Ask` over an :class:`~textmem_gym.llm.LLMClient` (kept for DAVIS's memory; STMA
+    uses :class:`~textmem_gym.llm.budget.ClientAsk`): a call that failed after its retries
+    (:class:`~textmem_gym.llm.LLMError`) gives ``None``; other exceptions are bugs and propagate."""
     def ask(kind: str, prompt: str) -> str | None:
         try:
             return client.chat([{"role": "user", "content": prompt}], temperature=0.0, max_tokens=max_tokens).text
         except LLMError:
             return None
     return ask
+
+
+def paragraph_section(name: str, text: str, empty: str = "") -> Trimmable:
+    """``text`` as a section losing its first (oldest) sentence first; shown as ``text`` itself
+    while nothing is dropped (then without the leading whitespace of the first kept sentence, or
+    as ``empty`` once every sentence is dropped).
+
+    Example:
+        >>> belief = paragraph_section("temporal_belief", "I went north. I took the knife.")
+        >>> belief.text(), belief.drop_one(), belief.text()
+        ('I went north. I took the knife.', 15, 'I took the knife.')
+    """
+    pieces = sentences(text)
+    return Trimmable(name, pieces, render=lambda kept: "".join(kept) if len(kept) == len(pieces)
+                     else "".join(kept).lstrip() or empty)
 
 
 def parse_rdf(answer: str, rooms: set[str]) -> list[TripleKey]:
@@ -85,7 +123,7 @@ class BeliefRelationRetriever(StructuralOutdated):
     """The ``llm`` relation retriever: appendix D.2 over the temporal belief, plus the rules
     extractor's room and movement triples. Replacement is structural (slot conflicts)."""
 
-    def __init__(self, ask: Ask, belief: Callable[[], str]):
+    def __init__(self, ask: budget.Ask, belief: Callable[[], str]):
         self.ask, self.belief = ask, belief
         self.rules = make_extractor("rules")
         self.failures = 0
@@ -95,9 +133,16 @@ class BeliefRelationRetriever(StructuralOutdated):
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         out = self.rules.extract(observation, action, info, store)
-        entities = sorted(set(store.entities()) | {e for t in out.triples for e in (t[0], t[2])})
-        answer = self.ask("stma_relations", PROMPTS.render("relation_retriever", paragraph=self.belief(),
-                                                 entities=json.dumps(entities)))
+        current = {e for t in out.triples for e in (t[0], t[2])}
+        older = sorted(set(store.entities()) - current)
+        belief = paragraph_section("temporal_belief", self.belief())
+        entities = Trimmable("entities", older + sorted(current), keep=len(current),
+                             render=lambda kept: json.dumps(sorted(kept)))
+
+        def build() -> str:
+            return PROMPTS.render("relation_retriever", paragraph=belief.text(), entities=entities.text())
+
+        answer = self.ask("stma_relations", build, trim=[belief, entities])
         if answer is None:
             self.failures += 1
             return out
@@ -114,28 +159,32 @@ class STMAMemory(AriGraphMemory):
         extractor: Relation retriever: ``"rules"`` (deterministic, from each observation),
             ``"llm"`` (appendix D.2 over the temporal belief), ``"oracle"`` or an extractor.
         extractor_options: Arguments of a named extractor.
-        llm: ``(kind, prompt) -> answer`` used by the LLM steps (a policy passes its own, so
-            calls are accounted per kind).
-        client: An ``LLMClient`` to build ``llm`` from (when ``llm`` is not given).
+        llm: The :class:`~textmem_gym.llm.budget.Ask` of the LLM steps (a policy passes its own,
+            so calls are fitted to the context window and accounted per kind).
+        client: An ``LLMClient`` to build ``llm`` from (a :class:`~textmem_gym.llm.budget.ClientAsk`,
+            when ``llm`` is not given).
         summarizer: ``"llm"`` or ``"rules"``; default ``"llm"`` when an LLM is given.
         aggregator: ``"llm"`` or ``"rules"``; default ``"llm"`` when an LLM is given.
         history: Records in the history buffer (25).
         top_n: Entities kept by the semantic filtering of Algorithm 1 (8).
         hops: ``K`` of the relational expansion (3).
-        entity_similarity: ``"tfidf"`` (words and character trigrams, no model) or
-            ``"embeddings"`` (the paper: entity embeddings, from ``embed`` or ``client.embed``).
+        entity_similarity: ``"bm25"`` (BM25 over entity names, no model) or ``"embeddings"``
+            (the paper: entity embeddings, from ``embed`` or ``client.embed``).
         embed: ``texts -> vectors`` for ``"embeddings"``.
+
+    Attributes:
+        embedding_calls: Calls of ``embed`` this episode (each text is embedded once).
     """
 
     name = "stma"
 
     def __init__(self, extractor: str | Extractor = "rules", *, extractor_options: dict[str, Any] | None = None,
-                 llm: Ask | None = None, client: Any = None, summarizer: str | None = None,
+                 llm: budget.Ask | None = None, client: Any = None, summarizer: str | None = None,
                  aggregator: str | None = None, history: int = 25, top_n: int = 8, hops: int = 3,
-                 entity_similarity: str = "tfidf", embed: Callable[[list[str]], Any] | None = None):
+                 entity_similarity: str = "bm25", embed: Callable[[list[str]], Any] | None = None):
         if llm is None and client is None and isinstance(extractor_options, dict) and "client" in extractor_options:
             client = extractor_options["client"]
-        self.ask: Ask | None = llm or (client_asker(client) if client is not None else None)
+        self.ask: budget.Ask | None = llm or (ClientAsk(client) if client is not None else None)
         default = "llm" if self.ask is not None else "rules"
         self.summarizer_mode, self.aggregator_mode = summarizer or default, aggregator or default
         for label, mode in (("summarizer", self.summarizer_mode), ("aggregator", self.aggregator_mode)):
@@ -146,13 +195,14 @@ class STMAMemory(AriGraphMemory):
         for label, value in (("top_n", top_n), ("hops", hops)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"{label} must be a non-negative int, got {value!r}")
-        if entity_similarity not in ("tfidf", "embeddings"):
-            raise ValueError(f"entity_similarity must be 'tfidf' or 'embeddings', got {entity_similarity!r}")
+        if entity_similarity not in ENTITY_SIMILARITIES:
+            raise ValueError(f"entity_similarity must be one of {ENTITY_SIMILARITIES}, got {entity_similarity!r}")
         if entity_similarity == "embeddings" and embed is None:
             if client is None:
                 raise ValueError("entity_similarity='embeddings' needs embed=... or client=...")
             embed = client_embedder(client)
-        self._embed, self._vectors = embed, {}  # type: ignore[var-annotated]
+        self._embed = embed if entity_similarity == "embeddings" else None
+        self._vectors: dict[str, Any] = {}
         self.entity_similarity = entity_similarity
         self.buffer = HistoryBuffer(history)
         self.top_n, self.hops = top_n, hops
@@ -172,7 +222,7 @@ class STMAMemory(AriGraphMemory):
         self.buffer = HistoryBuffer(self.buffer.size)
         self.rule_summarizer.reset()
         self.goal, self.temporal_belief = "", ""
-        self.llm_failures = 0
+        self.llm_failures = self.embedding_calls = 0
         self._spatial: dict[str, str] = {}
 
     def update(self, observation: str, action: str, info: dict[str, Any]) -> None:
@@ -190,8 +240,8 @@ class STMAMemory(AriGraphMemory):
         self.buffer.note_feedback(feedback)
 
     # -- LLM steps with deterministic fallbacks ---------------------------------------------
-    def _llm(self, kind: str, prompt: str) -> str | None:
-        answer = self.ask(kind, prompt) if self.ask is not None else None
+    def _llm(self, kind: str, prompt: Callable[[], str], trim: Sequence[Trimmable]) -> str | None:
+        answer = self.ask(kind, prompt, trim=trim) if self.ask is not None else None
         if answer is None or not answer.strip():
             self.llm_failures += 1
             return None
@@ -202,26 +252,54 @@ class STMAMemory(AriGraphMemory):
         rules = self.rule_summarizer.summary(self.buffer, self.goal)
         if self.summarizer_mode == "rules":
             return rules
-        prompt = PROMPTS.render("summarizer", goal=self.goal or "unknown", trajectory=self.buffer.trajectory())
-        return self._llm("stma_summary", prompt) or rules
+        records = Trimmable("trajectory", self.buffer.record_texts(), keep=1, sep="\n", empty="")
+
+        def build() -> str:
+            return PROMPTS.render("summarizer", goal=self.goal or "unknown", trajectory=records.text())
+
+        return self._llm("stma_summary", build, [records]) or rules
+
+    def _embed_counted(self, texts: Sequence[str]) -> Any:
+        assert self._embed is not None
+        self.embedding_calls += 1
+        return self._embed(list(texts))
+
+    def _entity_index(self, names: Iterable[str]) -> BM25EntityIndex | EmbeddingEntityIndex:
+        if self._embed is None:
+            return BM25EntityIndex(names)
+        return EmbeddingEntityIndex(names, self._embed_counted, self._vectors)
+
+    def rank(self, query: str | list[str]) -> list[Triple]:
+        """Algorithm 1 on the believed KG, most relevant first (``query`` lists are joined)."""
+        text = query if isinstance(query, str) else " ".join(query)
+        return rank_subgraph(self.store.active(), text, self.top_n, self.hops, self._entity_index)
 
     def retrieve(self, query: str | list[str], **_: Any) -> list[Triple]:  # type: ignore[override]
-        """Algorithm 1 on the believed KG (``query`` lists are joined)."""
-        text = query if isinstance(query, str) else " ".join(query)
-        index = EntityIndex if self._embed is None else \
-            (lambda names: EmbeddingEntityIndex(names, self._embed, self._vectors))  # type: ignore[arg-type]
-        return retrieve_subgraph(self.store.active(), text, self.top_n, self.hops, index)
+        """Algorithm 1 on the believed KG, oldest first (``query`` lists are joined)."""
+        return sorted(self.rank(query), key=lambda t: t.id)
 
     def spatial_belief(self, query: str | list[str] | None = None) -> str:
         """The relation aggregator over the retrieved subgraph (every triple when ``query`` is
         ``None``); computed once per step and query."""
         key = json.dumps(query)
         if key not in self._spatial:
-            triples = self.store.active() if query is None else self.retrieve(query)
+            ranked = self.store.active()[::-1] if query is None else self.rank(query)  # best first
+            triples = sorted(ranked, key=lambda t: t.id)
             text = describe(triples)
             if self.aggregator_mode == "llm" and triples:
-                listing = "[\n" + ",\n".join(json.dumps(list(t.as_tuple())) for t in triples) + "\n]"
-                text = self._llm("stma_aggregate", PROMPTS.render("relation_aggregator", triples=listing)) or text
+                lines = [json.dumps(list(t.as_tuple())) for t in triples]  # oldest first, as shown
+
+                def listing(kept: list[str]) -> str:
+                    shown = set(kept)
+                    return "[\n" + ",\n".join(line for line in lines if line in shown) + "\n]"
+
+                relations = Trimmable("relations", [json.dumps(list(t.as_tuple())) for t in ranked], drop="last",
+                                      render=listing)
+
+                def build() -> str:
+                    return PROMPTS.render("relation_aggregator", triples=relations.text())
+
+                text = self._llm("stma_aggregate", build, [relations]) or text
             self._spatial[key] = text
         return self._spatial[key]
 

@@ -7,6 +7,10 @@ a deterministic summary is written: the goal, the compressed history of the buff
 with the first sentence of its outcome), every movement, the content read (recipes in full)
 and the latest critic feedback.
 
+For the context budget, :meth:`HistoryBuffer.record_texts` gives the trajectory one record at a
+time (so the oldest records can be dropped) and :func:`sentences` cuts a belief paragraph into
+sentences that join back to the same text.
+
 Example:
     >>> buffer = HistoryBuffer(2)
     >>> buffer.record("-= Hall =-", "")
@@ -34,6 +38,17 @@ def first_sentence(text: str, limit: int = 160) -> str:
     flat = " ".join(text.split())
     cut = re.split(r"(?<=[.!?])\s", flat, maxsplit=1)[0]
     return cut if len(cut) <= limit else cut[: limit - 3] + "..."
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut after each ``.``, ``!`` or ``?`` followed by whitespace; the pieces keep their
+    whitespace, so ``"".join(sentences(text)) == text``.
+
+    Example:
+        >>> sentences("I went north. The kitchen has a stove!\\nThen I ate.")
+        ['I went north.', ' The kitchen has a stove!', '\\nThen I ate.']
+    """
+    return [piece for piece in re.split(r"(?<=[.!?])(?=\s)", text) if piece]
 
 
 @dataclass
@@ -72,18 +87,24 @@ class HistoryBuffer:
         if self.records:
             self.records[-1].feedback = feedback
 
-    def trajectory(self) -> str:
-        """The appendix D.1 trajectory format (the last record has FeedBack, not Action)."""
-        parts = []
+    def record_texts(self) -> list[str]:
+        """The trajectory one record at a time, oldest first (the last one is the current
+        observation); ``"\\n".join`` gives :meth:`trajectory`."""
+        texts = []
         for i, r in enumerate(self.records):
-            parts.append(f"Observation:\n{r.observation.strip()}")
+            parts = [f"Observation:\n{r.observation.strip()}"]
             if i < len(self.records) - 1:
                 if r.feedback:  # critic feedback given before the action was chosen
                     parts.append(f"FeedBack:\n{r.feedback}")
                 parts.append(f"Action:\n{r.action or '(none)'}")
             else:
                 parts.append(f"FeedBack:\n{r.feedback or '(none)'}")
-        return "\n".join(parts)
+            texts.append("\n".join(parts))
+        return texts
+
+    def trajectory(self) -> str:
+        """The appendix D.1 trajectory format (the last record has FeedBack, not Action)."""
+        return "\n".join(self.record_texts())
 
 
 class RuleSummarizer:
