@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -133,8 +133,11 @@ class DAVISPolicy(BasePolicy):
         self.memory: DAVISMemory | None = None
         self.reset("", {})
 
-    def _ask(self, kind: str, prompt: str) -> str | None:
-        return self.llm.ask(kind, prompt, temperature=self.temperature, max_tokens=self.max_tokens)
+    def _ask(self, kind: str, prompt: str | Callable[[], str], *, trim: Sequence[Trimmable] = ()) -> str | None:
+        """The :class:`~textmem_gym.llm.budget.Ask` of this agent and its memory (extraction, graph QA):
+        :meth:`~policies.llm_calls.LLMCalls.ask` at this policy's temperature and completion limit,
+        fitted to the context window by dropping items of ``trim``."""
+        return self.llm.ask(kind, prompt, temperature=self.temperature, max_tokens=self.max_tokens, trim=trim)
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds a MemoryGraphWrapper (``go to`` off: ScienceWorld has its own ``go to``) holding

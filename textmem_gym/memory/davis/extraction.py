@@ -8,6 +8,13 @@ Coreference: DAVIS resolved it with Stanza/CoreNLP, whose models cannot be downl
 the ``llm`` extractor asks the LLM to resolve pronouns while it summarizes the transition,
 and the rules need none (game text names things in full).
 
+The ``llm`` extractor's call (kind ``davis_extract``) goes through an
+:class:`~textmem_gym.llm.budget.Ask` (a policy's, or a :class:`~textmem_gym.llm.budget.ClientAsk`):
+to fit the context window it may lose the end of the observation *before* the action
+(section ``context``, split after each sentence and line, the last pieces first, so the room's
+name and first lines stay longest); the instructions, the action and the observation after it
+are never trimmed.
+
 Example:
     >>> from textmem_gym.memory.triples import TripleStore
     >>> out = DavisRulesExtractor().extract(
@@ -22,6 +29,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from textmem_gym.llm.budget import Ask, Trimmable
 from textmem_gym.memory.davis.kg import LOCATION, OBJECT, PERSON
 from textmem_gym.memory.extractors import Extraction, make_extractor
 from textmem_gym.memory.extractors.base import StructuralOutdated
@@ -38,6 +46,7 @@ _DOOR = re.compile(r"A door to the (.+?) \(that is (open|closed)\)")
 _MOVE_TO = re.compile(r"You (?:move|teleport) to the (.+?)\.")
 _MOVE_THING = re.compile(r"You move the (.+?) to the (.+?)\.")
 _FOCUS = re.compile(r"You focus on the (.+?)\.")
+_PIECE = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)\s*")
 _ARTICLE = re.compile(r"^(?:a substance called |an? |the |some )", re.I)
 _TWO_WORD_VERBS = ("pick up", "focus on", "look at", "look in", "go to", "teleport to", "look around", "put down",
                    "turn on", "turn off", "move", "pour", "open", "close", "connect", "use", "mix", "read", "eat")
@@ -72,6 +81,17 @@ def _items(block: str, room: str, triples: list[TripleKey]) -> None:
         if on:
             triples += [(_name(re.sub(r"\s*\(.*", "", x)), ON, _name(on.group(1)))
                         for x in re.split(r", and |, | and ", on.group(2).rstrip(".")) if x.strip()]
+
+
+def pieces(text: str) -> list[str]:
+    """``text`` cut after each sentence end and line break, the whitespace that follows kept
+    with the piece (``"".join`` gives ``text`` back).
+
+    Example:
+        >>> pieces("You see a cup. It is empty.\\nA door.")
+        ['You see a cup. ', 'It is empty.\\n', 'A door.']
+    """
+    return [part for part in _PIECE.findall(text) if part]
 
 
 class DavisRulesExtractor(StructuralOutdated):
@@ -133,7 +153,7 @@ class DavisLLMExtractor(DavisRulesExtractor):
     parsed from its answer; the room and movement are still read by the rules (routes), and
     the rules' tuples stand in when the LLM fails."""
 
-    def __init__(self, ask: Any) -> None:
+    def __init__(self, ask: Ask) -> None:
         super().__init__()
         self.ask, self.failures = ask, 0
         self.previous = ""
@@ -144,9 +164,10 @@ class DavisLLMExtractor(DavisRulesExtractor):
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         rules = super().extract(observation, action, info, store)
-        prompt = PROMPTS.render("extract", before=self.previous or "(start)", action=action or "(none)",
-                                after=observation)
-        answer = self.ask("davis_extract", prompt)
+        before = Trimmable("context", pieces(self.previous), drop="last", sep="", empty="(start)")
+        answer = self.ask("davis_extract", lambda: PROMPTS.render("extract", before=before.text(),
+                                                                  action=action or "(none)", after=observation),
+                          trim=[before])
         self.previous = observation
         if not answer:
             self.failures += 1

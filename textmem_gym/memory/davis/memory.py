@@ -10,6 +10,17 @@ entities (LLM, or cosine similarity without one), expand the subgraph around the
 ``hops``-hop), order the edges by time, and let the LLM answer from that sequence (without an
 LLM the answer is the sequence itself).
 
+LLM calls go through an :class:`~textmem_gym.llm.budget.Ask` (``llm=``: a policy's, so they are
+fitted, counted and recorded as its own; or ``client=``: a :class:`~textmem_gym.llm.budget.ClientAsk`).
+What each prompt may lose to fit the context window (the instructions and the question never):
+
+* ``davis_extract``: the end of the observation before the action (see
+  :mod:`~textmem_gym.memory.davis.extraction`);
+* ``davis_qa_select``: candidate entities (section ``entities``): those sharing no word with the
+  question first, from the end of the listing (locations, then objects, then persons; within a
+  type, the last names first), then those sharing words, fewest shared first;
+* ``davis_qa``: the time-ordered facts (section ``facts``), the oldest first.
+
 Example:
     >>> memory = DAVISMemory()
     >>> memory.update("This room is called the kitchen. In it, you see:\\n\\tthe agent\\n\\ta fridge", "", {})
@@ -30,18 +41,20 @@ from typing import Any
 import networkx as nx
 
 from textmem_gym.llm import parse_json_object
+from textmem_gym.llm.budget import Ask, ClientAsk, Trimmable
 from textmem_gym.memory.arigraph.memory import AriGraphMemory
 from textmem_gym.memory.davis.extraction import DavisLLMExtractor, DavisRulesExtractor
 from textmem_gym.memory.davis.kg import ENTITY_TYPES, Fact, TemporalKG
 from textmem_gym.memory.extractors import Extractor
 from textmem_gym.memory.stma.graph import EntityIndex
-from textmem_gym.memory.stma.memory import Ask, client_asker
 from textmem_gym.prompts import PromptFolder
 
 #: This package's prompt templates (``prompts/*.txt``).
 PROMPTS = PromptFolder(__package__)
 
 CURRENT = "now"
+#: Candidate entities listed per type in the QA selection prompt.
+MAX_LISTED = 150
 _TYPE_WORDS = {"location": ("where", "room", "place", "location", "go"), "person": ("who", "whom", "agent")}
 
 
@@ -62,7 +75,8 @@ class DAVISMemory(AriGraphMemory):
     Args:
         extractor: ``"rules"`` (deterministic, ScienceWorld and TextWorld text), ``"llm"``
             (transition summary with coreference resolution by the LLM) or an extractor.
-        llm: ``(kind, prompt) -> answer`` for extraction and QA; or ``client`` (an LLMClient).
+        llm: The :class:`~textmem_gym.llm.budget.Ask` of extraction and QA; or ``client`` (an
+            LLMClient, asked through a :class:`~textmem_gym.llm.budget.ClientAsk`).
         world_model: A :class:`TemporalKG` or a path to one (made read-only).
         hops: Neighbourhood size of the QA expansion.
         max_facts: Facts given to the QA answer (the latest ones when more were retrieved).
@@ -75,7 +89,7 @@ class DAVISMemory(AriGraphMemory):
                  hops: int = 1, max_facts: int = 60):
         if llm is None and client is None and extractor_options and "client" in extractor_options:
             client = extractor_options["client"]
-        self.ask: Ask | None = llm or (client_asker(client) if client is not None else None)
+        self.ask: Ask | None = llm or (ClientAsk(client) if client is not None else None)
         if isinstance(world_model, (str, Path)):
             world_model = TemporalKG.load(world_model, read_only=True)
         if world_model is not None:
@@ -131,8 +145,12 @@ class DAVISMemory(AriGraphMemory):
     def _select(self, question: str) -> tuple[list[str], list[str]]:
         typed = self._typed_entities()
         if self.ask is not None:
-            listing = "\n".join(f"{kind}: {', '.join(names[:150])}" for kind, names in typed.items())
-            answer = self.ask("davis_qa_select", PROMPTS.render("qa_select", question=question, entities=listing))
+            listed = {kind: names[:MAX_LISTED] for kind, names in typed.items()}
+            candidates = Trimmable("entities", entity_priority(question, listed), drop="last",
+                                   render=lambda kept: entity_listing(listed, kept))
+            answer = self.ask("davis_qa_select", lambda: PROMPTS.render("qa_select", question=question,
+                                                                        entities=candidates.text()),
+                              trim=[candidates])
             parsed = parse_json_object(answer or "")
             if isinstance(parsed.value, dict):
                 known = {e for names in typed.values() for e in names}
@@ -151,8 +169,10 @@ class DAVISMemory(AriGraphMemory):
         result = QAResult(question, types, entities, facts)
         sequence = "\n".join(f.text() for f in facts) or "(no facts)"
         if self.ask is not None:
-            result.answer = (self.ask("davis_qa", PROMPTS.render("qa_answer", question=question, facts=sequence,
-                                                       entities=", ".join(entities))) or "").strip()
+            shown = Trimmable("facts", [f.text() for f in facts], drop="first", sep="\n", empty="(no facts)")
+            answer = self.ask("davis_qa", lambda: PROMPTS.render("qa_answer", question=question, facts=shown.text(),
+                                                                 entities=", ".join(entities)), trim=[shown])
+            result.answer = (answer or "").strip()
         result.answer = result.answer or sequence
         self.qa_log.append(result)
         return result
@@ -179,6 +199,32 @@ class DAVISMemory(AriGraphMemory):
         data = super().to_json()
         data["davis"] = {"kg": self.kg.to_json(), "world_model_facts": len(self.world_model or [])}
         return data
+
+
+def entity_priority(question: str, listed: dict[str, list[str]]) -> list[str]:
+    """The candidates of the QA selection prompt as ``"type: name"`` items, most worth keeping
+    first: more words shared with ``question`` first, then the listing order.
+
+    Example:
+        >>> entity_priority("where is the red door", {"object": ["cup", "red door"], "location": ["hall"]})
+        ['object: red door', 'object: cup', 'location: hall']
+    """
+    words = set(question.lower().split())
+    items = [(kind, name) for kind, names in listed.items() for name in names]
+    ranked = sorted(enumerate(items), key=lambda pair: (-len(words & set(pair[1][1].split())), pair[0]))
+    return [f"{kind}: {name}" for _, (kind, name) in ranked]
+
+
+def entity_listing(listed: dict[str, list[str]], kept: list[str]) -> str:
+    """One line per type of the candidates still in ``kept`` (items of :func:`entity_priority`).
+
+    Example:
+        >>> entity_listing({"object": ["cup", "red door"], "location": ["hall"]}, ["object: red door"])
+        'object: red door\\nlocation: '
+    """
+    keep = set(kept)
+    return "\n".join(f"{kind}: {', '.join(n for n in names if f'{kind}: {n}' in keep)}"
+                     for kind, names in listed.items())
 
 
 def _rule_entities(text: str, typed: dict[str, list[str]]) -> list[str]:
