@@ -2,11 +2,26 @@
 
 Each step one LLM call answers ``REFLECTION`` (belief state + goal progress), ``OBJECTIVE``
 (persistent: it stays in every prompt until the LLM replaces it) and ``ACTION``. Around it:
-the heuristic critic (substitutes the best untried valid command when it scores -1), loop
-guards (three identical commands force ``look``; 4+ of the last 10 and revisited game states
-add warnings; escalating stuck warnings), narrative synthesis (every 5 steps or on a score
-change), action hints (on room change) and the NPC-conversation stall tracker. The belief
-state comes from AriGraph through MemoryGraphWrapper.
+the heuristic critic (see below), loop guards (three identical commands force ``look``; 4+ of
+the last 10 and revisited game states add warnings; escalating stuck warnings), narrative
+synthesis (every 5 steps or on a score change), action hints (on room change) and the
+NPC-conversation stall tracker. The belief state comes from AriGraph through MemoryGraphWrapper.
+
+The critic (:class:`~policies.critic.HeuristicCritic`, no LLM call) scores a command -1 when it is
+a direction blocked here before or was tried twice or more here without reward; such a command is
+never played. How it acts is the ``critic`` option:
+
+* ``"constrain"`` (default): the critic constrains what the model may choose. Before the call the
+  commands it would reject are left out of the valid actions and of the answer schema's action
+  enum, and the prompt names them ("Rejected by the critic (do not repeat): ..."); when it would
+  reject every admissible command the list stays whole. A model that still proposes a rejected
+  command (free text, or an endpoint ignoring the schema) is asked once more with the critic's
+  reason (a ``reflact_reask`` call, counted in ``critic_reasks``); an acceptable answer is the
+  model's action (``critic_reasks_accepted``), otherwise the best untried valid command is sent
+  (fallback ``critic_substitution``).
+* ``"substitute"``: the seed's critic: the model chooses among all admissible commands and a
+  rejected choice is replaced at once by the best untried valid command (``critic_substitution``).
+* ``"off"``: no critic (the loop guards still act).
 
 Every env action is counted: the model's own command, or a fallback by cause (LLM error,
 unparseable answer, an off-list action mapped or defaulted, critic substitution, loop guard;
@@ -36,6 +51,12 @@ from textmem_gym.llm.answers import parse_answer
 
 #: How the policy reaches the game (see ``ReflActPolicy``).
 TRANSPORTS = ("inprocess", "mcp")
+#: What the critic does (see the module docstring).
+CRITIC_MODES = ("constrain", "substitute", "off")
+#: The prompt's line naming the commands the critic rejected (``$critic`` of ``prompts/reflact.txt``).
+REJECTED_LINE = "\nRejected by the critic (do not repeat): {}"
+#: What the re-ask adds to the prompt when the model proposed a rejected command.
+REASK_LINE = "\nThe critic rejected '{action}' because {reason}; choose another action from the valid actions."
 CONVERSATION_VERBS = ("ask", "tell", "say", "answer", "speak", "talk")
 #: Turns without a score change -> warning.
 STUCK_WARNINGS = {30: "CRITICAL: 30 turns without progress. Try unexplored exits, open containers, use items you hold.",
@@ -61,14 +82,20 @@ class ReflActPolicy(BasePolicy):
             (``textmem-gym mcp`` spawned over stdio: ``reset``, ``play_action``, ``valid_actions``,
             ``graph_memory_context``); the results are recorded the same way.
         strict: End the episode at the first fallback (:class:`~textmem_gym.fallbacks.FallbackError`).
+        critic: ``"constrain"`` (default: rejected commands are kept from the model's choice, a
+            rejected proposal is asked again once), ``"substitute"`` (the seed's critic: a rejected
+            proposal is replaced at once) or ``"off"``; see the module docstring.
         macro_counts_as_one_step: A ``go to <room>`` macro counts as one step against the episode's
             step limit (AriGraph's accounting) instead of one per primitive move (the default); passed
             to the MemoryGraphWrapper this policy adds (an env that already has one keeps its own).
 
+    Raises:
+        ValueError: ``transport`` or ``critic`` is not one of the known values.
+
     Example:
         >>> policy = ReflActPolicy()
-        >>> policy.objective
-        'explore and make progress'
+        >>> policy.objective, policy.config["critic"]
+        ('explore and make progress', 'constrain')
     """
 
     name: ClassVar[str] = "reflact"
@@ -76,14 +103,17 @@ class ReflActPolicy(BasePolicy):
     def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
                  client: Any = None, temperature: float = 0.2, history: int = 10, narrative_every: int = 5,
                  max_tokens: int = 300, transport: str = "inprocess", strict: bool = False,
-                 macro_counts_as_one_step: bool = False, **client_options: Any) -> None:
+                 critic: str = "constrain", macro_counts_as_one_step: bool = False,
+                 **client_options: Any) -> None:
         if transport not in TRANSPORTS:
             raise ValueError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
-        self.transport = transport
+        if critic not in CRITIC_MODES:
+            raise ValueError(f"critic must be one of {CRITIC_MODES}, got {critic!r}")
+        self.transport, self.critic_mode = transport, critic
         self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options, strict=strict)
         self.config = {"temperature": temperature, "history": history, "narrative_every": narrative_every,
                        "max_tokens": max_tokens, "transport": transport, "strict": bool(strict),
-                       "macro_counts_as_one_step": bool(macro_counts_as_one_step),
+                       "critic": critic, "macro_counts_as_one_step": bool(macro_counts_as_one_step),
                        **{k: v for k, v in client_options.items() if k in ("structured_output", "context_window")}}
         self.temperature, self.history, self.narrative_every, self.max_tokens = \
             temperature, history, narrative_every, max_tokens
@@ -111,7 +141,8 @@ class ReflActPolicy(BasePolicy):
         self.room = room_from(observation_text(observation), info)
         self.score, self.since_score, self.last_npc = float(info.get("score", 0) or 0), 0, -99
         self.belief = observation.get("belief", "") if isinstance(observation, dict) else ""
-        self.counts = {"steps": 0, "objective_changes": 0, "critic_substitutions": 0, "loop_forced_look": 0,
+        self.counts = {"steps": 0, "objective_changes": 0, "critic_substitutions": 0, "critic_reasks": 0,
+                       "critic_reasks_accepted": 0, "critic_withheld": 0, "loop_forced_look": 0,
                        "invalid_actions_mapped": 0, "invalid_actions_defaulted": 0, "llm_fallbacks": 0,
                        "parse_failures": 0, "narratives": 0, "hints": 0, "npc_analyses": 0}
 
@@ -146,14 +177,23 @@ class ReflActPolicy(BasePolicy):
         text, commands = observation_text(observation), admissible(info)
         self.belief = observation.get("belief", "") if isinstance(observation, dict) else ""
         self.counts["steps"] += 1
-        trim = self.trimmables()
-        shown = Trimmable("actions", rank_commands(commands, f"{self.goal} {self.objective} {text}"), drop="last",
-                          keep=MIN_ACTIONS, render=lambda items: json.dumps([c for c in commands if c in set(items)]))
-        schema = answer_schema("reflact", commands)
-        answer = self.llm.ask("reflact", lambda: render_prompt("reflact", sections=self.sections(text, trim),
-                                                               actions=shown.text()),
-                              temperature=self.temperature, max_tokens=self.max_tokens, schema=schema,
-                              trim=trim + [shown])
+        allowed, rejected = self.constrained(commands)
+        self.counts["critic_withheld"] += len(rejected)
+        context = f"{self.goal} {self.objective} {text}"
+        recent, belief = self.trimmables()
+        shown = Trimmable("actions", rank_commands(allowed, context), drop="last", keep=MIN_ACTIONS,
+                          render=lambda items: json.dumps([c for c in allowed if c in set(items)]))
+        vetoed = Trimmable("rejected", rank_commands(rejected, context), drop="last",
+                           render=lambda items: REJECTED_LINE.format(json.dumps(items)) if items else "")
+        trim = [recent, belief, vetoed, shown]
+        schema = answer_schema("reflact", allowed)
+
+        def prompt(feedback: str = "") -> str:
+            return render_prompt("reflact", sections=self.sections(text, [recent, belief]), actions=shown.text(),
+                                 critic=vetoed.text() + feedback)
+
+        answer = self.llm.ask("reflact", prompt, temperature=self.temperature, max_tokens=self.max_tokens,
+                              schema=schema, trim=trim)
         fields = self.llm.read("reflact", answer, schema, need=("action",)).values
         cause: str | None = None
         if answer is None:
@@ -162,23 +202,52 @@ class ReflActPolicy(BasePolicy):
         elif "action" not in fields:
             self.counts["parse_failures"] += 1
             cause = "unparseable"
-        if fields.get("objective") and fields["objective"] != self.objective:
-            self.objective = fields["objective"]
-            self.counts["objective_changes"] += 1
+        self._take_objective(fields)
+        how = "fallback"
         if "action" in fields:
             action, how = resolve_action(fields["action"], commands)
-            if how in INVALID_COUNTERS:
-                self.counts[INVALID_COUNTERS[how]] += 1
-                cause = f"invalid_{'mapped' if how == 'mapped' else 'defaulted'}"
         else:
             action = self.critic.best_untried(self.room, commands) or SAFE_COMMAND
-        action, _, substituted = self.critic.review(action, self.room, commands)
-        self.counts["critic_substitutions"] += int(substituted)
-        cause = cause or ("critic_substitution" if substituted else None)
+        better = self.critic.replacement(action, self.room, commands) if self.critic_mode != "off" else None
+        # Asked again only when the model proposed the command and an acceptable one is offered.
+        if better is not None and self.critic_mode == "constrain" and how not in ("fallback", "default") \
+                and (not commands or len(allowed) < len(commands)):
+            self.counts["critic_reasks"] += 1
+            feedback = REASK_LINE.format(action=action, reason=self.critic.why(action, self.room))
+            answer = self.llm.ask("reflact_reask", lambda: prompt(feedback), temperature=self.temperature,
+                                  max_tokens=self.max_tokens, schema=schema, trim=trim)
+            again = self.llm.read("reflact_reask", answer, schema, need=("action",)).values
+            if "action" in again:
+                retry, retry_how = resolve_action(again["action"], commands)
+                if retry_how != "default" and self.critic.replacement(retry, self.room, commands) is None:
+                    self.counts["critic_reasks_accepted"] += 1
+                    self._take_objective(again)
+                    action, how, better = retry, retry_how, None
+        if how in INVALID_COUNTERS:
+            self.counts[INVALID_COUNTERS[how]] += 1
+            cause = f"invalid_{'mapped' if how == 'mapped' else 'defaulted'}"
+        if better is not None:
+            self.critic.substitutions += 1
+            self.counts["critic_substitutions"] += 1
+            action, cause = better, cause or "critic_substitution"
         action, forced = self.guard.check(action)
         self.counts["loop_forced_look"] += int(forced)
         cause = cause or ("loop_guard" if forced else None)
         return self.llm.fallback(cause, action) if cause else self.llm.model_action(action)
+
+    def constrained(self, commands: list[str]) -> tuple[list[str], list[str]]:
+        """``(allowed, rejected)``: the admissible commands the model may choose and those the critic
+        rejects (with ``critic="constrain"``; otherwise, or when it would reject them all, every
+        command is allowed and none is named rejected)."""
+        rejected = self.critic.rejected(self.room, commands) if self.critic_mode == "constrain" else []
+        if len(rejected) == len(commands):
+            return list(commands), []
+        return [c for c in commands if c not in set(rejected)], rejected
+
+    def _take_objective(self, fields: dict[str, Any]) -> None:
+        if fields.get("objective") and fields["objective"] != self.objective:
+            self.objective = fields["objective"]
+            self.counts["objective_changes"] += 1
 
     def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
                 info: Info) -> None:
