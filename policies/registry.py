@@ -62,6 +62,13 @@ PREFIXED_POLICIES: dict[str, str] = {
     "rl": "baselines_rl.adapter:make_rl_policy",
 }
 
+#: A ``**kwargs`` parameter of one of these names passes its keywords on to this factory (the LLM
+#: policies' ``**client_options`` go to :class:`~textmem_gym.llm.LLMClient`), so
+#: :func:`factory_parameters` lists that factory's keywords too.
+PASSED_ON: dict[str, str] = {
+    "client_options": "textmem_gym.llm:LLMClient",
+}
+
 #: One-line descriptions for ``textmem-gym list`` and docs.
 DESCRIPTIONS: dict[str, str] = {
     "random": "uniform over the admissible commands (seeded)",
@@ -193,9 +200,125 @@ def make_policy(name: str, **kwargs: Any) -> Policy:
     return check_policy(factory(*args, **kwargs))
 
 
+def check_policy_arguments(name: str, kwargs: dict[str, Any]) -> None:
+    """Checks that policy ``name`` accepts ``kwargs``, without building it (what :func:`make_policy`
+    checks first): a command line checks its ``--policy-arg`` options before any game is prepared.
+
+    Raises:
+        ValueError: Unknown name, or a keyword its factory does not accept (the message names it
+            and the accepted ones), or a required argument missing.
+
+    Example:
+        >>> check_policy_arguments("ariadne", {"top_k": 3, "timeout": 30})  # timeout: an LLMClient option
+        >>> check_policy_arguments("ariadne", {"top_kk": 3})
+        Traceback (most recent call last):
+        ...
+        ValueError: policy 'ariadne' does not accept 'top_kk'; it accepts: ['top_k', 'extractor', ...]
+    """
+    factory, args = _factory(name)
+    _check_arguments(name, factory, args, kwargs)
+
+
+def policy_parameters(name: str) -> FactoryParameters | None:
+    """The keywords the factory of policy ``name`` accepts (see :func:`factory_parameters`).
+
+    Raises:
+        ValueError: Unknown name.
+
+    Example:
+        >>> policy_parameters("random").annotations
+        {'seed': int | None}
+    """
+    factory, args = _factory(name)
+    return factory_parameters(factory, skip=len(args))
+
+
+@dataclass(frozen=True)
+class FactoryParameters:
+    """The keyword arguments a factory (a policy's, an env class) accepts.
+
+    Attributes:
+        annotations: Each keyword it accepts by name -> its annotation (evaluated when it can be,
+            else its text; ``typing.Any`` when it has none), in signature order.
+        open_ended: Whether it also takes keywords it does not name: a ``**kwargs`` that goes
+            nowhere :func:`factory_parameters` can follow.
+    """
+
+    annotations: dict[str, Any]
+    open_ended: bool
+
+    def accepts(self, keyword: str) -> bool:
+        """Whether ``keyword`` is accepted (named, or taken by an open ``**kwargs``)."""
+        return self.open_ended or keyword in self.annotations
+
+
+def factory_parameters(factory: Callable[..., Any], skip: int = 0) -> FactoryParameters | None:
+    """The keywords ``factory`` accepts, following where its ``**kwargs`` go; ``None`` when it has no
+    readable signature.
+
+    A class's ``**kwargs`` (``def __init__(self, *args, top_k=2, **options)``) are taken to go to
+    the next ``__init__`` of its MRO (``super().__init__(*args, **options)``), whose keywords are
+    added; a ``**kwargs`` named in :data:`PASSED_ON` adds that factory's keywords. Any other
+    ``**kwargs`` (a plain function's, or one with no parent ``__init__`` to go to) makes the result
+    open-ended.
+
+    Args:
+        factory: A class or any callable.
+        skip: Leading positional parameters given otherwise (the argument of ``prefix:argument``).
+
+    Example:
+        >>> from policies.simple import RandomPolicy
+        >>> factory_parameters(RandomPolicy)
+        FactoryParameters(annotations={'seed': int | None}, open_ended=False)
+    """
+    annotations: dict[str, Any] = {}
+    levels = (_init_chain(factory) or [factory]) if isinstance(factory, type) else [factory]
+    for level, function in enumerate(levels):
+        try:
+            signature = inspect.signature(factory if level == 0 else function)
+        except (TypeError, ValueError):  # no signature to read (some built-in callables)
+            return None if level == 0 else FactoryParameters(annotations, True)
+        # the class's own signature drops ``self``; a parent's ``__init__`` is a plain function
+        params = list(signature.parameters.values())[skip if level == 0 else 1:]
+        namespace = getattr(inspect.unwrap(function), "__globals__", {})
+        for p in params:
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in annotations:
+                annotations[p.name] = _evaluate(p.annotation, namespace)
+        rest = next((p for p in params if p.kind is p.VAR_KEYWORD), None)
+        if rest is None:
+            return FactoryParameters(annotations, False)
+        if rest.name in PASSED_ON:
+            passed = factory_parameters(load_object(PASSED_ON[rest.name]))
+            if passed is None:
+                return FactoryParameters(annotations, True)
+            for keyword, annotation in passed.annotations.items():
+                annotations.setdefault(keyword, annotation)
+            return FactoryParameters(annotations, passed.open_ended)
+    return FactoryParameters(annotations, True)
+
+
+def _init_chain(cls: type) -> list[Callable[..., Any]]:
+    """The ``__init__`` methods of ``cls``'s MRO, each defined by its own class, ``object``'s left out."""
+    return [klass.__dict__["__init__"] for klass in cls.__mro__
+            if klass is not object and "__init__" in klass.__dict__]
+
+
+def _evaluate(annotation: Any, namespace: dict[str, Any]) -> Any:
+    """An annotation, evaluated when it is text that can be (``from __future__ import annotations``)."""
+    if annotation is inspect.Parameter.empty:
+        return Any
+    if not isinstance(annotation, str):
+        return annotation
+    try:
+        return eval(annotation, dict(namespace))  # as typing.get_type_hints does
+    except Exception:  # a name imported only for type checkers: keep the text
+        return annotation
+
+
 def accepts_argument(name: str, argument: str) -> bool:
-    """Whether the factory of policy ``name`` takes the keyword ``argument`` (by name, or through
-    ``**kwargs``: an LLM policy passing its options on); True when its signature cannot be read.
+    """Whether the factory of policy ``name`` takes the keyword ``argument`` (by name, also through
+    the ``**kwargs`` it passes on: see :func:`factory_parameters`); True when its signature cannot
+    be read.
 
     Raises:
         ValueError: Unknown name.
@@ -204,14 +327,8 @@ def accepts_argument(name: str, argument: str) -> bool:
         >>> accepts_argument("react", "strict"), accepts_argument("random", "strict")
         (True, False)
     """
-    factory, args = _factory(name)
-    try:
-        signature = inspect.signature(factory)
-    except (TypeError, ValueError):
-        return True
-    params = list(signature.parameters.values())[len(args):]
-    return any(p.kind is p.VAR_KEYWORD or (p.name == argument and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
-               for p in params)
+    parameters = policy_parameters(name)
+    return parameters is None or parameters.accepts(argument)
 
 
 def _factory(name: str) -> tuple[Callable[..., Any], tuple[str, ...]]:
@@ -262,19 +379,17 @@ def _known(plugins: dict[str, PolicyEntry]) -> list[str]:
 
 
 def _check_arguments(name: str, factory: Callable[..., Any], args: tuple[str, ...], kwargs: dict[str, Any]) -> None:
-    """ValueError naming the arguments ``factory`` does not accept (instead of its TypeError)."""
-    try:
-        signature = inspect.signature(factory)
-    except (TypeError, ValueError):  # no signature to read (some built-in callables): let the call decide
+    """ValueError naming the arguments ``factory`` does not accept (instead of its TypeError, or a
+    TypeError later, where an LLM policy's client is first built)."""
+    parameters = factory_parameters(factory, skip=len(args))
+    if parameters is None:  # no signature to read: let the call decide
         return
+    accepted = list(parameters.annotations)
+    unknown = [key for key in kwargs if not parameters.accepts(key)]
+    if unknown:
+        listed = ", ".join(repr(key) for key in unknown)
+        raise ValueError(f"policy {name!r} does not accept {listed}; it accepts: {accepted}")
     try:
-        signature.bind(*args, **kwargs)
+        inspect.signature(factory).bind(*args, **kwargs)
     except TypeError as error:
-        params = list(signature.parameters.values())[len(args):]
-        accepted = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-        open_ended = any(p.kind is p.VAR_KEYWORD for p in params)
-        unknown = [key for key in kwargs if key not in accepted and not open_ended]
-        if unknown:
-            listed = ", ".join(repr(key) for key in unknown)
-            raise ValueError(f"policy {name!r} does not accept {listed}; it accepts: {accepted}") from None
         raise ValueError(f"policy {name!r}: {error}; it accepts: {accepted}") from None

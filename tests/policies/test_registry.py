@@ -17,7 +17,7 @@ from policies import (
     register_policy,
 )
 from policies.explorer import ExplorerPolicy
-from policies.registry import describe_factory
+from policies.registry import accepts_argument, check_policy_arguments, describe_factory, factory_parameters
 from policies.simple import RandomPolicy, WalkthroughPolicy
 
 
@@ -65,6 +65,29 @@ def test_bad_constructor_arguments_name_the_bad_one_and_the_accepted_ones(monkey
         make_policy("fixed:x", loud=True)
     with pytest.raises(ValueError, match="missing a required argument: 'argument'"):
         make_policy("tests.policies.test_registry:_fixed")
+
+
+class _Open(RandomPolicy):
+    """Passes every argument on to RandomPolicy."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+
+
+def _anything(**kwargs):
+    return RandomPolicy()
+
+
+def test_keywords_passed_on_are_checked_up_front_through_the_mro_and_to_the_llm_client():
+    # ariadne(*args, top_k=..., **options) -> LLMAgent(..., **client_options) -> LLMClient(timeout=...)
+    with pytest.raises(ValueError, match=r"policy 'ariadne' does not accept 'nosuchkey'; it accepts: \['top_k', "):
+        make_policy("ariadne", nosuchkey=1)  # used to be a TypeError at the first LLM call
+    check_policy_arguments("ariadne", {"top_k": 1, "strict": True, "timeout": 5.0})
+    assert accepts_argument("ariadne", "strict") and accepts_argument("netplay", "cache")
+    assert not accepts_argument("explorer", "strict")
+    # _Open's **kwargs reach RandomPolicy.__init__(seed): closed; a function's **kwargs: open
+    assert factory_parameters(_Open).annotations == {"seed": int | None}
+    assert factory_parameters(_anything).open_ended
 
 
 def test_a_factory_returning_no_policy_is_a_type_error_naming_what_it_lacks():

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from textmem_gym.cli.arguments import env_kwargs, parse_pairs
+from textmem_gym.cli.arguments import check_env_kwargs, check_policy_kwargs, env_kwargs, parse_pairs
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -22,8 +22,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
             policy_kwargs[name] = getattr(args, name)
     if getattr(args, "strict", False):
         apply_strict(args.policy, policy_kwargs)
+    policy_kwargs = check_policy_kwargs(args.policy, policy_kwargs)  # before any game is prepared
+    make_kwargs = env_kwargs(args)
+    for env_id in args.env_ids:
+        make_kwargs = check_env_kwargs(env_id, make_kwargs)
     results = evaluate(args.env_ids, args.policy, episodes=args.episodes, seed=args.seed,
-                       max_steps=args.max_steps, out=args.out, env_kwargs=env_kwargs(args),
+                       max_steps=args.max_steps, out=args.out, env_kwargs=make_kwargs,
                        policy_kwargs=policy_kwargs, progress=not args.quiet,
                        game_seeds=args.game_seeds or (None,), **execution_kwargs(args))
     print(format_table(summarize(results)))

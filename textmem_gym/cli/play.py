@@ -8,7 +8,7 @@ from typing import Any, TextIO
 
 import gymnasium as gym
 
-from textmem_gym.cli.arguments import env_kwargs
+from textmem_gym.cli.arguments import check_env_kwargs, env_kwargs
 
 PLAY_HELP = """Commands: type any game command.
   admissible  list the commands the game accepts now
@@ -53,7 +53,7 @@ def play(env: gym.Env, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout, s
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Plays an id interactively."""
-    env = gym.make(args.env_id, **env_kwargs(args))
+    env = gym.make(args.env_id, **check_env_kwargs(args.env_id, env_kwargs(args)))
     try:
         play(env, seed=args.seed)
     finally:

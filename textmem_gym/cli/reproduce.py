@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from textmem_gym.cli.arguments import parse_pairs
+from textmem_gym.cli.arguments import check_policy_kwargs, parse_pairs
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
@@ -20,6 +20,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     for name in ("model", "base_url"):
         if getattr(args, name):
             policy_kwargs[name] = getattr(args, name)
+    policy_kwargs = check_policy_kwargs(args.policy, policy_kwargs)  # before any game is downloaded
     plan = plan_protocol(protocol, cells=args.cell, limit_cells=args.limit_cells,
                          limit_instances=args.limit_instances,
                          winnable_only=False if args.include_unwinnable else None, download=not args.no_download,

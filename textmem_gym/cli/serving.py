@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import os
 
-from textmem_gym.cli.arguments import parse_pairs
+from textmem_gym.cli.arguments import check_env_kwargs, parse_pairs
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     """Serves one game over MCP until stopped."""
+    from textmem_gym.serving.games import resolve_game
     from textmem_gym.serving.server import serve
 
-    serve(args.game, memory=args.memory, transport=args.transport, host=args.host, port=args.port,
-          token=args.token, max_sessions=args.max_sessions, idle_timeout=args.idle_timeout,
-          env_kwargs=parse_pairs(args.env_arg))
+    game = args.game or os.environ.get("GAME", "")
+    kwargs = check_env_kwargs(resolve_game(game), parse_pairs(args.env_arg))  # before serving
+    serve(game, memory=args.memory, transport=args.transport, host=args.host, port=args.port,
+          token=args.token, max_sessions=args.max_sessions, idle_timeout=args.idle_timeout, env_kwargs=kwargs)
     return 0
 
 
