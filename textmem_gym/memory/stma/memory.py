@@ -26,7 +26,7 @@ sections, which lose items in this order until the prompt fits the model's conte
 - summarizer: ``trajectory``, the oldest buffer records first (never the latest record: the
   current observation and its feedback);
 - relation retriever: ``temporal_belief``, the oldest sentences of the paragraph first, then
-  ``entities``, the names not met in the current step first (alphabetical order);
+  ``entities``, the names not met in the current step first (the least recently updated first);
 - relation aggregator: ``relations``, the least relevant retrieved triples first (most hops from
   a seed entity, then the lower-ranked seed, then the older triple; the oldest first when the
   whole graph is described).
@@ -134,7 +134,8 @@ class BeliefRelationRetriever(StructuralOutdated):
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         out = self.rules.extract(observation, action, info, store)
         current = {e for t in out.triples for e in (t[0], t[2])}
-        older = sorted(set(store.entities()) - current)
+        latest = {e: max((t.id for t in store.incident(e)), default=-1) for e in set(store.entities()) - current}
+        older = sorted(latest, key=lambda e: (latest[e], e))  # the least recently updated first
         belief = paragraph_section("temporal_belief", self.belief())
         entities = Trimmable("entities", older + sorted(current), keep=len(current),
                              render=lambda kept: json.dumps(sorted(kept)))
