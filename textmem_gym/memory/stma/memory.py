@@ -52,9 +52,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from textmem_gym.llm import budget
-from textmem_gym.llm.budget import ClientAsk, Trimmable
-from textmem_gym.llm.errors import LLMError
+from textmem_gym.llm.budget import Ask, ClientAsk, Trimmable
 from textmem_gym.memory.arigraph.memory import AriGraphMemory
 from textmem_gym.memory.arigraph.parse import canonical
 from textmem_gym.memory.extractors import Extraction, Extractor, make_extractor
@@ -70,22 +68,7 @@ PROMPTS = PromptFolder(__package__)
 
 #: Entity similarities of Algorithm 1.
 ENTITY_SIMILARITIES = ("bm25", "embeddings")
-#: The former ``(kind, prompt) -> answer`` callable (``None`` when the LLM failed), kept with
-#: :func:`client_asker` while DAVIS's memory still takes it; STMA takes a :class:`~textmem_gym.llm.budget.Ask`.
-Ask = Callable[[str, str], "str | None"]
 _TRIPLE = re.compile(r'\[\s*"([^"\]]+)"\s*,\s*"([^"\]]+)"\s*,\s*"([^"\]]+)"\s*\]')
-
-
-def client_asker(client: Any, max_tokens: int = 1024) -> Ask:
-    """An :data:`Ask` over an :class:`~textmem_gym.llm.LLMClient` (kept for DAVIS's memory; STMA
-    uses :class:`~textmem_gym.llm.budget.ClientAsk`): a call that failed after its retries
-    (:class:`~textmem_gym.llm.LLMError`) gives ``None``; other exceptions are bugs and propagate."""
-    def ask(kind: str, prompt: str) -> str | None:
-        try:
-            return client.chat([{"role": "user", "content": prompt}], temperature=0.0, max_tokens=max_tokens).text
-        except LLMError:
-            return None
-    return ask
 
 
 def paragraph_section(name: str, text: str, empty: str = "") -> Trimmable:
@@ -123,7 +106,7 @@ class BeliefRelationRetriever(StructuralOutdated):
     """The ``llm`` relation retriever: appendix D.2 over the temporal belief, plus the rules
     extractor's room and movement triples. Replacement is structural (slot conflicts)."""
 
-    def __init__(self, ask: budget.Ask, belief: Callable[[], str]):
+    def __init__(self, ask: Ask, belief: Callable[[], str]):
         self.ask, self.belief = ask, belief
         self.rules = make_extractor("rules")
         self.failures = 0
@@ -180,12 +163,12 @@ class STMAMemory(AriGraphMemory):
     name = "stma"
 
     def __init__(self, extractor: str | Extractor = "rules", *, extractor_options: dict[str, Any] | None = None,
-                 llm: budget.Ask | None = None, client: Any = None, summarizer: str | None = None,
+                 llm: Ask | None = None, client: Any = None, summarizer: str | None = None,
                  aggregator: str | None = None, history: int = 25, top_n: int = 8, hops: int = 3,
                  entity_similarity: str = "bm25", embed: Callable[[list[str]], Any] | None = None):
         if llm is None and client is None and isinstance(extractor_options, dict) and "client" in extractor_options:
             client = extractor_options["client"]
-        self.ask: budget.Ask | None = llm or (ClientAsk(client) if client is not None else None)
+        self.ask: Ask | None = llm or (ClientAsk(client) if client is not None else None)
         default = "llm" if self.ask is not None else "rules"
         self.summarizer_mode, self.aggregator_mode = summarizer or default, aggregator or default
         for label, mode in (("summarizer", self.summarizer_mode), ("aggregator", self.aggregator_mode)):
