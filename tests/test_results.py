@@ -89,3 +89,25 @@ def test_unwinnable_instances_are_counted_once_each_and_shown():
     assert (row["instances"], row["unwinnable_instances"]) == (3, 2)
     assert "2 of 3" in format_table([row]) and "unwinnable" in format_table([row]).splitlines()[0]
     assert "unwinnable" not in format_table(summarize([_result()]))
+
+
+def test_nethack_rows_show_the_deepest_dungeon_level_mean_and_std(tmp_path):
+    from textmem_gym.report import summary_table
+    from textmem_gym.runner import evaluate
+
+    pytest.importorskip("nle")
+    out = tmp_path / "nethack.jsonl"
+    evaluate("TextMem/NetHack-RoomObs-v0", "netplay-heuristic", episodes=2, max_steps=10, out=out, progress=False)
+    levels = [r["max_dungeon_level"] for r in ResultsFile(out).read()]
+    assert len(levels) == 2 and all(level >= 1 for level in levels)
+    row = summarize(ResultsFile(out).read())[0]
+    assert (row["max_dungeon_level_mean"], row["max_dungeon_level_std"]) == (statistics.fmean(levels),
+                                                                             statistics.pstdev(levels))
+    table = format_table([row])
+    assert table.splitlines()[0].endswith("| deepest level |")
+    assert f"| {statistics.fmean(levels):.2f} ± {statistics.pstdev(levels):.2f} |" in table
+    assert "<th>deepest level</th>" in summary_table([row])
+    assert "max_dungeon_level_std" not in summary_table([row])
+    # rows without the field (other backends) add no column; a mixed table shows "-" for them
+    assert "deepest level" not in format_table(summarize([_result()]))
+    assert format_table(summarize([_result(), *ResultsFile(out).read()])).splitlines()[2].endswith("| - |")

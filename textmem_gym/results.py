@@ -26,6 +26,11 @@ from typing import Any
 
 from filelock import FileLock
 
+#: Headline numbers some backends put at the top level of their rows (from ``info["metrics"]``)
+#: -> their summary column heading: :func:`summarize` adds ``<name>_mean`` / ``<name>_std`` when
+#: some row of a group has them, :func:`format_table` a column when some summary row does.
+METRIC_COLUMNS: dict[str, str] = {"max_dungeon_level": "deepest level"}
+
 #: env id, policy, seed, episode index, game seed, policy configuration id (see :func:`config_id`).
 EpisodeKey = tuple[str, str, int, int, Any, "str | None"]
 
@@ -138,8 +143,9 @@ def config_label(config: dict[str, Any] | None) -> str:
 
 def summarize(results: Iterable[dict[str, Any]], best_of: tuple[int, int] | None = None) -> list[dict[str, Any]]:
     """Aggregates results per (env id, policy, policy configuration): mean/std normalized score,
-    success, steps, tokens, the share of env actions the model chose (``model_actions_mean``) and
-    the fallbacks by cause.
+    success, steps, tokens, the share of env actions the model chose (``model_actions_mean``), the
+    fallbacks by cause, and the mean/std of each backend metric of :data:`METRIC_COLUMNS` the rows
+    carry (NetHack: ``max_dungeon_level_mean`` / ``max_dungeon_level_std``, the deepest level).
 
     Rows with different ``policy_config`` are different groups; a group's ``policy`` then shows
     the settings that tell it apart (``ariadne[extractor=rules]``). Episodes that ended with an
@@ -182,6 +188,11 @@ def summarize(results: Iterable[dict[str, Any]], best_of: tuple[int, int] | None
             "success_rate": statistics.fmean(float(bool(r["won"])) for r in items) if items else float("nan"),
             "steps_mean": statistics.fmean(float(r["steps"]) for r in items) if items else float("nan"),
         }
+        for metric in METRIC_COLUMNS:
+            values = [float(r[metric]) for r in items if r.get(metric) is not None]
+            if values:
+                row[metric + "_mean"] = statistics.fmean(values)
+                row[metric + "_std"] = statistics.pstdev(values) if len(values) > 1 else 0.0
         if label:
             row["policy_config"] = label
         if failed:
@@ -262,9 +273,20 @@ def format_table(rows: list[dict[str, Any]]) -> str:
     ``fallbacks`` (by cause, summed over episodes); strict runs add ``errors`` (episodes ended at
     their first fallback, by cause; left out of the means). Rows that carry ``winnable`` (as
     ``reproduce`` writes them) add ``unwinnable``: how many of the instances played cannot be won
-    within the step limit (``1 of 2 ✗``).
+    within the step limit (``1 of 2 ✗``). Rows with a backend metric of :data:`METRIC_COLUMNS`
+    add its column (NetHack: ``deepest level``, mean ± std; ``-`` for rows without it).
+
+    Example:
+        >>> rows = summarize([{"env_id": "TextMem/NetHack-RoomObs-v0", "policy": "p", "normalized_score": 0.0,
+        ...                    "won": False, "steps": 20, "max_dungeon_level": level} for level in (2, 3)])
+        >>> print(format_table(rows))
+        | env | policy | episodes | normalized score | success | steps | deepest level |
+        |---|---|---|---|---|---|---|
+        | TextMem/NetHack-RoomObs-v0 | p | 2 | 0.000 ± 0.000 | 0.00 | 20.0 | 2.50 ± 0.50 |
     """
     header = ["env", "policy", "episodes", "normalized score", "success", "steps"]
+    metrics = [m for m in METRIC_COLUMNS if any(m + "_mean" in r for r in rows)]
+    header += [METRIC_COLUMNS[m] for m in metrics]
     best = next((r["best_of"] for r in rows if "best_of" in r), None)
     header += [f"best {best}"] if best else []
     header += ["unwinnable"] if any("unwinnable_instances" in r for r in rows) else []
@@ -279,6 +301,7 @@ def format_table(rows: list[dict[str, Any]]) -> str:
         cells = [r["env_id"], r["policy"], str(r["episodes"]),
                  f"{r['score_mean']:.3f} ± {r['score_std']:.3f}", f"{r['success_rate']:.2f}",
                  f"{r['steps_mean']:.1f}"]
+        cells += [f"{r[m + '_mean']:.2f} ± {r[m + '_std']:.2f}" if m + "_mean" in r else "-" for m in metrics]
         if best:
             cells.append(f"{r['score_best_mean']:.3f} ± {r['score_best_std']:.3f}" if "score_best_mean" in r else "-")
         if "unwinnable" in header:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from textmem_gym.report.figures import Groups, curves_svg, memory_graph_png
-from textmem_gym.results import ResultsFile, episode_key, summarize
+from textmem_gym.results import METRIC_COLUMNS, ResultsFile, episode_key, summarize
 from textmem_gym.trajectories import Trajectory, read_trajectory, trajectory_path
 
 #: Summary columns shown first, with their headings; the other aggregates follow.
@@ -131,19 +131,25 @@ def summary_table(rows: list[dict[str, Any]]) -> str:
     """The summary rows (from :func:`summarize`) as an HTML table: the leading columns; the
     share of env actions the model chose as asked (**model actions**), the **fallbacks** by cause
     and the strict-mode **errors** by cause, when a row carries them (``-`` for a policy without
-    fallbacks); then every other aggregate the rows carry (best-k-of-n, tokens, cost...)."""
+    fallbacks); a backend metric's mean ± std (NetHack's **deepest level**, see
+    :data:`~textmem_gym.results.METRIC_COLUMNS`); then every other aggregate the rows carry
+    (best-k-of-n, tokens, cost...)."""
+    metrics = [m for m in METRIC_COLUMNS if any(m + "_mean" in r for r in rows)]
     trust = [k for k in TRUST_COLUMNS if any(k in r for r in rows)]
     if trust and "fallbacks" not in trust:
         trust.insert(1 if "model_actions_mean" in trust else 0, "fallbacks")
     others = sorted({k for r in rows for k in r} - set(LEADING_COLUMNS) - set(TRUST_COLUMNS)
-                    - {"score_std", "error_causes"})
-    head = "".join(f"<th>{html.escape(h)}</th>"
-                   for h in [*LEADING_COLUMNS.values(), *(TRUST_COLUMNS[k] for k in trust), *others])
+                    - {"score_std", "error_causes"} - {m + suffix for m in metrics for suffix in ("_mean", "_std")})
+    headings = [*LEADING_COLUMNS.values(), *(METRIC_COLUMNS[m] for m in metrics), *(TRUST_COLUMNS[k] for k in trust),
+                *others]
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headings)
     body = []
     for r in rows:
         cells = [_cell(r["env_id"]), _cell(r["policy"]), _cell(r["episodes"]),
                  f"{r['score_mean']:.3f} ± {r.get('score_std', 0.0):.3f}", f"{r['success_rate']:.2f}",
-                 f"{r['steps_mean']:.1f}"] + [_trust_cell(r, k) for k in trust] + [_cell(r.get(k, "")) for k in others]
+                 f"{r['steps_mean']:.1f}"]
+        cells += [f"{r[m + '_mean']:.2f} ± {r.get(m + '_std', 0.0):.2f}" if m + "_mean" in r else "-" for m in metrics]
+        cells += [_trust_cell(r, k) for k in trust] + [_cell(r.get(k, "")) for k in others]
         body.append("<tr>" + "".join(f'<td class="num">{c}</td>' if i > 1 else f"<td>{c}</td>"
                                      for i, c in enumerate(cells)) + "</tr>")
     return f'<table id="summary-table"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
