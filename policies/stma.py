@@ -122,7 +122,7 @@ class STMAPolicy(BasePolicy):
         self.config = {"extractor": extractor, "memory_llm": bool(memory_llm), "max_replans": max_replans,
                        "max_tokens": max_tokens, "temperature": temperature, "strict": bool(strict),
                        "macro_counts_as_one_step": bool(macro_counts_as_one_step), "similarity": self.similarity,
-                       **self.memory_options,
+                       **{k: v for k, v in self.memory_options.items() if isinstance(v, (str, int, float, bool))},
                        **{k: v for k, v in client_options.items() if k in ("structured_output", "context_window")}}
         self.extractor, self.memory_llm = extractor, bool(memory_llm)
         self.max_replans, self.max_tokens, self.temperature = max_replans, max_tokens, temperature
@@ -171,7 +171,7 @@ class STMAPolicy(BasePolicy):
         else:
             entities = {"entity_similarity": "bm25"}
         self.memory = STMAMemory(self.extractor, llm=self._ask, summarizer=mode, aggregator=mode,
-                                 **entities, **self.memory_options)
+                                 **{**entities, **self.memory_options})
         return ensure_memory_wrapper(env, memory=self.memory, goto=False,
                                      macro_counts_as_one_step=self.macro_counts_as_one_step)
 
