@@ -15,7 +15,7 @@ from textmem_gym.results import ResultsFile
 GAME = "TextMem/Cooking-v0"
 #: Policies that add a MemoryGraphWrapper, with arguments that need no endpoint to build it.
 BUILDERS = {"ariadne": {"extractor": "rules", "similarity": "bm25"}, "reflact": {},
-            "stma": {"extractor": "rules", "memory_llm": False}, "davis": {"extractor": "rules"}, "explorer": {}}
+            "stma": {"extractor": "rules", "memory_llm": False, "similarity": "bm25"}, "davis": {"extractor": "rules"}, "explorer": {}}
 
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))

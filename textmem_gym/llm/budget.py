@@ -122,7 +122,7 @@ class Ask(Protocol):
     ``prompt`` is the text or a function building it from the current items of ``trim`` (the
     sections that may lose items to fit the context window, in trim order). A policy passes its
     ``LLMCalls.ask`` (so the call is fitted, counted by kind and recorded in the trajectory);
-    :func:`textmem_gym.llm.client_asker` makes one over a bare client.
+    :class:`ClientAsk` makes one over a bare client.
     """
 
     def __call__(self, kind: str, prompt: str | Callable[[], str], *,

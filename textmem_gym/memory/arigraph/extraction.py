@@ -17,7 +17,7 @@ the context window (never the instructions, the observation or the new triples):
 * ``arigraph_outdated``: the existing triples incident to the new ones (section
   ``existing_triples``), least relevant first: those not sharing a subject with a new triple
   before those that do, fewer shared entities before more, then the longest unconfirmed (oldest
-  last assertion) first. The prompt still lists the kept ones in the memory's order.
+  last assertion) first, then the oldest. The prompt still lists the kept ones in the memory's order.
 
 Untrimmed, the prompts are exactly the paper's templates filled as before.
 
@@ -65,24 +65,23 @@ def relevance_order(existing: Sequence[Triple], new: Sequence[TripleKey]) -> lis
 
     Relevance: sharing a subject with a new triple (the usual replacement: the same thing in a new
     place or state), then the number of entities shared with the new triples, then the latest
-    step that asserted the triple (newest first), then the store order.
+    step that asserted the triple, then the triple's id (newer first for both).
 
     Example:
         >>> from textmem_gym.memory.triples import Triple
         >>> old = [Triple(0, "kitchen", "has exit", "north", 0), Triple(1, "knife", "is on", "table", 0),
         ...        Triple(2, "table", "is at", "kitchen", 0)]
         >>> [t.id for t in relevance_order(old, [("knife", "is in", "inventory")])]
-        [1, 0, 2]
+        [1, 2, 0]
     """
     subjects = {s for s, _, _ in new}
     entities = {e for s, _, o in new for e in (s, o)}
 
-    def key(pair: tuple[int, Triple]) -> tuple[int, int, int, int]:
-        index, t = pair
+    def key(t: Triple) -> tuple[int, int, int, int]:
         shared = (t.subject in entities) + (t.object in entities)
-        return (-(t.subject in subjects), -shared, -max(t.steps, default=t.start), index)
+        return (-(t.subject in subjects), -shared, -max(t.steps, default=t.start), -t.id)
 
-    return [t for _, t in sorted(enumerate(existing), key=key)]
+    return sorted(existing, key=key)
 
 
 def _in_given_order(given: Sequence[str]) -> Callable[[list[str]], str]:
