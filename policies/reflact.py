@@ -13,12 +13,12 @@ never played. How it acts is the ``critic`` option:
 
 * ``"constrain"`` (default): the critic constrains what the model may choose. Before the call the
   commands it would reject are left out of the valid actions and of the answer schema's action
-  enum, and the prompt names them ("Rejected by the critic (do not repeat): ..."); when it would
-  reject every admissible command the list stays whole. A model that still proposes a rejected
-  command (free text, or an endpoint ignoring the schema) is asked once more with the critic's
-  reason (a ``reflact_reask`` call, counted in ``critic_reasks``); an acceptable answer is the
-  model's action (``critic_reasks_accepted``), otherwise the best untried valid command is sent
-  (fallback ``critic_substitution``).
+  enum, and the prompt names them ("Rejected by the critic (do not repeat): ..."; summed over the
+  steps in ``critic_withheld``); when it would reject every admissible command the list stays
+  whole. A model that still proposes a rejected command (free text, or an endpoint ignoring the
+  schema) is asked once more with the critic's reason (a ``reflact_reask`` call, counted in
+  ``critic_reasks``); an acceptable answer is the model's action (``critic_reasks_accepted``),
+  otherwise the best untried valid command is sent (fallback ``critic_substitution``).
 * ``"substitute"``: the seed's critic: the model chooses among all admissible commands and a
   rejected choice is replaced at once by the best untried valid command (``critic_substitution``).
 * ``"off"``: no critic (the loop guards still act).
@@ -26,8 +26,8 @@ never played. How it acts is the ``critic`` option:
 Every env action is counted: the model's own command, or a fallback by cause (LLM error,
 unparseable answer, an off-list action mapped or defaulted, critic substitution, loop guard;
 the first that applies). Context budget: the prompt loses the oldest recent-history steps,
-then the belief-state lines, then the least relevant valid actions (never below
-:data:`~policies.llm_calls.MIN_ACTIONS`).
+then the belief-state lines, then the critic's rejected commands, then the least relevant
+valid actions (never below :data:`~policies.llm_calls.MIN_ACTIONS`).
 
 Example:
     >>> parse_reflact("REFLECTION: in the hall\\nOBJECTIVE: find the lamp\\nACTION: go north")
