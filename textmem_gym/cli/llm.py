@@ -13,7 +13,7 @@ def cmd_serve_llm(args: argparse.Namespace) -> int:
 
     try:
         server = LlamaCppServer(args.model, n_ctx=args.n_ctx, port=args.port, startup_timeout=args.startup_timeout,
-                                prompt_cache=not args.no_prompt_cache)
+                                prompt_cache=args.prompt_cache)
         server.start()
     except LocalModelMissingError as exc:
         print(f"serve-llm: {exc}")
@@ -38,7 +38,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--port", type=int, default=8080, help="port on 127.0.0.1 (0 picks a free one)")
     serve.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX, help="context window in tokens")
     serve.add_argument("--startup-timeout", type=float, default=180.0, help="seconds allowed to load the model")
-    serve.add_argument("--no-prompt-cache", action="store_true",
-                       help="do not keep recent prompts' KV state in RAM "
-                            "(kept by default: shared prefixes are evaluated once)")
+    serve.add_argument("--prompt-cache", action="store_true",
+                       help="keep recent prompts' states in RAM (llama-cpp-python copies n_ctx x vocabulary "
+                            "logits per state: slower over long runs, see LlamaCppServer)")
     serve.set_defaults(handler=cmd_serve_llm)

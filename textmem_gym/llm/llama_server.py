@@ -93,15 +93,16 @@ class LlamaCppServer:
             never on its command line); the key is not written to the server's log.
         model_alias: Model name the server answers to; defaults to the file name without ``.gguf``.
         startup_timeout: Seconds to wait for the model to load.
-        prompt_cache: Keep the KV state of recent prompts in RAM (``--cache true``, up to
-            ``--cache_size`` bytes, 2 GB by default) so a prompt sharing a prefix with any recent one
-            (not only the last) skips evaluating that prefix again: an agent alternating prompt kinds
-            (plan, decision, extraction) pays each kind's fixed instructions once. Prompt evaluation
-            is what costs on a CPU (SmolLM2-135M on 2 cores: ~140 prompt tokens/s against ~75
-            generated tokens/s); answers are unchanged.
+        prompt_cache: Keep recent prompts' states in RAM (``--cache true``) so a prompt sharing a
+            prefix with any recent one (not only the last) skips evaluating that prefix. Off by
+            default: llama-cpp-python saves each state with its whole logits array (``n_ctx`` x
+            vocabulary floats: 1.6 GB for SmolLM2 at ``n_ctx`` 8192), so over an agent's run the
+            copies cost more than the evaluation they save (``benchmarks/llama_prompt_cache.py``;
+            a 50-step Ariadne run slowed to ~3 s per generated token). The server always reuses
+            the prefix it shares with the previous prompt.
         threads: CPU threads for generation and prompt evaluation (``--n_threads`` and
-            ``--n_threads_batch``; llama-cpp-python's own default uses half the cores to generate);
-            default: every core.
+            ``--n_threads_batch``); default: llama-cpp-python's own (half the cores to generate,
+            all to evaluate prompts).
         extra_args: Further ``llama_cpp.server`` arguments (e.g. ``["--n_batch", "1024"]``).
         python: Interpreter that runs the server (this one by default).
 
@@ -111,7 +112,7 @@ class LlamaCppServer:
 
     def __init__(self, model: str | Path | None = None, *, n_ctx: int = DEFAULT_N_CTX, port: int = 0,
                  host: str = "127.0.0.1", api_key: str | None = None, model_alias: str | None = None,
-                 startup_timeout: float = 180.0, prompt_cache: bool = True, threads: int | None = None,
+                 startup_timeout: float = 180.0, prompt_cache: bool = False, threads: int | None = None,
                  extra_args: Sequence[str] = (), python: str = sys.executable) -> None:
         self.model_path = Path(model) if model is not None else smollm2_path()
         if not self.model_path.is_file():
@@ -122,8 +123,8 @@ class LlamaCppServer:
         self.model_alias = model_alias or self.model_path.name.removesuffix(".gguf")
         self.startup_timeout, self.extra_args, self.python = startup_timeout, list(extra_args), python
         self.prompt_cache = prompt_cache
-        self.threads = threads if threads is not None else (os.cpu_count() or 1)
-        if self.threads < 1:
+        self.threads = threads
+        if threads is not None and threads < 1:
             raise ValueError(f"threads={threads}: expected a positive number of CPU threads")
         self._api_key = api_key
         self.process: subprocess.Popen[bytes] | None = None
@@ -151,7 +152,7 @@ class LlamaCppServer:
     def command(self) -> list[str]:
         """The server's command line (holds no key)."""
         cache = ["--cache", "true"] if self.prompt_cache else []
-        threads = ["--n_threads", str(self.threads), "--n_threads_batch", str(self.threads)]
+        threads = ["--n_threads", str(self.threads), "--n_threads_batch", str(self.threads)] if self.threads else []
         return [self.python, "-m", "llama_cpp.server", "--model", str(self.model_path), "--n_ctx", str(self.n_ctx),
                 "--host", self.host, "--port", str(self._port), "--model_alias", self.model_alias, *cache, *threads,
                 *self.extra_args]
