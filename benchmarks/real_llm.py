@@ -17,6 +17,7 @@ import argparse
 import json
 import time
 
+from textmem_gym.cli.arguments import parse_pairs
 from textmem_gym.llm import LlamaCppServer, smollm2_path
 from textmem_gym.runner import evaluate
 
@@ -42,13 +43,16 @@ DEFAULT_GAME = "TextMem/Cooking-v0"
 KEY = "sk-benchmark-secret-never-written"
 
 
-def run(server: LlamaCppServer, policy: str, steps: int, way: str) -> dict:
+def run(server: LlamaCppServer, policy: str, steps: int, way: str, trajectories: str | None = None,
+        policy_args: dict | None = None) -> dict:
     started = time.perf_counter()
     row = evaluate(
         GAMES.get(policy, DEFAULT_GAME),
         policy,
         max_steps=steps,
+        trajectories=f"{trajectories}/{policy}-{way}" if trajectories else None,
         policy_kwargs={
+            **(policy_args or {}),
             "model": server.model_alias,
             "base_url": server.base_url,
             "api_key": KEY,
@@ -82,13 +86,17 @@ def main() -> None:
     parser.add_argument("--policies", nargs="+", default=POLICIES, choices=POLICIES)
     parser.add_argument("--ways", nargs="+", default=["auto", "off"], choices=["auto", "on", "off"])
     parser.add_argument("--n-ctx", type=int, default=8192)
+    parser.add_argument("--trajectories", default=None, help="write each run's trajectory (prompts, answers) here")
+    parser.add_argument("--policy-arg", action="append", default=[], metavar="KEY=VALUE",
+                        help="passed to every policy (e.g. critic=substitute for reflact)")
     args = parser.parse_args()
+    policy_args = parse_pairs(args.policy_arg)
     rows = []
     with LlamaCppServer(smollm2_path(), n_ctx=args.n_ctx, api_key=KEY) as server:
         for policy in args.policies:
             for way in args.ways:
                 try:
-                    rows.append(run(server, policy, args.steps, way))
+                    rows.append(run(server, policy, args.steps, way, args.trajectories, policy_args))
                 except Exception as error:  # noqa: BLE001 -- a benchmark reports a policy's crash and goes on
                     rows.append(
                         {"policy": policy, "structured": way, "error": f"{type(error).__name__}: {error}"[:200]}
