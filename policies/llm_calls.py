@@ -15,6 +15,8 @@ One :class:`LLMCalls` per policy (``policy.llm``) does, for every prompt kind al
   :data:`MIN_ACTIONS` commands by the rule of :func:`rank_commands`. Trims are counted by section.
   A context-length error (HTTP 400) gets the prompt trimmed to 3/4 of what was sent and sent once
   more; a second one is a failed call of cause ``context_overflow``.
+* **Cut-off answers.** A structured answer that hit ``max_tokens`` is cut-off JSON: it is asked
+  once more with twice the completion limit (within the window), counted in ``length_retries``.
 * **Accounting.** Usage since :meth:`LLMCalls.begin_episode`, calls/prompt tokens/errors/parse
   failures by kind, which structured-output way each call went, trims, and the env actions:
   :meth:`LLMCalls.model_action` or :meth:`LLMCalls.fallback` with a cause of
@@ -47,16 +49,18 @@ from importlib import resources
 from typing import Any
 
 from textmem_gym.fallbacks import FALLBACK_CAUSES, FallbackError
-from textmem_gym.llm import ContextLengthError, LLMClient, LLMError
+from textmem_gym.llm import ChatResult, ContextLengthError, LLMClient, LLMError
 from textmem_gym.llm.accounting import estimate_prompt_tokens
 from textmem_gym.llm.answers import Answer, parse_answer
-from textmem_gym.llm.budget import RETRY_SHARE, Trimmable, fit_prompt, prompt_limit
+from textmem_gym.llm.budget import RESERVE_TOKENS, RETRY_SHARE, Trimmable, fit_prompt, prompt_limit
 from textmem_gym.prompts import PromptFolder
 
 _USAGE_NUMBERS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "total_tokens", "cost_usd",
                   "latency_s", "retries", "failed_calls")
 #: An action list is never cut below this many commands.
 MIN_ACTIONS = 20
+#: A structured answer cut off at ``max_tokens`` is asked once more with this many times the limit.
+LENGTH_RETRY_FACTOR = 2
 #: Admissible lists longer than this are not sent as a schema enum (the prompt still lists them).
 MAX_ENUM = 400
 
@@ -187,6 +191,7 @@ class LLMCalls:
         self.parse_failures_by_kind: dict[str, int] = {}
         self.structured: dict[str, int] = {}
         self.trims: dict[str, int] = {}
+        self.length_retries: dict[str, int] = {}
         self.trimmed_calls = 0
         self.context_overflows = 0
         self.empty_answers = 0
@@ -222,6 +227,10 @@ class LLMCalls:
             trim: Sequence[Trimmable] = ()) -> str | None:
         """One user-message chat; the answer text, or ``None`` after an unrecoverable LLM error.
 
+        A structured answer cut off at ``max_tokens`` (finish reason ``length``: cut-off JSON) is
+        asked once more with :data:`LENGTH_RETRY_FACTOR` times the limit, within the context
+        window (counted in ``length_retries`` by kind; both calls are recorded).
+
         Args:
             kind: The prompt kind (accounting key, schema name sent to the server).
             prompt: The prompt, or a function building it from the current items of ``trim``.
@@ -231,13 +240,41 @@ class LLMCalls:
         build = prompt if callable(prompt) else (lambda: prompt)
         text = self._fit(build, trim, max_tokens)
         sent_schema = wire_schema(schema) if schema is not None else None
+        sent = self._send(kind, text, build, trim, temperature, max_tokens, sent_schema)
+        if sent is None:
+            return None
+        text, result = sent
+        room = self._retry_room(text, max_tokens) if sent_schema is not None and result.finish_reason == "length" else 0
+        if room:  # a structured answer cut off at the completion limit is cut-off JSON: once more, with more room
+            self.length_retries[kind] = self.length_retries.get(kind, 0) + 1
+            longer = self._send(kind, text, build, trim, temperature, room, sent_schema)
+            if longer is not None:
+                text, result = longer
+        self.last_failure = None
+        return result.text
+
+    def _retry_room(self, text: str, max_tokens: int | None) -> int:
+        """The completion limit for asking again after an answer was cut off at ``max_tokens``:
+        :data:`LENGTH_RETRY_FACTOR` times it, within the context window; 0 when there is no more room."""
+        if not max_tokens:
+            return 0
+        room = max_tokens * LENGTH_RETRY_FACTOR
+        window = self.client.context_window
+        if window:
+            room = min(room, window - self._count(text) - RESERVE_TOKENS)
+        return room if room > max_tokens else 0
+
+    def _send(self, kind: str, text: str, build: Callable[[], str], trim: Sequence[Trimmable], temperature: float,
+              max_tokens: int | None, schema: Any) -> tuple[str, ChatResult] | None:
+        """Sends ``text`` (trimmed further and sent once more after a context-length error) and
+        records the call; the prompt sent and the result, or ``None`` when the call failed."""
         started = time.perf_counter()
         for attempt in (0, 1):
             messages = [{"role": "user", "content": text}]
             self.step_prompt_estimate += estimate_prompt_tokens(messages)
             try:
                 result = self.client.chat(messages, temperature=temperature, max_tokens=max_tokens,
-                                          schema=sent_schema, schema_name=kind if sent_schema else None)
+                                          schema=schema, schema_name=kind if schema else None)
             except ContextLengthError as error:
                 if attempt == 0 and any(t.can_drop() for t in trim):
                     text = self._fit(build, trim, max_tokens, limit=int(self._count(text) * RETRY_SHARE))
@@ -249,10 +286,9 @@ class LLMCalls:
                 self._failed(kind, text, started, "llm_error", error)
                 return None
             break
-        self.last_failure = None
         self.calls_by_kind[kind] = self.calls_by_kind.get(kind, 0) + 1
         self.prompt_tokens_by_kind[kind] = self.prompt_tokens_by_kind.get(kind, 0) + result.prompt_tokens
-        if sent_schema is not None:
+        if schema is not None:
             self.structured[result.structured] = self.structured.get(result.structured, 0) + 1
         empty = not result.text.strip()
         if empty:
@@ -262,7 +298,7 @@ class LLMCalls:
                                 "latency_s": round(result.latency_s, 4), "cached": result.cached, "model": result.model,
                                 "finish_reason": result.finish_reason, "structured": result.structured,
                                 "fallback": "empty_answer" if empty else None})
-        return result.text
+        return text, result
 
     def _failed(self, kind: str, prompt: str, started: float, cause: str, error: LLMError) -> None:
         self.last_failure = cause
@@ -353,6 +389,7 @@ class LLMCalls:
                      parse_failures_by_kind=dict(self.parse_failures_by_kind),
                      structured_output=dict(self.structured), context_trims=dict(self.trims),
                      context_trimmed_calls=self.trimmed_calls, context_overflows=self.context_overflows,
+                     length_retries=dict(self.length_retries),
                      env_actions=self.env_actions,
                      model_actions=round(model / self.env_actions, 4) if self.env_actions else None,
                      fallbacks=dict(self.fallbacks), strict=self.strict)
