@@ -260,7 +260,7 @@ class DAVISPolicy(BasePolicy):
         """The actor: executable commands (with predicted outcomes) for the planned actions."""
         context = " ".join([self.goal, self.last_observation] + [p.action for p in trajectory])
         shown = Trimmable("actions", rank_commands(commands, context), drop="last", keep=MIN_ACTIONS,
-                          render=lambda items: json.dumps([c for c in commands if c in set(items)]))
+                          order=commands, render=json.dumps)
         schema = answer_schema("davis_actor", commands)
         answer = self.llm.ask("davis_actor", lambda: render_prompt(
             "davis_actor", goal=self.goal, observation=compact(self.last_observation, 1200),

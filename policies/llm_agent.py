@@ -234,7 +234,7 @@ class LLMAgent(BasePolicy):
         """The ReAct decision module: one action from ``commands``; every outcome counted (see the module)."""
         context = " ".join([self.goal, self.plan] + [str(text) for _, text in sections[-3:]])
         shown = Trimmable("actions", rank_commands(commands, context), drop="last", keep=MIN_ACTIONS,
-                          render=lambda items: group_commands([c for c in commands if c in set(items)]))
+                          order=commands, render=group_commands)
         schema = answer_schema("decision", commands)
         answer = self.llm.ask("action", lambda: render_prompt("decision" + self.prompt_suffix,
                                                               sections=self.render_sections(sections),

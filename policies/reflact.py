@@ -182,7 +182,7 @@ class ReflActPolicy(BasePolicy):
         context = f"{self.goal} {self.objective} {text}"
         recent, belief = self.trimmables()
         shown = Trimmable("actions", rank_commands(allowed, context), drop="last", keep=MIN_ACTIONS,
-                          render=lambda items: json.dumps([c for c in allowed if c in set(items)]))
+                          order=allowed, render=json.dumps)
         vetoed = Trimmable("rejected", rank_commands(rejected, context), drop="last",
                            render=lambda items: REJECTED_LINE.format(json.dumps(items)) if items else "")
         trim = [recent, belief, vetoed, shown]
@@ -222,14 +222,14 @@ class ReflActPolicy(BasePolicy):
                 if retry_how != "default" and self.critic.replacement(retry, self.room, commands) is None:
                     self.counts["critic_reasks_accepted"] += 1
                     self._take_objective(again)
-                    action, how, better = retry, retry_how, None
+                    action, how = retry, retry_how
         if how in INVALID_COUNTERS:
             self.counts[INVALID_COUNTERS[how]] += 1
             cause = f"invalid_{'mapped' if how == 'mapped' else 'defaulted'}"
-        if better is not None:
-            self.critic.substitutions += 1
-            self.counts["critic_substitutions"] += 1
-            action, cause = better, cause or "critic_substitution"
+        if self.critic_mode != "off":  # the critic's last word: a rejected command is never played
+            action, _, substituted = self.critic.review(action, self.room, commands)
+            self.counts["critic_substitutions"] += int(substituted)
+            cause = cause or ("critic_substitution" if substituted else None)
         action, forced = self.guard.check(action)
         self.counts["loop_forced_look"] += int(forced)
         cause = cause or ("loop_guard" if forced else None)
@@ -242,7 +242,8 @@ class ReflActPolicy(BasePolicy):
         rejected = self.critic.rejected(self.room, commands) if self.critic_mode == "constrain" else []
         if len(rejected) == len(commands):
             return list(commands), []
-        return [c for c in commands if c not in set(rejected)], rejected
+        withheld = set(rejected)
+        return [c for c in commands if c not in withheld], rejected
 
     def _take_objective(self, fields: dict[str, Any]) -> None:
         if fields.get("objective") and fields["objective"] != self.objective:

@@ -144,7 +144,7 @@ class STMAPolicy(BasePolicy):
                             empty="nothing yet")
         shown = Trimmable("actions", rank_commands(commands, context["goal"] + " " + context["observation"]),
                           drop="last", keep=MIN_ACTIONS,
-                          render=lambda items: json.dumps([c for c in commands if c in set(items)]))
+                          order=commands, render=json.dumps)
 
         def build() -> str:
             return render_prompt(template, **{**context, "temporal": temporal.text(), "spatial": spatial.text()},

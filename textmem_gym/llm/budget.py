@@ -43,25 +43,42 @@ class Trimmable:
         keep: Items never dropped.
         sep, empty: How :meth:`text` joins the items, and what it shows when there are none.
         render: Renders the remaining items instead (overrides ``sep``/``empty``).
+        order: The order the items are shown in, when it is not the drop order (``items`` ranked
+            most worth keeping first, ``order`` as the prompt lists them: e.g. commands cut by
+            relevance but listed as the game gives them); ``None``: as in ``items``.
 
     Example:
         >>> history = Trimmable("history", ["> look -> a room", "> go east -> a hall"], sep=" | ")
         >>> history.drop_one(), history.text()
         (18, '> go east -> a hall')
+        >>> actions = Trimmable("actions", ["take knife", "look", "go east"], drop="last", order=["go east", "look",
+        ...                     "take knife"])
+        >>> actions.drop_one(), actions.text()
+        (9, 'look; take knife')
     """
 
     def __init__(self, name: str, items: Sequence[str], *, drop: str = "first", keep: int = 0, sep: str = "; ",
-                 empty: str = "none", render: Callable[[list[str]], str] | None = None) -> None:
+                 empty: str = "none", render: Callable[[list[str]], str] | None = None,
+                 order: Sequence[str] | None = None) -> None:
         if drop not in ("first", "last"):
             raise ValueError(f"drop must be 'first' or 'last', got {drop!r}")
         self.name, self.items, self.drop, self.keep = name, list(items), drop, keep
         self.sep, self.empty, self.render = sep, empty, render
+        self.order = list(order) if order is not None else None
+
+    def shown(self) -> list[str]:
+        """The items left, in the order the prompt shows them."""
+        if self.order is None:
+            return list(self.items)
+        left = set(self.items)
+        return [item for item in self.order if item in left]
 
     def text(self) -> str:
         """The section as the prompt shows it now."""
+        shown = self.shown()
         if self.render is not None:
-            return self.render(list(self.items))
-        return self.sep.join(self.items) if self.items else self.empty
+            return self.render(shown)
+        return self.sep.join(shown) if shown else self.empty
 
     def __str__(self) -> str:
         return self.text()

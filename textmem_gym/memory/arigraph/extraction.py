@@ -32,7 +32,6 @@ Example:
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -84,27 +83,13 @@ def relevance_order(existing: Sequence[Triple], new: Sequence[TripleKey]) -> lis
     return sorted(existing, key=key)
 
 
-def _in_given_order(given: Sequence[str]) -> Callable[[list[str]], str]:
-    """A ``render`` for :class:`Trimmable`: the kept items in the order of ``given``, ``; `` joined."""
-    def render(kept: list[str]) -> str:
-        left = Counter(kept)
-        shown = []
-        for item in given:
-            if left[item] > 0:
-                left[item] -= 1
-                shown.append(item)
-        return "; ".join(shown) or "none"
-
-    return render
-
-
 class LLMExtractor:
     """Triplet extraction and outdated-triplet detection by an LLM.
 
     Args:
         ask: The :class:`~textmem_gym.llm.budget.Ask` the prompts go through (a policy's
             ``LLMCalls.ask``); by default a :class:`~textmem_gym.llm.budget.ClientAsk` over
-            ``client``. A client given here (not callable) is taken as ``client``.
+            ``client``.
         client: An :class:`~textmem_gym.llm.LLMClient` used when ``ask`` is not given; by default
             one is built from ``model``/``base_url``/``api_key`` or the ``OPENAI_*`` environment variables.
         model, base_url, api_key: Used when neither ``ask`` nor ``client`` is given.
@@ -119,13 +104,11 @@ class LLMExtractor:
         failures: Calls that gave no answer (``None`` from ``ask``) this episode.
     """
 
-    def __init__(self, ask: Ask | Any = None, *, client: Any = None, model: str | None = None,
+    def __init__(self, ask: Ask | None = None, *, client: Any = None, model: str | None = None,
                  base_url: str | None = None, api_key: str | None = None, replacement: str = "llm",
                  examples: int = 10, max_tokens: int = 512) -> None:
         if replacement not in REPLACEMENT_MODES:
             raise ValueError(f"replacement must be one of {REPLACEMENT_MODES}, got {replacement!r}")
-        if ask is not None and not callable(ask):  # a client given positionally (the former signature)
-            ask, client = None, ask
         if ask is None:
             if client is None:
                 from textmem_gym.llm import LLMClient
@@ -179,7 +162,7 @@ class LLMExtractor:
             return found
         shown = [f'"{t.text()}"' for t in existing]
         candidates = Trimmable("existing_triples", [f'"{t.text()}"' for t in relevance_order(existing, new)],
-                               drop="last", render=_in_given_order(shown))
+                               drop="last", order=shown)
         new_text = "; ".join(_quoted(t) for t in new)
         answer = self._ask(KIND_OUTDATED, lambda: PROMPTS.render("outdated", ex_triplets=candidates.text(),
                                                                   new_triplets=new_text), [candidates])

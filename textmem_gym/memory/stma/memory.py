@@ -271,14 +271,10 @@ class STMAMemory(AriGraphMemory):
             triples = sorted(ranked, key=lambda t: t.id)
             text = describe(triples)
             if self.aggregator_mode == "llm" and triples:
-                lines = [json.dumps(list(t.as_tuple())) for t in triples]  # oldest first, as shown
-
-                def listing(kept: list[str]) -> str:
-                    shown = set(kept)
-                    return "[\n" + ",\n".join(line for line in lines if line in shown) + "\n]"
-
-                relations = Trimmable("relations", [json.dumps(list(t.as_tuple())) for t in ranked], drop="last",
-                                      render=listing)
+                line = {t.id: json.dumps(list(t.as_tuple())) for t in triples}
+                relations = Trimmable("relations", [line[t.id] for t in ranked], drop="last",
+                                      order=[line[t.id] for t in triples],  # oldest first, as shown
+                                      render=lambda kept: "[\n" + ",\n".join(kept) + "\n]")
 
                 def build() -> str:
                     return PROMPTS.render("relation_aggregator", triples=relations.text())
