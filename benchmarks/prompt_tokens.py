@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the answerer liv
 
 import textmem_gym  # noqa: E402,F401
 from policies import make_policy  # noqa: E402
-from policies.registry import policy_parameters  # noqa: E402
+from policies.registry import accepts_argument  # noqa: E402
 from tests.policies.answerer import WalkthroughAnswerer  # noqa: E402
 from textmem_gym.llm import LocalOpenAIServer  # noqa: E402
 from textmem_gym.llm.accounting import estimate_prompt_tokens  # noqa: E402
@@ -77,8 +77,7 @@ def per_step_tokens(name: str, steps: int, real: bool = False) -> list[tuple[int
     with _endpoint(real) as (server, endpoint):
         base, _, variant = name.partition(":")
         options = {**endpoint, **VARIANTS.get(variant, {})}
-        parameters = policy_parameters(base)
-        if parameters is not None and "macro_counts_as_one_step" in parameters.annotations:
+        if accepts_argument(base, "macro_counts_as_one_step"):
             options["macro_counts_as_one_step"] = True  # a go-to macro is one decision: ``steps`` decisions each
         policy = make_policy(base, **options)
         # the policy wraps the env itself (a MemoryGraphWrapper made here would replace its memory and extractor)

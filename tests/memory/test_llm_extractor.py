@@ -53,7 +53,7 @@ def test_paper_prompts_are_sent_and_answers_parsed(server):
 def test_llm_failures_do_not_crash():
     with LocalOpenAIServer(faults=["500"] * 20) as failing:
         client = LLMClient(model="m", base_url=failing.base_url, max_retries=0)
-        extractor = LLMExtractor(client)
+        extractor = LLMExtractor(client=client)
         memory = AriGraphMemory(extractor=extractor)
         memory.update(KITCHEN, "", {})
     assert memory.believed_triples() == [] and extractor.failures == 1 and memory.location == "kitchen"
