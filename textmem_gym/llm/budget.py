@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -30,6 +31,7 @@ RESERVE_TOKENS = 32
 RETRY_SHARE = 0.75
 #: Rounds of count-then-trim before :func:`fit_prompt` gives up (each round drops ~ the excess).
 MAX_ROUNDS = 12
+_PIECE = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)\s*")
 
 
 class Trimmable:
@@ -91,6 +93,17 @@ class Trimmable:
         """Drops one item; returns about how many characters the prompt lost."""
         item = self.items.pop(0 if self.drop == "first" else -1)
         return len(item) + 2
+
+
+def text_pieces(text: str) -> list[str]:
+    """``text`` cut after each sentence end and line break, the whitespace that follows kept with
+    the piece (``"".join`` gives ``text`` back): the items of a section made of running text.
+
+    Example:
+        >>> text_pieces("You see a cup. It is empty.\\nA door.")
+        ['You see a cup. ', 'It is empty.\\n', 'A door.']
+    """
+    return [part for part in _PIECE.findall(text) if part]
 
 
 def prompt_limit(window: int | None, max_tokens: int | None) -> int | None:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from textmem_gym.llm.budget import Ask, Trimmable
+from textmem_gym.llm.budget import Ask, Trimmable, text_pieces
 from textmem_gym.memory.davis.kg import LOCATION, OBJECT, PERSON
 from textmem_gym.memory.extractors import Extraction, make_extractor
 from textmem_gym.memory.extractors.base import StructuralOutdated
@@ -46,7 +46,6 @@ _DOOR = re.compile(r"A door to the (.+?) \(that is (open|closed)\)")
 _MOVE_TO = re.compile(r"You (?:move|teleport) to the (.+?)\.")
 _MOVE_THING = re.compile(r"You move the (.+?) to the (.+?)\.")
 _FOCUS = re.compile(r"You focus on the (.+?)\.")
-_PIECE = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)\s*")
 _ARTICLE = re.compile(r"^(?:a substance called |an? |the |some )", re.I)
 _TWO_WORD_VERBS = ("pick up", "focus on", "look at", "look in", "go to", "teleport to", "look around", "put down",
                    "turn on", "turn off", "move", "pour", "open", "close", "connect", "use", "mix", "read", "eat")
@@ -81,17 +80,6 @@ def _items(block: str, room: str, triples: list[TripleKey]) -> None:
         if on:
             triples += [(_name(re.sub(r"\s*\(.*", "", x)), ON, _name(on.group(1)))
                         for x in re.split(r", and |, | and ", on.group(2).rstrip(".")) if x.strip()]
-
-
-def pieces(text: str) -> list[str]:
-    """``text`` cut after each sentence end and line break, the whitespace that follows kept
-    with the piece (``"".join`` gives ``text`` back).
-
-    Example:
-        >>> pieces("You see a cup. It is empty.\\nA door.")
-        ['You see a cup. ', 'It is empty.\\n', 'A door.']
-    """
-    return [part for part in _PIECE.findall(text) if part]
 
 
 class DavisRulesExtractor(StructuralOutdated):
@@ -164,7 +152,7 @@ class DavisLLMExtractor(DavisRulesExtractor):
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         rules = super().extract(observation, action, info, store)
-        before = Trimmable("context", pieces(self.previous), drop="last", sep="", empty="(start)")
+        before = Trimmable("context", text_pieces(self.previous), drop="last", sep="", empty="(start)")
         answer = self.ask("davis_extract", lambda: PROMPTS.render("extract", before=before.text(),
                                                                   action=action or "(none)", after=observation),
                           trim=[before])

@@ -52,14 +52,14 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from textmem_gym.llm.budget import Ask, ClientAsk, Trimmable
+from textmem_gym.llm.budget import Ask, ClientAsk, Trimmable, text_pieces
 from textmem_gym.memory.arigraph.memory import AriGraphMemory
 from textmem_gym.memory.arigraph.parse import canonical
 from textmem_gym.memory.extractors import Extraction, Extractor, make_extractor
 from textmem_gym.memory.extractors.base import StructuralOutdated
 from textmem_gym.memory.retrieval import client_embedder
 from textmem_gym.memory.stma.graph import BM25EntityIndex, EmbeddingEntityIndex, describe, rank_subgraph
-from textmem_gym.memory.stma.temporal import HistoryBuffer, RuleSummarizer, sentences
+from textmem_gym.memory.stma.temporal import HistoryBuffer, RuleSummarizer
 from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
 from textmem_gym.prompts import PromptFolder
 
@@ -72,16 +72,16 @@ _TRIPLE = re.compile(r'\[\s*"([^"\]]+)"\s*,\s*"([^"\]]+)"\s*,\s*"([^"\]]+)"\s*\]
 
 
 def paragraph_section(name: str, text: str, empty: str = "") -> Trimmable:
-    """``text`` as a section losing its first (oldest) sentence first; shown as ``text`` itself
-    while nothing is dropped (then without the leading whitespace of the first kept sentence, or
-    as ``empty`` once every sentence is dropped).
+    """``text`` as a section losing its first (oldest) sentence or line first
+    (:func:`~textmem_gym.llm.budget.text_pieces`); shown as ``text`` itself while nothing is
+    dropped (then without leading whitespace, or as ``empty`` once every piece is dropped).
 
     Example:
         >>> belief = paragraph_section("temporal_belief", "I went north. I took the knife.")
         >>> belief.text(), belief.drop_one(), belief.text()
-        ('I went north. I took the knife.', 15, 'I took the knife.')
+        ('I went north. I took the knife.', 16, 'I took the knife.')
     """
-    pieces = sentences(text)
+    pieces = text_pieces(text)
     return Trimmable(name, pieces, render=lambda kept: "".join(kept) if len(kept) == len(pieces)
                      else "".join(kept).lstrip() or empty)
 

@@ -8,8 +8,7 @@ with the first sentence of its outcome), every movement, the content read (recip
 and the latest critic feedback.
 
 For the context budget, :meth:`HistoryBuffer.record_texts` gives the trajectory one record at a
-time (so the oldest records can be dropped) and :func:`sentences` cuts a belief paragraph into
-sentences that join back to the same text.
+time (so the oldest records can be dropped).
 
 Example:
     >>> buffer = HistoryBuffer(2)
@@ -38,17 +37,6 @@ def first_sentence(text: str, limit: int = 160) -> str:
     flat = " ".join(text.split())
     cut = re.split(r"(?<=[.!?])\s", flat, maxsplit=1)[0]
     return cut if len(cut) <= limit else cut[: limit - 3] + "..."
-
-
-def sentences(text: str) -> list[str]:
-    """``text`` cut after each ``.``, ``!`` or ``?`` followed by whitespace; the pieces keep their
-    whitespace, so ``"".join(sentences(text)) == text``.
-
-    Example:
-        >>> sentences("I went north. The kitchen has a stove!\\nThen I ate.")
-        ['I went north.', ' The kitchen has a stove!', '\\nThen I ate.']
-    """
-    return [piece for piece in re.split(r"(?<=[.!?])(?=\s)", text) if piece]
 
 
 @dataclass
