@@ -1,26 +1,34 @@
-"""Checked downloads into the cache: the file is kept only when its sha256 is the expected one.
+"""Checked downloads into the cache: a file is kept only when its sha256 is the expected one.
 
-Used for game files that textmem_gym may not ship (AriGraph's published TextWorld games). The
-file is fetched under a lock, written to a temporary name and renamed when complete and
-verified, so concurrent processes never read a partial file.
+:func:`fetch_cached` is the one download -> cache -> checksum chain of textmem_gym (Jericho ROMs,
+AriGraph's published games, QA datasets): a cached copy is reused when its sha256 matches;
+otherwise the URL is fetched under a lock into a temporary file, checked, and renamed into place,
+so concurrent processes never read a partial file and a corrupt copy never stays.
 
 Example:
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "f.txt"
-    >>> _ = path.write_text("abc")
-    >>> sha256_of(path)[:12]
+    >>> import pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> source = root / "source.txt"
+    >>> _ = source.write_text("abc")
+    >>> sha256_of(source)[:12]
     'ba7816bf8f01'
+    >>> path = fetch_cached(source.as_uri(), root / "cache" / "abc.txt", sha256_of(source), what="the abc file")
+    >>> path.read_text()
+    'abc'
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 from filelock import FileLock
+
+_CHUNK = 1 << 20
 
 
 class DownloadError(OSError):
@@ -32,8 +40,9 @@ class ChecksumError(ValueError):
 
 
 def sha256_of(path: str | Path) -> str:
-    """The hex sha256 of a file's content."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """The hex sha256 of a file's content (read in chunks)."""
+    with open(path, "rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 def verify_file(path: str | Path, sha256: str, what: str) -> Path:
@@ -48,34 +57,64 @@ def verify_file(path: str | Path, sha256: str, what: str) -> Path:
     return Path(path)
 
 
-def download_checked(url: str, target: Path, sha256: str, what: str, *, timeout: float = 30.0) -> Path:
-    """Downloads ``url`` to ``target`` unless ``target`` already holds the expected file.
+def fetch_cached(url: str, dest: str | Path, sha256: str, *, what: str, instead: str = "",
+                 timeout: float = 30.0) -> Path:
+    """The file ``dest`` holding the content of ``url`` whose sha256 is ``sha256``.
+
+    A file already at ``dest`` is reused when its sha256 matches; otherwise (missing or other
+    content) ``url`` is downloaded into a temporary file beside ``dest``, checked, and renamed to
+    ``dest``, all under a lock (``dest`` + ``.lock``). Nothing is kept from a failed download.
 
     Args:
         url: ``http(s)://`` (or ``file://``) address of the file.
-        target: Where to keep it (its folder is created).
+        dest: Where to keep it (its folder is created).
         sha256: The expected hex sha256 of the content.
-        what: What the file is, for error messages (e.g. ``"AriGraph's hunt.z8"``).
+        what: What the file is, for error messages (e.g. ``"the Jericho suite's zork1.z5"``).
+        instead: The setting that avoids the download, appended to error messages (e.g.
+            ``"Set TEXTMEM_ROMS_DIR to a directory holding it."``).
         timeout: Seconds to wait for the server.
 
+    Returns:
+        ``dest`` as a :class:`~pathlib.Path`.
+
     Raises:
-        DownloadError: If the server cannot be reached or answers with an error.
-        ChecksumError: If the content is not the expected file (nothing is kept).
+        DownloadError: The server cannot be reached or answers with an error (the message names
+            ``what``, the URL, the reason and ``instead``).
+        ChecksumError: The downloaded content is not the expected file (same message parts).
     """
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(target) + ".lock"):
-        if target.is_file():
-            return verify_file(target, sha256, what)
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(dest) + ".lock"):
+        if dest.is_file() and sha256_of(dest) == sha256:
+            return dest
+        try:
+            part, actual = _download_beside(dest, url, timeout)
+        except (urllib.error.URLError, OSError) as error:
+            raise DownloadError(f"downloading {what} from {url} failed ({error}).{_then(instead)}") from error
+        if actual != sha256:
+            part.unlink()
+            raise ChecksumError(f"download {url} is not {what}: sha256 {actual}, expected {sha256}; "
+                                f"nothing was saved.{_then(instead)}")
+        os.replace(part, dest)
+    return dest
+
+
+def _download_beside(dest: Path, url: str, timeout: float) -> tuple[Path, str]:
+    """Downloads ``url`` into a new temporary file beside ``dest`` (removed again if the download
+    fails); returns its path and the hex sha256 of its content."""
+    digest = hashlib.sha256()
+    with tempfile.NamedTemporaryFile(dir=dest.parent, prefix=dest.name + ".", suffix=".part", delete=False) as out:
         try:
             with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 (http(s) URL)
-                content = response.read()
-        except (urllib.error.URLError, OSError) as error:
-            raise DownloadError(f"downloading {url} failed ({error})") from error
-        actual = hashlib.sha256(content).hexdigest()
-        if actual != sha256:
-            raise ChecksumError(f"download {url} is not {what}: sha256 {actual}, expected {sha256}; "
-                                "nothing was saved")
-        partial = target.with_name(target.name + ".part")
-        partial.write_bytes(content)
-        os.replace(partial, target)
-    return target
+                while chunk := response.read(_CHUNK):
+                    digest.update(chunk)
+                    out.write(chunk)
+        except BaseException:
+            out.close()
+            os.unlink(out.name)
+            raise
+    return Path(out.name), digest.hexdigest()
+
+
+def _then(instead: str) -> str:
+    return f" {instead}" if instead else ""

@@ -4,12 +4,8 @@ and the paper's task text given through ``objective=``."""
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
 import shutil
-import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +13,7 @@ import gymnasium as gym
 import pytest
 
 import textmem_gym  # noqa: F401
+from tests.file_server import Served, closed_port_url, serve_directory
 from textmem_gym.downloads import ChecksumError, sha256_of
 from textmem_gym.envs.registration import ENV_IDS
 from textmem_gym.envs.textworld import published
@@ -30,13 +27,6 @@ from textmem_gym.envs.textworld.published import (
 )
 
 GAME_PATH = "envs/test/game.z8"
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    requests: list[str] = []
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (base signature)
-        _QuietHandler.requests.append(self.path)
 
 
 @pytest.fixture(scope="module")
@@ -62,21 +52,21 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def served(isolated: Path, game_file: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A real HTTP server on 127.0.0.1 serving a repository-like tree holding ``game_file``."""
+def server(isolated: Path, game_file: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Served]:
+    """A real HTTP server on 127.0.0.1 serving a repository-like tree (``www/repo``) holding ``game_file``."""
     root = isolated / "www"
     (root / "repo" / "envs" / "test").mkdir(parents=True)
     for suffix in (".z8", ".json"):
         shutil.copy(game_file.with_suffix(suffix), root / "repo" / "envs" / "test" / f"game{suffix}")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(root)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    monkeypatch.setenv(published.GAMES_URL_ENV, f"http://127.0.0.1:{server.server_address[1]}/repo/")
-    _QuietHandler.requests = []
-    try:
-        yield root / "repo"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_directory(root) as served:
+        monkeypatch.setenv(published.GAMES_URL_ENV, f"{served.url}/repo/")
+        yield served
+
+
+@pytest.fixture
+def served(server: Served, isolated: Path) -> Path:
+    """The served repository root."""
+    return isolated / "www" / "repo"
 
 
 def test_table_records_both_files_of_every_game_and_the_ids_use_the_papers_text():
@@ -92,15 +82,15 @@ def test_table_records_both_files_of_every_game_and_the_ids_use_the_papers_text(
     assert published.SOURCE["commit"] in published.DEFAULT_GAMES_URL
 
 
-def test_download_from_local_server_is_checked_and_cached(served: Path, isolated: Path, table):
+def test_download_from_local_server_is_checked_and_cached(served: Path, server: Served, isolated: Path, table):
     path = find_published_game("test", games=table)
     assert path == isolated / "cache" / "arigraph-games" / GAME_PATH
     assert sha256_of(path) == table["test"].sha256[GAME_PATH]
     assert path.with_suffix(".json").is_file()
-    assert _QuietHandler.requests == ["/repo/envs/test/game.z8", "/repo/envs/test/game.json"]
+    assert server.requests == ["/repo/envs/test/game.z8", "/repo/envs/test/game.json"]
     shutil.rmtree(served / "envs")
     assert find_published_game("test", games=table) == path  # from the cache: no new request
-    assert len(_QuietHandler.requests) == 2
+    assert len(server.requests) == 2
 
 
 def test_downloaded_file_with_another_checksum_is_rejected_and_not_kept(served: Path, isolated: Path, table):
@@ -123,10 +113,7 @@ def test_local_directory_comes_first_and_is_checked(isolated: Path, game_file: P
 
 
 def test_offline_and_disabled_downloads_say_what_to_set(isolated: Path, table, monkeypatch):
-    with socket.socket() as sock:  # a port nobody listens on
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    monkeypatch.setenv(published.GAMES_URL_ENV, f"http://127.0.0.1:{port}")
+    monkeypatch.setenv(published.GAMES_URL_ENV, closed_port_url())
     with pytest.raises(PublishedGameNotFoundError, match=published.GAMES_DIR_ENV) as error:
         find_published_game("test", games=table, timeout=5)
     assert "failed" in str(error.value) and published.GAMES_URL_ENV in str(error.value)

@@ -2,30 +2,20 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import shutil
-import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.file_server import Served, closed_port_url, serve_directory
 from textmem_gym.envs.jericho import roms
 from textmem_gym.envs.jericho.roms import ROM_SHA256, RomChecksumError, RomNotFoundError, find_rom, sha256_of
 
 GAME, FILE = "acorncourt", "acorncourt.z5"
 SUITE = Path(os.environ.get("TEXTMEM_ROMS_DIR", "/nonexistent"))
 pytestmark = pytest.mark.skipif(not (SUITE / FILE).is_file(), reason="TEXTMEM_ROMS_DIR with the Jericho suite needed")
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    requests: list[str] = []
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (base signature)
-        _QuietHandler.requests.append(self.path)
 
 
 @pytest.fixture
@@ -38,22 +28,18 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def served(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A real HTTP server on 127.0.0.1 serving a directory; TEXTMEM_ROMS_URL points at it."""
-    root = isolated / "www"
-    root.mkdir()
-    handler = functools.partial(_QuietHandler, directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    monkeypatch.setenv(roms.ROMS_URL_ENV, f"http://127.0.0.1:{server.server_address[1]}/suite/")
-    (root / "suite").mkdir()
-    _QuietHandler.requests = []
-    try:
-        yield root / "suite"
-    finally:
-        server.shutdown()
-        server.server_close()
+def server(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Served]:
+    """A real HTTP server on 127.0.0.1 serving ``www/``; TEXTMEM_ROMS_URL points at ``www/suite/``."""
+    (isolated / "www" / "suite").mkdir(parents=True)
+    with serve_directory(isolated / "www") as served:
+        monkeypatch.setenv(roms.ROMS_URL_ENV, f"{served.url}/suite/")
+        yield served
+
+
+@pytest.fixture
+def served(server: Served, isolated: Path) -> Path:
+    """The served ``suite`` directory."""
+    return isolated / "www" / "suite"
 
 
 def test_checksum_table_covers_the_suite():
@@ -63,15 +49,15 @@ def test_checksum_table_covers_the_suite():
     assert roms.rom_file_name("ZORK1") == "zork1.z5"
 
 
-def test_download_from_local_server_is_checked_and_cached(served: Path, isolated: Path):
+def test_download_from_local_server_is_checked_and_cached(served: Path, server: Served, isolated: Path):
     shutil.copy(SUITE / FILE, served / FILE)
     path = find_rom(GAME)
     assert path == isolated / "cache" / "roms" / FILE
     assert sha256_of(path) == ROM_SHA256[FILE]
-    assert _QuietHandler.requests == [f"/suite/{FILE}"]
+    assert server.requests == [f"/suite/{FILE}"]
     (served / FILE).unlink()
     assert find_rom(GAME) == path  # from the cache now: no second request
-    assert _QuietHandler.requests == [f"/suite/{FILE}"]
+    assert server.requests == [f"/suite/{FILE}"]
 
 
 def test_downloaded_file_with_wrong_checksum_is_rejected_and_not_kept(served: Path, isolated: Path):
@@ -83,6 +69,18 @@ def test_downloaded_file_with_wrong_checksum_is_rejected_and_not_kept(served: Pa
     assert not list((isolated / "cache" / "roms").glob(f"{FILE}*[!k]"))  # only the .lock may remain
 
 
+def test_a_corrupt_cached_copy_is_refused_offline_and_downloaded_again_online(served: Path, server: Served,
+                                                                           isolated: Path):
+    cached = isolated / "cache" / "roms" / FILE
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(b"half a file")
+    with pytest.raises(RomChecksumError, match="cache"):
+        find_rom(GAME, download=False)
+    shutil.copy(SUITE / FILE, served / FILE)
+    assert find_rom(GAME) == cached and sha256_of(cached) == ROM_SHA256[FILE]
+    assert server.requests == [f"/suite/{FILE}"]
+
+
 def test_missing_file_on_server_names_the_setting(served: Path):
     with pytest.raises(RomNotFoundError, match="TEXTMEM_ROMS_DIR") as error:
         find_rom(GAME)
@@ -90,10 +88,7 @@ def test_missing_file_on_server_names_the_setting(served: Path):
 
 
 def test_offline_error_names_the_settings(isolated: Path, monkeypatch: pytest.MonkeyPatch):
-    with socket.socket() as sock:  # a port nothing listens on
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    monkeypatch.setenv(roms.ROMS_URL_ENV, f"http://127.0.0.1:{port}")
+    monkeypatch.setenv(roms.ROMS_URL_ENV, closed_port_url())
     with pytest.raises(RomNotFoundError) as error:
         find_rom(GAME, timeout=5)
     message = str(error.value)

@@ -9,8 +9,9 @@ No ROM ships with textmem_gym. :func:`find_rom` looks, in order, at
    :data:`DEFAULT_ROMS_URL`) into the cache, accepted only if its sha256 matches
    :data:`ROM_SHA256` (``roms.json``, computed from the suite's files).
 
-Files found by name (steps 2-4) must match their checksum: Jericho recognizes a game (its
-walkthrough, action templates, score) only by the exact file.
+Steps 3-4 are :func:`textmem_gym.downloads.fetch_cached` (a cached copy with other content is
+downloaded again). Files found by name (steps 2-4) must match their checksum: Jericho recognizes
+a game (its walkthrough, action templates, score) only by the exact file.
 
 Example:
     >>> rom_file_name("zork1")
@@ -25,13 +26,16 @@ import json
 import os
 from pathlib import Path
 
-from textmem_gym.downloads import ChecksumError, DownloadError, download_checked, sha256_of
+from textmem_gym.downloads import ChecksumError, DownloadError, fetch_cached, sha256_of, verify_file
 from textmem_gym.paths import cache_dir
 
 ROMS_DIR_ENV = "TEXTMEM_ROMS_DIR"
 ROMS_URL_ENV = "TEXTMEM_ROMS_URL"
 #: The public home of the Jericho game suite (GitHub repository BYU-PCCL/z-machine-games).
 DEFAULT_ROMS_URL = "https://raw.githubusercontent.com/BYU-PCCL/z-machine-games/master/jericho-game-suite"
+#: What to set instead of downloading (the end of every "not found" message).
+INSTEAD = (f"Set {ROMS_DIR_ENV} to a directory holding the Jericho game suite (or pass rom_path=PATH), "
+           f"or {ROMS_URL_ENV} to a reachable mirror.")
 
 #: sha256 of every ROM of the Jericho game suite, by file name.
 ROM_SHA256: dict[str, str] = json.loads((Path(__file__).with_name("roms.json")).read_text())
@@ -69,11 +73,10 @@ def verify_rom(path: Path, file_name: str) -> Path:
     Raises:
         RomChecksumError: Naming the file, the expected and the actual checksum.
     """
-    actual, expected = sha256_of(path), ROM_SHA256[file_name]
-    if actual != expected:
-        raise RomChecksumError(f"{path} is not the Jericho suite's {file_name}: sha256 {actual}, "
-                               f"expected {expected}")
-    return path
+    try:
+        return verify_file(path, ROM_SHA256[file_name], f"the Jericho suite's {file_name}")
+    except ChecksumError as error:
+        raise RomChecksumError(str(error)) from None
 
 
 def find_rom(game: str | None = None, rom_path: str | Path | None = None, *,
@@ -102,17 +105,14 @@ def find_rom(game: str | None = None, rom_path: str | Path | None = None, *,
     if game is None:
         raise ValueError("give a Jericho game name (e.g. 'zork1') or rom_path=PATH")
     file_name = rom_file_name(game)
-    for directory in _local_dirs():
-        if (directory / file_name).is_file():
-            return verify_rom(directory / file_name, file_name)
-    if not download:
-        raise RomNotFoundError(_missing_message(file_name, "downloads are disabled"))
-    return download_rom(file_name, timeout=timeout)
-
-
-def _local_dirs() -> list[Path]:
     roms_dir = os.environ.get(ROMS_DIR_ENV)
-    return ([Path(roms_dir).expanduser()] if roms_dir else []) + [cache_dir("roms")]
+    if roms_dir and (Path(roms_dir).expanduser() / file_name).is_file():
+        return verify_rom(Path(roms_dir).expanduser() / file_name, file_name)
+    if download:
+        return download_rom(file_name, timeout=timeout)
+    if (cache_dir("roms") / file_name).is_file():
+        return verify_rom(cache_dir("roms") / file_name, file_name)
+    raise RomNotFoundError(f"{_not_found(file_name)} and downloads are disabled. {INSTEAD}")
 
 
 def roms_url() -> str:
@@ -121,26 +121,29 @@ def roms_url() -> str:
 
 
 def download_rom(file_name: str, *, timeout: float = 30.0) -> Path:
-    """Downloads ``file_name`` from :func:`roms_url` into the cache, checking its sha256
-    (:func:`textmem_gym.downloads.download_checked`: locked, written whole, renamed when verified).
+    """The cached copy of ``file_name``, downloaded from :func:`roms_url` unless the cache holds
+    the suite's file (:func:`textmem_gym.downloads.fetch_cached`: locked, written whole, renamed
+    when verified).
 
     Raises:
         RomNotFoundError: If the server cannot be reached or answers with an error.
         RomChecksumError: If the downloaded content is not the suite's file (nothing is kept).
     """
-    url = f"{roms_url()}/{file_name}"
     try:
-        return download_checked(url, cache_dir("roms") / file_name, ROM_SHA256[file_name],
-                                f"the Jericho suite's {file_name}", timeout=timeout)
+        return fetch_cached(f"{roms_url()}/{file_name}", cache_dir("roms") / file_name, ROM_SHA256[file_name],
+                            what=f"the Jericho suite's {file_name}", instead=INSTEAD, timeout=timeout)
     except DownloadError as error:
-        raise RomNotFoundError(_missing_message(file_name, str(error))) from error
+        raise RomNotFoundError(f"{_not_found(file_name)}: {error}") from error
     except ChecksumError as error:
         raise RomChecksumError(str(error)) from error
 
 
-def _missing_message(file_name: str, reason: str) -> str:
+def _not_found(file_name: str) -> str:
     roms_dir = os.environ.get(ROMS_DIR_ENV)
     where = f"{ROMS_DIR_ENV}={roms_dir} does not hold it" if roms_dir else f"{ROMS_DIR_ENV} is not set"
-    return (f"Jericho ROM {file_name} not found: {where}, it is not in the cache {cache_dir('roms')}, "
-            f"and {reason}. Set {ROMS_DIR_ENV} to a directory holding the Jericho game suite "
-            f"(or pass rom_path=PATH), or {ROMS_URL_ENV} to a reachable mirror.")
+    return f"Jericho ROM {file_name} not found ({where}, not in the cache {cache_dir('roms')})"
+
+
+__all__ = ["DEFAULT_ROMS_URL", "INSTEAD", "ROMS_DIR_ENV", "ROMS_URL_ENV", "ROM_SHA256", "RomChecksumError",
+           "RomNotFoundError", "download_rom", "find_rom", "game_names", "rom_file_name", "roms_url", "sha256_of",
+           "verify_rom"]

@@ -12,6 +12,9 @@ looks, in order, at
    repository's raw files at that commit) into the cache, accepted only if every file's sha256
    matches.
 
+Steps 2-3 are :func:`textmem_gym.downloads.fetch_cached` (a cached copy with other content is
+downloaded again).
+
 The games' files state no goal (Treasure Hunt, Cleaning) or only TextWorld's generic one
 (Cooking); the paper's pipeline gave the agent a main goal in every prompt and appended the task
 rules to its first observation. :func:`paper_objective` is that text; the ``TextMem/AriGraph-*``
@@ -35,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from textmem_gym.downloads import ChecksumError, DownloadError, download_checked, verify_file
+from textmem_gym.downloads import ChecksumError, DownloadError, fetch_cached, verify_file
 from textmem_gym.paths import cache_dir
 
 GAMES_DIR_ENV = "TEXTMEM_ARIGRAPH_GAMES_DIR"
@@ -111,20 +114,29 @@ def find_published_game(name: str, *, games: Mapping[str, PublishedGame] | None 
     """
     game = _game(name, games)
     directory = os.environ.get(GAMES_DIR_ENV)
-    for root in ([Path(directory).expanduser()] if directory else []) + [cache_dir("arigraph-games")]:
-        if all((root / path).is_file() for path in game.files):
-            for path in game.files:
-                verify_file(root / path, game.sha256[path], f"AriGraph's published {path}")
-            return root / game.path
-    if not download:
-        raise PublishedGameNotFoundError(_missing_message(game, "downloads are disabled"))
+    if directory and (found := _checked_copy(Path(directory).expanduser(), game)):
+        return found
     root = cache_dir("arigraph-games")
+    if not download:
+        if found := _checked_copy(root, game):
+            return found
+        raise PublishedGameNotFoundError(f"{_not_found(game)} and downloads are disabled. {_instead()}")
     for path in game.files:
         try:
-            download_checked(f"{games_url()}/{path}", root / path, game.sha256[path], f"AriGraph's published {path}",
-                             timeout=timeout)
+            fetch_cached(f"{games_url()}/{path}", root / path, game.sha256[path], what=f"AriGraph's published {path}",
+                         instead=_instead(), timeout=timeout)
         except DownloadError as error:
-            raise PublishedGameNotFoundError(_missing_message(game, str(error))) from error
+            raise PublishedGameNotFoundError(f"{_not_found(game)}: {error}") from error
+    return root / game.path
+
+
+def _checked_copy(root: Path, game: PublishedGame) -> Path | None:
+    """The game's ``.z8`` under ``root`` if both its files are there (``ChecksumError`` if either
+    has other content), else ``None``."""
+    if not all((root / path).is_file() for path in game.files):
+        return None
+    for path in game.files:
+        verify_file(root / path, game.sha256[path], f"AriGraph's published {path}")
     return root / game.path
 
 
@@ -135,12 +147,17 @@ def _game(name: str, games: Mapping[str, PublishedGame] | None) -> PublishedGame
     return table[name]
 
 
-def _missing_message(game: PublishedGame, reason: str) -> str:
+def _not_found(game: PublishedGame) -> str:
     directory = os.environ.get(GAMES_DIR_ENV)
     where = f"{GAMES_DIR_ENV}={directory} does not hold it" if directory else f"{GAMES_DIR_ENV} is not set"
-    return (f"AriGraph's published game {game.name!r} ({game.path}) not found: {where}, it is not in the cache "
-            f"{cache_dir('arigraph-games')}, and {reason}. Set {GAMES_DIR_ENV} to a clone of "
-            f"{SOURCE['repository']} (commit {SOURCE['commit'][:7]}), or {GAMES_URL_ENV} to a reachable mirror.")
+    return (f"AriGraph's published game {game.name!r} ({game.path}) not found ({where}, not in the cache "
+            f"{cache_dir('arigraph-games')})")
+
+
+def _instead() -> str:
+    """What to set instead of downloading."""
+    return (f"Set {GAMES_DIR_ENV} to a clone of {SOURCE['repository']} (commit {SOURCE['commit'][:7]}), "
+            f"or {GAMES_URL_ENV} to a reachable mirror.")
 
 
 __all__ = ["DEFAULT_GAMES_URL", "GAMES_DIR_ENV", "GAMES_URL_ENV", "PUBLISHED_GAMES", "SOURCE", "ChecksumError",
