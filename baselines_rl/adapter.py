@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from baselines_rl.storage import load_model, predict
-from policies.base import BasePolicy, Info
+from textmem_gym.core.policy import BasePolicy, Info
 from textmem_gym.wrappers.encodings import ObservationEncoder
 
 

@@ -100,9 +100,9 @@ class Server:
 def timed(args: argparse.Namespace, base_url: str, episodes: int, **kwargs: Any) -> float:
     """Episodes per second of one evaluation (no results file)."""
     started = time.perf_counter()
-    results = textmem_gym.evaluate(ENV, POLICY, episodes=episodes, max_steps=args.steps,
-                                   policy_kwargs={"base_url": base_url}, max_concurrent_requests=args.workers,
-                                   **kwargs)
+    config = textmem_gym.EvalConfig(episodes=episodes, max_steps=args.steps, policy_kwargs={"base_url": base_url},
+                                    max_concurrent_requests=args.workers, **kwargs)
+    results = textmem_gym.evaluate(ENV, POLICY, config)
     elapsed = time.perf_counter() - started
     assert len(results) == episodes
     return episodes / elapsed
@@ -169,9 +169,10 @@ def killed_worker(args: argparse.Namespace, server: Server, folder: Path) -> Non
     calls_before = server.calls()
     killer = threading.Thread(target=kill_one, daemon=True)
     killer.start()
-    results = textmem_gym.evaluate(ENV, POLICY, episodes=args.episodes, max_steps=args.steps, out=out,
-                                   workers=args.workers, policy_kwargs={"base_url": server.base_url},
-                                   max_concurrent_requests=args.workers)
+    config = textmem_gym.EvalConfig(episodes=args.episodes, max_steps=args.steps, out=out, workers=args.workers,
+                                    policy_kwargs={"base_url": server.base_url},
+                                    max_concurrent_requests=args.workers)
+    results = textmem_gym.evaluate(ENV, POLICY, config)
     killer.join(timeout=1)
     lost, twice = count(out, args.episodes)
     repeated = server.calls() - calls_before - sum(r["steps"] for r in results)  # one call per step
@@ -191,7 +192,8 @@ def main() -> None:
     server = Server(args.latency)
     base_url = server.base_url
     try:
-        textmem_gym.evaluate(ENV, "random", max_steps=1)  # imports the env backend: both runs measured warm
+        # imports the env backend: both runs measured warm
+        textmem_gym.evaluate(ENV, "random", textmem_gym.EvalConfig(max_steps=1))
         print(f"{ENV}: {args.episodes} episodes x {args.steps} steps, one LLM call per step, "
               f"{args.latency * 1000:.0f} ms latency, {os.cpu_count()} CPUs")
         serial = timed(args, base_url, args.serial_episodes)

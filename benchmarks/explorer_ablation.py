@@ -16,7 +16,7 @@ import time
 import textmem_gym  # noqa: F401
 from policies.explorer import ExplorerPolicy
 from policies.simple import RandomPolicy
-from textmem_gym.runner import evaluate
+from textmem_gym.runner import EvalConfig, evaluate
 
 SUITE = ["TextMem/Cooking-v0", "TextMem/Cooking-Hard-v0", "TextMem/Cooking-Hardest-v0",
          "TextMem/TreasureHunt-v0", "TextMem/TreasureHunt-Hard-v0", "TextMem/TreasureHunt-Hardest-v0",
@@ -30,7 +30,7 @@ def measure(env_id: str, game_seeds: list[int]) -> dict[str, tuple[float, float,
     """Agent -> (mean normalized score, success rate, mean decisions) over ``game_seeds``."""
     out = {}
     for name, make in AGENTS.items():
-        results = evaluate(env_id, make(), game_seeds=game_seeds)
+        results = evaluate(env_id, make(), EvalConfig(game_seeds=game_seeds))
         out[name] = (statistics.fmean(r["normalized_score"] for r in results),
                      statistics.fmean(float(r["won"]) for r in results),
                      statistics.fmean(r["steps"] for r in results))

@@ -37,8 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the answerer liv
 
 import textmem_gym  # noqa: E402,F401
 from policies import make_policy  # noqa: E402
-from policies.registry import accepts_argument  # noqa: E402
 from tests.policies.answerer import WalkthroughAnswerer  # noqa: E402
+from textmem_gym.core.registry import accepts_argument  # noqa: E402
 from textmem_gym.llm import LocalOpenAIServer  # noqa: E402
 from textmem_gym.llm.accounting import estimate_prompt_tokens  # noqa: E402
 from textmem_gym.runner import run_episode  # noqa: E402

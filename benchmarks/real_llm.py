@@ -19,7 +19,7 @@ import time
 
 from textmem_gym.cli.arguments import parse_pairs
 from textmem_gym.llm import LlamaCppServer, smollm2_path
-from textmem_gym.runner import evaluate
+from textmem_gym.runner import EvalConfig, evaluate
 
 POLICIES = [
     "ariadne",
@@ -49,7 +49,7 @@ def run(server: LlamaCppServer, policy: str, steps: int, way: str, trajectories:
     row = evaluate(
         GAMES.get(policy, DEFAULT_GAME),
         policy,
-        max_steps=steps,
+        EvalConfig(max_steps=steps,
         trajectories=f"{trajectories}/{policy}-{way}" if trajectories else None,
         policy_kwargs={
             **(policy_args or {}),
@@ -60,7 +60,7 @@ def run(server: LlamaCppServer, policy: str, steps: int, way: str, trajectories:
             "context_window": server.context_window,
             "max_retries": 1,
             "timeout": 120.0,
-        },
+        }),
     )[0]
     assert KEY not in json.dumps(row, default=str), "the API key reached a results row"
     stats = row["policy_stats"]

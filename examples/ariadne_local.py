@@ -17,7 +17,7 @@ import re
 import textmem_gym  # noqa: F401  (registers the ids)
 from policies import make_policy
 from textmem_gym.llm import LocalOpenAIServer
-from textmem_gym.runner import evaluate
+from textmem_gym.runner import EvalConfig, evaluate
 
 PREFERRED = ("examine cookbook", "take", "open", "go to", "go")
 RISKY = ("eat", "drink", "cook", "slice", "dice", "chop", "prepare", "drop")  # could lose a cooking game
@@ -44,7 +44,7 @@ def main() -> None:
     """Plays 12 steps of TextMem/CookingRL-L1-v0 and prints the result and its LLM accounting."""
     with LocalOpenAIServer(responder=responder) as server:
         policy = make_policy("ariadne", model="local-model", base_url=server.base_url)
-        result = evaluate("TextMem/CookingRL-L1-v0", policy, max_steps=12)[0]
+        result = evaluate("TextMem/CookingRL-L1-v0", policy, EvalConfig(max_steps=12))[0]
         policy.close()
     stats = result["policy_stats"]
     status = "won" if result["won"] else "lost" if result["lost"] else "not finished"

@@ -62,11 +62,11 @@ class CuriousPolicy(BasePolicy):
 def main() -> None:
     import textmem_gym  # noqa: F401  (registers the TextMem ids)
     from policies import make_policy
-    from textmem_gym.runner import evaluate
+    from textmem_gym.runner import EvalConfig, evaluate
 
     # "module:Factory" works wherever a policy name does (also `textmem-gym eval --policy ...`).
     policy = make_policy("custom_policy:CuriousPolicy", seed=0)
-    for result in evaluate("TextMem/Cooking-v0", policy, episodes=2, max_steps=40):
+    for result in evaluate("TextMem/Cooking-v0", policy, EvalConfig(episodes=2, max_steps=40)):
         print(f"{result['policy']}: seed {result['seed']} score {result['score']}/{result['max_score']} "
               f"in {result['steps']} decisions ({result['primitive_steps']} primitive moves)")
 

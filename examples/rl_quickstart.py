@@ -13,7 +13,7 @@ import gymnasium as gym
 
 import textmem_gym  # noqa: F401  (registers the TextMem/* ids)
 from baselines_rl.ppo import PPOArgs, train
-from textmem_gym.runner import evaluate
+from textmem_gym.runner import EvalConfig, evaluate
 from textmem_gym.wrappers import TextEncodingWrapper
 
 # The encoding: arrays in, an index among the admissible commands out, with a mask.
@@ -30,5 +30,5 @@ with tempfile.TemporaryDirectory() as tmp:
     print(f"trained {result.model.num_timesteps} steps at {result.steps_per_second:.0f} steps/s ->",
           result.model_path.name)
     # The saved model is a Policy for the runner and the CLI (textmem-gym eval ... --policy rl:PATH).
-    for row in evaluate("TextMem/CookingRL-L1-v0", f"rl:{result.model_path}", episodes=1, max_steps=10):
+    for row in evaluate("TextMem/CookingRL-L1-v0", f"rl:{result.model_path}", EvalConfig(episodes=1, max_steps=10)):
         print(f"rl policy: normalized score {row['normalized_score']:.2f} in {row['steps']} steps")

@@ -19,7 +19,7 @@ import re
 import textmem_gym  # noqa: F401  (registers the ids)
 from policies import make_policy
 from textmem_gym.llm import LocalOpenAIServer
-from textmem_gym.runner import evaluate
+from textmem_gym.runner import EvalConfig, evaluate
 
 PREFERRED = ("examine cookbook", "take", "open", "go")
 RISKY = ("eat", "drink", "cook", "slice", "dice", "chop", "prepare", "drop")  # could lose a cooking game
@@ -52,7 +52,7 @@ def main() -> None:
     """Plays 10 steps of TextMem/CookingRL-L1-v0 and prints the result, the counts and the belief."""
     with LocalOpenAIServer(responder=responder) as server:
         policy = make_policy("stma", model="local-model", base_url=server.base_url)
-        result = evaluate("TextMem/CookingRL-L1-v0", policy, max_steps=10)[0]
+        result = evaluate("TextMem/CookingRL-L1-v0", policy, EvalConfig(max_steps=10))[0]
         memory = policy.memory
         policy.close()
     stats = result["policy_stats"]

@@ -1,13 +1,16 @@
 """Agents behind one Policy API: heuristic, LLM and RL policies, found by name.
 
+The Policy API and the registry live in the library core (:mod:`textmem_gym.core.policy`,
+:mod:`textmem_gym.core.registry`); this package holds the policies and re-exports both.
+
 Example:
     >>> from policies import make_policy, POLICIES
     >>> "random" in POLICIES
     True
 """
 
-from policies.base import BasePolicy, Info, Policy, check_policy
-from policies.registry import (
+from textmem_gym.core.policy import BasePolicy, FullPolicy, Info, NotAPolicy, Policy, adapt_policy, check_policy
+from textmem_gym.core.registry import (
     DESCRIPTIONS,
     ENTRY_POINT_GROUP,
     POLICIES,
@@ -18,5 +21,6 @@ from policies.registry import (
     register_policy,
 )
 
-__all__ = ["BasePolicy", "DESCRIPTIONS", "ENTRY_POINT_GROUP", "Info", "POLICIES", "PREFIXED_POLICIES", "Policy",
-           "PolicyEntry", "available_policies", "check_policy", "make_policy", "register_policy"]
+__all__ = ["BasePolicy", "DESCRIPTIONS", "ENTRY_POINT_GROUP", "FullPolicy", "Info", "NotAPolicy", "POLICIES",
+           "PREFIXED_POLICIES", "Policy", "PolicyEntry", "adapt_policy", "available_policies", "check_policy",
+           "make_policy", "register_policy"]

@@ -29,9 +29,9 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 
-from policies.base import Info
 from policies.llm_agent import LLMAgent, Section, Turn, compact
 from policies.memory_env import admissible, ensure_memory_wrapper, find_memory_wrapper
+from textmem_gym.core.policy import Info
 from textmem_gym.llm.budget import Trimmable
 from textmem_gym.memory import make_memory
 from textmem_gym.memory.arigraph.memory import AriGraphMemory, Retrieval

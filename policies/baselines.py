@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from policies.base import Info
 from policies.llm_agent import LLMAgent, Section, Turn, compact
 from policies.llm_calls import answer_schema, render_prompt
 from policies.memory_stream import MemoryStream
+from textmem_gym.core.policy import Info
 from textmem_gym.llm.budget import Trimmable
 
 

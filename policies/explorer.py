@@ -13,8 +13,8 @@ With ``memory=False`` the same agent runs without MemoryGraphWrapper (the ablati
 
 Example:
     >>> import textmem_gym
-    >>> from textmem_gym.runner import evaluate
-    >>> result = evaluate("TextMem/CookingRL-L1-v0", ExplorerPolicy(), max_steps=10)[0]
+    >>> from textmem_gym.runner import EvalConfig, evaluate
+    >>> result = evaluate("TextMem/CookingRL-L1-v0", ExplorerPolicy(), EvalConfig(max_steps=10))[0]
     >>> result["score"] > 0
     True
 """
@@ -29,10 +29,10 @@ from typing import Any, ClassVar
 import gymnasium as gym
 
 from policies.affinity import PlaceIndex
-from policies.base import BasePolicy, Info
 from policies.critic import HeuristicCritic, LoopGuard, direction_of, room_from
 from policies.instructions import Directions
 from policies.memory_env import admissible, ensure_memory_wrapper, find_memory_wrapper, observation_text
+from textmem_gym.core.policy import BasePolicy, Info
 
 READABLE = ("note", "recipe", "cookbook", "book", "letter", "scroll", "paper", "sign", "manual", "diary",
             "journal", "map", "leaflet", "message", "card")

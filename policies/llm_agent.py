@@ -31,10 +31,10 @@ import json
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from policies.base import BasePolicy, Info
 from policies.critic import HeuristicCritic, room_from
 from policies.llm_calls import MIN_ACTIONS, LLMCalls, answer_schema, rank_commands, render_prompt
 from policies.memory_env import admissible, observation_text
+from textmem_gym.core.policy import BasePolicy, Info
 from textmem_gym.llm.answers import match_command
 from textmem_gym.llm.budget import Trimmable
 

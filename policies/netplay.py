@@ -27,9 +27,9 @@ import random
 import re
 from typing import Any, ClassVar
 
-from policies.base import BasePolicy, Info
 from policies.llm_calls import LLMCalls, answer_schema, render_prompt
 from policies.memory_env import admissible, observation_text
+from textmem_gym.core.policy import BasePolicy, Info
 from textmem_gym.llm.budget import Trimmable
 
 _LINE = re.compile(r"^- (.+?): (\d+) steps? \w+ \(x(\d+) y(\d+)\)$", re.M)

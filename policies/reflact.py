@@ -42,11 +42,11 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 
-from policies.base import BasePolicy, Info
 from policies.critic import HeuristicCritic, LoopGuard, room_from
 from policies.llm_agent import INVALID_COUNTERS, SAFE_COMMAND, Turn, compact, resolve_action
 from policies.llm_calls import MIN_ACTIONS, LLMCalls, Trimmable, answer_schema, rank_commands, render_prompt
 from policies.memory_env import admissible, ensure_memory_wrapper, observation_text
+from textmem_gym.core.policy import BasePolicy, Info
 from textmem_gym.llm.answers import parse_answer
 
 #: How the policy reaches the game (see ``ReflActPolicy``).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
-from policies.base import BasePolicy, Info
+from textmem_gym.core.policy import BasePolicy, Info
 
 #: Sent when a policy has nothing better to do.
 SAFE_COMMAND = "look"

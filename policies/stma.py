@@ -40,11 +40,11 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 
-from policies.base import BasePolicy, Info
 from policies.critic import HeuristicCritic, room_from
 from policies.llm_agent import SAFE_COMMAND, compact
 from policies.llm_calls import MIN_ACTIONS, LLMCalls, answer_schema, rank_commands, render_prompt
 from policies.memory_env import admissible, adopt_memory, ensure_memory_wrapper, find_memory_wrapper, observation_text
+from textmem_gym.core.policy import BasePolicy, Info
 from textmem_gym.llm.answers import match_command, parse_answer
 from textmem_gym.llm.budget import Trimmable
 from textmem_gym.memory.stma.memory import STMAMemory, paragraph_section

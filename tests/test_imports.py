@@ -68,7 +68,7 @@ def test_id_tables_import_no_env_code() -> None:
 
 
 def test_every_package_is_found() -> None:
-    assert {"textmem_gym.envs.textworld.ids", "textmem_gym.memory.arigraph.memory", "policies.registry"} <= set(MODULES)
+    assert {"textmem_gym.envs.textworld.ids", "textmem_gym.memory.arigraph.memory", "textmem_gym.core.registry"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("chunk", range(4))

@@ -93,11 +93,11 @@ def test_unwinnable_instances_are_counted_once_each_and_shown():
 
 def test_nethack_rows_show_the_deepest_dungeon_level_mean_and_std(tmp_path):
     from textmem_gym.report import summary_table
-    from textmem_gym.runner import evaluate
+    from textmem_gym.runner import EvalConfig, evaluate
 
     pytest.importorskip("nle")
     out = tmp_path / "nethack.jsonl"
-    evaluate("TextMem/NetHack-RoomObs-v0", "netplay-heuristic", episodes=2, max_steps=10, out=out, progress=False)
+    evaluate("TextMem/NetHack-RoomObs-v0", "netplay-heuristic", EvalConfig(episodes=2, max_steps=10, out=out, progress=False))
     levels = [r["max_dungeon_level"] for r in ResultsFile(out).read()]
     assert len(levels) == 2 and all(level >= 1 for level in levels)
     row = summarize(ResultsFile(out).read())[0]

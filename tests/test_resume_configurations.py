@@ -8,7 +8,7 @@ import json
 
 from textmem_gym.llm import LocalOpenAIServer
 from textmem_gym.results import ResultsFile, episode_key, summarize
-from textmem_gym.runner import evaluate
+from textmem_gym.runner import EvalConfig, evaluate
 from textmem_gym.trajectories import read_trajectory, trajectory_path
 
 GAME = "TextMem/CookingRL-L1-v0"
@@ -31,8 +31,8 @@ def test_two_configurations_in_one_file_are_both_recorded_and_both_resumed(tmp_p
     out, folder, model = tmp_path / "results.jsonl", tmp_path / "trajectories", Counting()
     with LocalOpenAIServer(responder=model) as server:
         def run(n_prev: int) -> list[dict]:
-            return evaluate(GAME, "full-history", episodes=2, max_steps=2, out=out, trajectories=folder,
-                            policy_kwargs={"model": "m", "base_url": server.base_url, "n_prev": n_prev})
+            return evaluate(GAME, "full-history", EvalConfig(episodes=2, max_steps=2, out=out, trajectories=folder,
+                            policy_kwargs={"model": "m", "base_url": server.base_url, "n_prev": n_prev}))
 
         first, second = run(1), run(3)
         rows = ResultsFile(out).read()
@@ -59,6 +59,6 @@ def test_rows_without_a_configuration_keep_their_key_and_trajectory_name(tmp_pat
     ResultsFile(out).append({**row, "normalized_score": 0.0, "won": False, "steps": 2})
     assert episode_key(row) == (GAME, "random", 0, 0, None, None)
     assert trajectory_path(tmp_path, row).name == "TextMem_CookingRL-L1-v0.random.s0.e0.gNone.jsonl"
-    resumed = evaluate(GAME, "random", episodes=1, max_steps=2, out=out)
+    resumed = evaluate(GAME, "random", EvalConfig(episodes=1, max_steps=2, out=out))
     assert resumed[0]["steps"] == 2 and "wall_time_s" not in resumed[0], "the old row was played again"
     assert len(ResultsFile(out).read()) == 1

@@ -48,14 +48,14 @@ def test_evaluate_makes_privileged_envs_only_for_oracles():
         def end_episode(self, info):
             pass
 
-    textmem_gym.evaluate("TextMem/CookingRL-L1-v0", Spy(), max_steps=2)
+    textmem_gym.evaluate("TextMem/CookingRL-L1-v0", Spy(), textmem_gym.EvalConfig(max_steps=2))
     assert not {"facts", "walkthrough"} & seen[0]
-    results = textmem_gym.evaluate("TextMem/CookingRL-L1-v0", "walkthrough", episodes=2, seed=5)
+    results = textmem_gym.evaluate("TextMem/CookingRL-L1-v0", "walkthrough", textmem_gym.EvalConfig(episodes=2, seed=5))
     assert [r["seed"] for r in results] == [5, 6] and all(r["won"] for r in results)
 
 
 def test_same_seed_same_results():
-    runs = [textmem_gym.evaluate("TextMem/CookingRL-L1-v0", "random", episodes=2, seed=11, max_steps=25)
+    runs = [textmem_gym.evaluate("TextMem/CookingRL-L1-v0", "random", textmem_gym.EvalConfig(episodes=2, seed=11, max_steps=25))
             for _ in range(2)]
     assert [[r[f] for f in STABLE_FIELDS] for r in runs[0]] == [[r[f] for f in STABLE_FIELDS] for r in runs[1]]
 
@@ -106,5 +106,5 @@ def test_results_report_decisions_and_primitive_moves_with_macro_actions():
         def end_episode(self, info):
             pass
 
-    results = textmem_gym.evaluate("TextMem/Cooking-v0", GoBack(), max_steps=4, wrap=MemoryGraphWrapper)
+    results = textmem_gym.evaluate("TextMem/Cooking-v0", GoBack(), textmem_gym.EvalConfig(max_steps=4, wrap=MemoryGraphWrapper))
     assert (results[0]["steps"], results[0]["primitive_steps"]) == (3, 4)

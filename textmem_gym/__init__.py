@@ -17,7 +17,7 @@ from textmem_gym.envs import registration as _registration  # noqa: F401  (regis
 from textmem_gym.envs.instances import instance_seeds, make_instances
 from textmem_gym.envs.registration import ENV_IDS
 from textmem_gym.results import ResultsFile, format_table, summarize
-from textmem_gym.runner import evaluate, run_episode
+from textmem_gym.runner import EvalConfig, evaluate, run_episode
 
-__all__ = ["ENV_IDS", "ResultsFile", "evaluate", "format_table", "instance_seeds", "make_instances",
+__all__ = ["ENV_IDS", "EvalConfig", "ResultsFile", "evaluate", "format_table", "instance_seeds", "make_instances",
            "run_episode", "summarize"]

@@ -1,127 +1,114 @@
-"""Running policies on envs: one episode, or a resumable evaluation over ids x seeds.
+"""Evaluating a policy over env ids x game seeds x episodes: resumable, in parallel if asked.
+
+:func:`evaluate` takes the ids, the policy and one :class:`EvalConfig` of run options (as
+stable-baselines3's ``evaluate_policy`` takes a model and an env). One episode is
+:func:`run_episode` (the core's :func:`~textmem_gym.core.episode.play_episode` plus its trajectory).
 
 Example:
-    >>> import gymnasium as gym, textmem_gym
-    >>> from policies import make_policy
-    >>> env = gym.make("TextMem/CookingRL-L1-v0", max_episode_steps=5)
-    >>> result = run_episode(env, make_policy("random"), seed=0)
-    >>> result["steps"]
-    5
+    >>> rows = evaluate("TextMem/CookingRL-L1-v0", "random", EvalConfig(episodes=2, max_steps=3))
+    >>> [row["steps"] for row in rows], [row["seed"] for row in rows]
+    ([3, 3], [0, 1])
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import gymnasium as gym
 
-from textmem_gym.fallbacks import FallbackError
+from textmem_gym.core.policy import FullPolicy, adapt_policy
+from textmem_gym.core.registry import make_policy
+from textmem_gym.execution import BACKENDS, EpisodeTask, Progress, RunConfig, plan_tasks, run_task
+from textmem_gym.execution.tasks import make_env, run_episode
+from textmem_gym.llm.limits import EndpointLimits, default_request_limit, installed
+from textmem_gym.loading import load_object
 from textmem_gym.results import ResultsFile, config_id, episode_key
-from textmem_gym.trajectories import EpisodeRecorder
 
-if TYPE_CHECKING:
-    from policies.base import Policy
-    from textmem_gym.execution.tasks import EpisodeTask, RunConfig
-
-StepCallback = Callable[[int, str, Any, float, dict[str, Any]], None]
 #: More fields for each results row, per (env id, game seed): a mapping or ``f(env_id, game_seed)``.
 RowExtra = Mapping[tuple[str, int | None], Mapping[str, Any]] | Callable[[str, int | None], Mapping[str, Any]]
 
 
-def run_episode(env: gym.Env, policy: Policy, *, seed: int | None = None,
-                on_step: StepCallback | None = None, trajectory: str | Path | None = None,
-                trajectory_prompts: str = "full", trajectory_header: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Plays one episode of ``policy`` in ``env`` until it terminates or is truncated.
+@dataclass(frozen=True)
+class EvalConfig:
+    """How to run an evaluation (every field has a default: ``EvalConfig()`` plays one episode).
 
-    Args:
-        env: A TextMem env (possibly wrapped); its step limit ends the episode.
-        policy: An object implementing :class:`policies.Policy` (subclass :class:`policies.BasePolicy`
-            for the optional hooks' defaults).
-        seed: Seed for ``env.reset`` and ``policy.seed``.
-        on_step: Called as ``on_step(step, action, observation, reward, info)`` after each step.
-        trajectory: Write the episode's trajectory to this JSONL file (see
-            :mod:`textmem_gym.trajectories`; an unfinished file there is replaced).
-        trajectory_prompts: ``"full"`` keeps each LLM call's prompt and answer, ``"keys"`` only their keys.
-        trajectory_header: More header fields for the trajectory (results key, policy kwargs...).
-
-    Returns:
-        The episode's result: score, max_score, normalized_score, won, lost, terminated,
-        truncated, steps (agent decisions), primitive_steps (commands sent to the game: more
-        than steps when macro actions such as ``go to X`` expand), moves (the game's own move
-        counter), reward, wall_time_s and policy_stats, plus the env's headline numbers
-        (``info["metrics"]``, e.g. NetHack's ``max_dungeon_level``), ``policy_config`` (the policy's
-        full configuration, see ``BasePolicy.policy_config``); with ``trajectory``, also its path.
-        A policy in strict mode that falls back (:class:`~textmem_gym.fallbacks.FallbackError`)
-        ends the episode there: the result then has ``error`` (``{"cause", "step", "message"}``)
-        and is left out of the means by :func:`textmem_gym.results.summarize`.
+    Attributes:
+        episodes: Episodes per (id, game seed); episode ``i`` uses reset seed ``seed + i``.
+        seed: First reset seed.
+        game_seeds: Game instances to evaluate (``None`` = each id's default game).
+        max_steps: Overrides each id's step limit.
+        out: JSONL results file (resumable: episodes already in it are skipped).
+        env_kwargs: Extra ``gym.make`` arguments.
+        policy_kwargs: Constructor arguments when the policy is given by name.
+        wrap: Applied to each env after ``gym.make`` (e.g. a MemoryGraphWrapper; with workers it
+            must be picklable: a class or module-level function). A policy that needs a wrapper
+            gets it from its ``wrap_env(env)``, applied last (after ``wrap``).
+        workers: Episodes played at once (worker processes, or Ray tasks in flight).
+        backend: ``"local"`` (processes of this machine) or ``"ray"`` (see
+            :mod:`textmem_gym.execution.ray_backend`).
+        ray_address: An existing Ray cluster (``"auto"``, ``"HOST:PORT"``); ``None`` starts a local one.
+        ray_task_cpus: CPUs each Ray task asks for.
+        max_retries: Times a task is played again after its worker process died.
+        max_concurrent_requests: Requests in flight allowed per LLM endpoint across all workers
+            (default: the policy's ``concurrency`` kwarg, else the LLM client's default).
+        trajectories: Folder for one trajectory JSONL per episode, named by its results key.
+        trajectory_prompts: ``"full"`` or ``"keys"`` (see :mod:`textmem_gym.trajectories`).
+        progress: Show a progress bar (done/total, ETA, running mean score, tokens, cost).
+        preflight: Ask the policy to check what it needs (an LLM endpoint) before the first episode.
+        row_extra: More fields for the results rows, per (env id, game seed): a mapping
+            ``{(env_id, game_seed): {field: value}}`` or a callable ``row_extra(env_id, game_seed)``
+            (e.g. an instance's ``walkthrough_steps`` from
+            :func:`~textmem_gym.envs.instances.instance_info`). Added by the driver when it writes a
+            row, never sent to a worker nor shown to the policy; a field the result already has is
+            kept. Rows recorded earlier get them in the returned list (the file is not rewritten).
     """
-    start = time.perf_counter()
-    recorder = None if trajectory is None else EpisodeRecorder(trajectory, env, policy, seed, trajectory_prompts,
-                                                                 trajectory_header)
-    policy.seed(seed)
-    observation, info = env.reset(seed=seed)
-    policy.reset(observation, info)
-    if recorder is not None:
-        recorder.reset(observation, info)
-    steps, total_reward, terminated, truncated = 0, 0.0, False, False
-    error: dict[str, Any] | None = None
-    while not (terminated or truncated):
-        try:
-            action = policy.act(observation, info)
-        except FallbackError as failure:
-            error = {"cause": failure.cause, "step": steps + 1, "message": str(failure)}
-            break
-        observation, reward, terminated, truncated, info = env.step(action)
-        steps += 1
-        total_reward += float(reward)
-        policy.observe(action, observation, float(reward), terminated, truncated, info)
-        if recorder is not None:
-            recorder.step(steps, action, observation, float(reward), terminated, truncated, info)
-        if on_step is not None:
-            on_step(steps, action, observation, float(reward), info)
-    policy.end_episode(info)
-    stats = policy.episode_stats()
-    result = {
-        "score": info.get("score", 0), "max_score": info.get("max_score", 0),
-        "normalized_score": float(info.get("normalized_score", 0.0)),
-        "won": bool(info.get("won", False)), "lost": bool(info.get("lost", False)),
-        "terminated": bool(terminated), "truncated": bool(truncated),
-        "steps": steps, "primitive_steps": _primitive_steps(info, steps), "moves": int(info.get("moves", 0)),
-        "reward": total_reward, "wall_time_s": round(time.perf_counter() - start, 4),
-        "policy_stats": dict(stats),
-    }
-    result["policy_config"] = policy.policy_config()
-    if error is not None:
-        result["error"] = error
-    # a backend's headline numbers (NetHack: max_dungeon_level...) at top level, for tables and reports
-    result.update({k: v for k, v in (info.get("metrics") or {}).items() if k not in result})
-    if recorder is not None:
-        result["trajectory"] = recorder.finish(result)
-    return result
+
+    episodes: int = 1
+    seed: int = 0
+    game_seeds: Sequence[int | None] = (None,)
+    max_steps: int | None = None
+    out: str | Path | None = None
+    env_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    policy_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    wrap: Callable[[gym.Env], gym.Env] | None = None
+    workers: int = 1
+    backend: str = "local"
+    ray_address: str | None = None
+    ray_task_cpus: float = 1.0
+    max_retries: int = 3
+    max_concurrent_requests: int | None = None
+    trajectories: str | Path | None = None
+    trajectory_prompts: str = "full"
+    progress: bool = False
+    preflight: bool = True
+    row_extra: RowExtra | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.workers, int) or self.workers < 1:
+            raise ValueError(f"workers must be an int >= 1, got {self.workers!r}")
+        if not isinstance(self.episodes, int) or self.episodes < 1:
+            raise ValueError(f"episodes must be an int >= 1, got {self.episodes!r}")
+        if self.max_steps is not None and (not isinstance(self.max_steps, int) or self.max_steps < 1):
+            raise ValueError(f"max_steps must be an int >= 1 or None, got {self.max_steps!r}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"unknown backend {self.backend!r}; choose one of {sorted(BACKENDS)}")
+        object.__setattr__(self, "game_seeds", tuple(self.game_seeds))
+
+    @property
+    def parallel(self) -> bool:
+        """Whether episodes are played outside this process."""
+        return self.workers > 1 or self.backend != "local"
 
 
-def _primitive_steps(info: dict[str, Any], decisions: int) -> int:
-    """Primitive commands sent, as reported by macro-action wrappers (``info["steps"]``)."""
-    steps = info.get("steps")
-    return int(steps["primitive"]) if isinstance(steps, dict) and "primitive" in steps else decisions
-
-
-def evaluate(env_ids: str | Sequence[str], policy: str | Policy, *, episodes: int = 1, seed: int = 0,
-             max_steps: int | None = None, out: str | Path | None = None,
-             game_seeds: Iterable[int | None] = (None,), env_kwargs: dict[str, Any] | None = None,
-             policy_kwargs: dict[str, Any] | None = None, wrap: Callable[[gym.Env], gym.Env] | None = None,
-             progress: bool = False, workers: int = 1, backend: str = "local", ray_address: str | None = None,
-             max_concurrent_requests: int | None = None, trajectories: str | Path | None = None,
-             trajectory_prompts: str = "full", max_retries: int = 3,
-             ray_task_cpus: float = 1.0, row_extra: RowExtra | None = None) -> list[dict[str, Any]]:
+def evaluate(env_ids: str | Sequence[str], policy: str | Any, config: EvalConfig | None = None) -> list[dict[str, Any]]:
     """Evaluates one policy over env ids x game seeds x episodes, resumably, in parallel if asked.
 
-    Episode ``i`` uses reset seed ``seed + i``. With ``out``, each finished episode is appended
-    to that JSONL file by this process alone, and episodes already in it are skipped, so an
-    interrupted evaluation continues where it stopped and no episode is written twice.
+    With ``config.out``, each finished episode is appended to that JSONL file by this process
+    alone, and episodes already in it are skipped, so an interrupted evaluation continues where it
+    stopped and no episode is written twice.
 
     Each episode (each (id, game seed) group of trials for a multi-trial policy such as
     Reflexion, played in order) gets a policy freshly built from its spec, in whichever process
@@ -129,74 +116,48 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Policy, *, episodes: in
 
     Args:
         env_ids: One id or several.
-        policy: A policy name or ``"module:Factory"`` (see :func:`policies.make_policy`), or a
-            Policy object (``workers=1`` on the local backend only: workers build their own).
-        episodes: Episodes per (id, game seed).
-        seed: First reset seed.
-        max_steps: Overrides each id's step limit.
-        out: JSONL results file (resumable).
-        game_seeds: Game instances to evaluate (``None`` = each id's default game).
-        env_kwargs: Extra ``gym.make`` arguments.
-        policy_kwargs: Constructor arguments when ``policy`` is a name.
-        wrap: Applied to each env after ``gym.make`` (e.g. a MemoryGraphWrapper; with workers it
-            must be picklable: a class or module-level function). A policy that needs a wrapper
-            gets it from its ``wrap_env(env)``, applied last (after ``wrap``).
-        progress: Show a progress bar (done/total, ETA, running mean score, tokens, cost).
-        workers: Episodes played at once (worker processes, or Ray tasks in flight).
-        backend: ``"local"`` (processes of this machine) or ``"ray"`` (see
-            :mod:`textmem_gym.execution.ray_backend`).
-        ray_address: An existing Ray cluster (``"auto"``, ``"HOST:PORT"``); ``None`` starts a local one.
-        max_concurrent_requests: Requests in flight allowed per LLM endpoint across all workers
-            (default: the policy's ``concurrency`` kwarg, else the LLM client's default).
-        trajectories: Folder for one trajectory JSONL per episode, named by its results key.
-        trajectory_prompts: ``"full"`` or ``"keys"`` (see :mod:`textmem_gym.trajectories`).
-        max_retries: Times a task is played again after its worker process died.
-        ray_task_cpus: CPUs each Ray task asks for.
-        row_extra: More fields for the results rows, per (env id, game seed): a mapping
-            ``{(env_id, game_seed): {field: value}}`` or a callable ``row_extra(env_id, game_seed)``
-            (e.g. an instance's ``walkthrough_steps`` and ``winnable`` from
-            :func:`~textmem_gym.envs.instances.instance_info`). Computed and added by this process
-            (the driver) when it writes a row, never sent to a worker nor shown to the policy; a
-            field the episode's result already has is kept as it is. Rows recorded earlier get
-            them in the returned list (the file is not rewritten).
+        policy: A policy name or ``"module:Factory"`` (see :func:`~textmem_gym.core.registry.make_policy`),
+            or any object with ``act(observation, info)`` (``workers=1`` on the local backend only:
+            workers build their own from a spec).
+        config: The run options (default ``EvalConfig()``).
 
     Returns:
         The results of every episode of this evaluation (recorded earlier or run now), in plan order.
 
     Raises:
-        ValueError: Bad arguments (a Policy object with workers, an unknown backend, kwargs that
-            cannot reach the workers...).
+        ValueError: Bad options (a policy object with workers, kwargs that cannot reach the workers...).
+        textmem_gym.core.policy.NotAPolicy: ``policy`` has no ``act`` method.
+        textmem_gym.core.errors.PolicyNotReady: The policy's preflight failed (a dead LLM endpoint):
+            nothing was played or written.
+        textmem_gym.core.errors.RunAborted: A policy stopped the run midway (finished rows stay).
         textmem_gym.execution.EpisodeFailed: An episode raised an exception in a worker.
     """
-    from textmem_gym.execution import BACKENDS, Progress, RunConfig, plan_tasks, run_task
-    from textmem_gym.llm.limits import EndpointLimits, default_request_limit, installed
-    from textmem_gym.loading import load_object
-
+    config = config or EvalConfig()
     env_ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
-    if not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; choose one of {sorted(BACKENDS)}")
-    policy_kwargs = dict(policy_kwargs or {})
-    agent, policy_name, multi_trial, config_key = _policy_spec(policy, policy_kwargs,
-                                                               parallel=workers > 1 or backend != "local")
-    limit = max_concurrent_requests if max_concurrent_requests is not None else default_request_limit(policy_kwargs)
-    in_process = backend == "local" and workers == 1
-    config = RunConfig.build(policy_name, policy_kwargs, max_steps=max_steps, env_kwargs=env_kwargs, wrap=wrap,
-                             trajectories=trajectories, trajectory_prompts=trajectory_prompts, in_process=in_process)
-    store = ResultsFile(out) if out is not None else None
+    policy_kwargs = dict(config.policy_kwargs)
+    agent, policy_name, probe = _policy_spec(policy, policy_kwargs, parallel=config.parallel)
+    limit = (config.max_concurrent_requests if config.max_concurrent_requests is not None
+             else default_request_limit(policy_kwargs))
+    in_process = not config.parallel
+    run = RunConfig.build(policy_name, policy_kwargs, max_steps=config.max_steps, env_kwargs=dict(config.env_kwargs),
+                          wrap=config.wrap, trajectories=config.trajectories,
+                          trajectory_prompts=config.trajectory_prompts, in_process=in_process)
+    store = ResultsFile(config.out) if config.out is not None else None
     recorded = store.by_key() if store is not None else {}
-    tasks = plan_tasks(env_ids, list(game_seeds), episodes=episodes, seed=seed, multi_trial=multi_trial,
-                       policy=policy_name, config=config_key)
+    tasks = plan_tasks(env_ids, list(config.game_seeds), episodes=config.episodes, seed=config.seed,
+                       multi_trial=probe.multi_trial, policy=policy_name, config=config_id(probe.policy_config()))
     planned = [key for task in tasks for key in task.keys]
     pending = [task for task in tasks if any(key not in recorded for key in task.keys)]
-    bar = Progress(len(planned), [recorded[k] for k in planned if k in recorded], desc=policy_name, enabled=progress)
+    if pending and config.preflight:
+        probe.preflight()
+    bar = Progress(len(planned), [recorded[k] for k in planned if k in recorded], desc=policy_name,
+                   enabled=config.progress)
 
     def record(row: dict[str, Any]) -> None:
         key = episode_key(row)
         if key in recorded:  # a replayed trial of a multi-trial group, or a retried task
             return
-        row = _with_extra(row, row_extra)
+        row = _with_extra(row, config.row_extra)
         if store is not None:
             store.append(row)
         recorded[key] = row
@@ -206,19 +167,20 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Policy, *, episodes: in
         if in_process:
             with installed(EndpointLimits(limit), "driver"):
                 for task in pending:
-                    run_task(config, task, on_result=record, agent=agent)
+                    run_task(run, task, on_result=record, agent=agent)
         elif pending:
-            if backend == "local":
-                _warm_up(config, pending)
-            runner = load_object(BACKENDS[backend])(config, workers, request_limit=limit, max_retries=max_retries,
-                                                    **({"address": ray_address, "task_cpus": ray_task_cpus}
-                                                       if backend == "ray" else {}))
+            if config.backend == "local":
+                _warm_up(run, pending)
+            ray = config.backend == "ray"
+            options = {"address": config.ray_address, "task_cpus": config.ray_task_cpus} if ray else {}
+            runner = load_object(BACKENDS[config.backend])(run, config.workers, request_limit=limit,
+                                                           max_retries=config.max_retries, **options)
             for _task, rows in runner.run(pending):
                 for row in rows:
                     record(row)
     finally:
         bar.close()
-    return [_with_extra(recorded[key], row_extra) for key in planned]
+    return [_with_extra(recorded[key], config.row_extra) for key in planned]
 
 
 def _with_extra(row: dict[str, Any], row_extra: RowExtra | None) -> dict[str, Any]:
@@ -231,33 +193,27 @@ def _with_extra(row: dict[str, Any], row_extra: RowExtra | None) -> dict[str, An
     return {**row, **missing} if missing else row
 
 
-def _policy_spec(policy: str | Policy, policy_kwargs: dict[str, Any], *,
-                 parallel: bool) -> tuple[Policy | None, str, bool, str | None]:
-    """The policy object to share (only a given object), the name results record, whether it is
-    multi-trial, and the id of its configuration (part of every results key: two configurations of
-    one policy in one results file are different episodes).
+def _policy_spec(policy: str | Any, policy_kwargs: dict[str, Any], *,
+                 parallel: bool) -> tuple[FullPolicy | None, str, FullPolicy]:
+    """The policy object to share (only a given object), the name results record, and a built policy
+    to read its settings from (multi-trial or not, its configuration: part of every results key,
+    so two configurations of one policy in one results file are different episodes) and to preflight.
 
-    A spec is built once here (bad names and kwargs fail before any worker starts) and dropped.
+    A spec is built once here (bad names and kwargs fail before any worker starts), then dropped.
     """
-    from policies import check_policy, make_policy
-
     if isinstance(policy, str):
-        probe = make_policy(policy, **policy_kwargs)
-        return None, policy, probe.multi_trial, config_id(probe.policy_config())
+        return None, policy, make_policy(policy, **policy_kwargs)
     if parallel:
         raise ValueError(f"a Policy object ({type(policy).__name__}) can only be evaluated with workers=1 on the "
                          "local backend; give its spec instead (a name or 'module:Factory' plus policy_kwargs), "
                          "so that each worker builds its own")
-    agent = check_policy(policy)
-    return agent, agent.name, agent.multi_trial, config_id(agent.policy_config())
+    agent = adapt_policy(policy)
+    return agent, agent.name, agent
 
 
 def _warm_up(config: RunConfig, tasks: Sequence[EpisodeTask]) -> None:
     """Makes one env of each id in the driver before workers fork: games are generated once and the
     env backends are imported once (forked workers start warm); bad ids or env kwargs fail here."""
-    from policies import make_policy
-    from textmem_gym.execution.tasks import make_env
-
     parts = config.parts()
     agent = make_policy(config.policy, **parts["policy_kwargs"])
     seen: set[str] = set()
@@ -267,3 +223,6 @@ def _warm_up(config: RunConfig, tasks: Sequence[EpisodeTask]) -> None:
             seen.add(episode.env_id)
             make_env(episode.env_id, agent, config.max_steps, episode.game_seed, parts["env_kwargs"],
                      parts["wrap"]).close()
+
+
+__all__ = ["EvalConfig", "RowExtra", "evaluate", "run_episode"]

@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from textmem_gym.core.policy import FullPolicy
 from textmem_gym.results import EpisodeKey, episode_key
 
 #: The ``format`` field of every trajectory header.
@@ -240,50 +241,34 @@ class EpisodeRecorder:
         extra: More header fields (results key fields, policy kwargs...).
     """
 
-    def __init__(self, path: str | Path, env: Any, policy: Any, seed: int | None, prompts: str = "full",
+    def __init__(self, path: str | Path, env: Any, policy: FullPolicy, seed: int | None, prompts: str = "full",
                  extra: Mapping[str, Any] | None = None) -> None:
         self.env, self.policy = env, policy
-        self._counted: tuple[int, dict[str, int]] | None = self._counts()
         self.writer = TrajectoryWriter(path, prompts)
         self.writer.header(**{**episode_header(env, policy, seed), **(extra or {})})
 
     def _calls(self) -> list[dict[str, Any]]:
         return list(self.policy.take_llm_calls())
 
-    def _counts(self) -> tuple[int, dict[str, int]] | None:
-        """The policy's env-action counters (``llm.env_actions``, ``llm.fallbacks``), if it keeps them."""
-        llm = getattr(self.policy, "llm", None)
-        actions, fallbacks = getattr(llm, "env_actions", None), getattr(llm, "fallbacks", None)
-        return (actions, dict(fallbacks)) if isinstance(actions, int) and isinstance(fallbacks, dict) else None
-
-    def _action_source(self) -> str | None:
-        """``"model"`` or the fallback cause of the action just played (``None``: not counted)."""
-        before, now = self._counted, self._counts()
-        self._counted = now
-        if before is None or now is None or now[0] < before[0]:  # no counters, or a new episode reset them
-            return None
-        if now[0] == before[0]:
-            return None
-        causes = [cause for cause, n in now[1].items() if n > before[1].get(cause, 0)]
-        return causes[0] if causes else "model"
-
     def reset(self, observation: Any, info: Mapping[str, Any]) -> None:
         """Records the first observation."""
-        self._counted = self._counts()
+        self.policy.action_source()  # nothing was played yet: drop what the policy may have counted
         self.writer.reset(observation, info, self._calls())
 
     def step(self, step: int, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
              info: Mapping[str, Any]) -> None:
-        """Records one decision and its outcome (and where the action came from, see the module doc)."""
+        """Records one decision and its outcome (and where the action came from: the policy's
+        ``action_source()``, see the module doc)."""
         self.writer.step(step, action, observation, reward, terminated, truncated, info, self._calls(),
-                         self._action_source())
+                         self.policy.action_source())
 
-    def finish(self, result: Mapping[str, Any]) -> str:
-        """Records the result and the final memory, closes the file; returns its path."""
+    def finish(self, result: dict[str, Any]) -> None:
+        """Records the result and the final memory, closes the file; adds its path to ``result``
+        (``result["trajectory"]``)."""
         memory = _memory_of(self.env)
         export = memory.to_json() if memory is not None and hasattr(memory, "to_json") else None
         self.writer.finish(result, export)
-        return str(self.writer.path)
+        result["trajectory"] = str(self.writer.path)
 
     def close(self) -> None:
         """Closes the file (left incomplete when the episode did not finish)."""

@@ -13,7 +13,7 @@ from baselines_rl.ppo import PPOArgs, build_model
 from baselines_rl.storage import predict, save_model
 from policies import Policy, make_policy
 from textmem_gym import cli
-from textmem_gym.runner import evaluate
+from textmem_gym.runner import EvalConfig, evaluate
 
 L1 = "TextMem/CookingRL-L1-v0"
 
@@ -52,7 +52,7 @@ def test_adapter_acts_like_the_model_on_the_encoded_env(ppo_run):
 
 def test_adapter_runs_through_the_runner_and_the_cli(ppo_run, tmp_path, capsys):
     out = tmp_path / "results.jsonl"
-    results = evaluate(L1, f"rl:{ppo_run.model_path}", episodes=2, max_steps=6, out=out)
+    results = evaluate(L1, f"rl:{ppo_run.model_path}", EvalConfig(episodes=2, max_steps=6, out=out))
     assert len(results) == 2 and all(r["steps"] <= 6 for r in results)
     assert results[0]["policy"] == f"rl:{ppo_run.model_path}"
     assert results[0]["policy_stats"]["actions"] == results[0]["steps"]
@@ -69,7 +69,7 @@ def test_memory_model_keeps_its_own_belief_on_a_plain_env(tmp_path):
         path = save_model(model, tmp_path / "memory_model", "maskable_ppo", spec)
     finally:
         venv.close()
-    result = evaluate(L1, f"rl:{path}", episodes=1, max_steps=4)[0]
+    result = evaluate(L1, f"rl:{path}", EvalConfig(episodes=1, max_steps=4))[0]
     assert result["steps"] == 4
     policy = make_policy(f"rl:{path}")
     env = gym.make(L1)

@@ -12,7 +12,7 @@ from policies import make_policy
 from textmem_gym.llm import Fault, LLMClient, LocalOpenAIServer
 from textmem_gym.llm.budget import ClientAsk
 from textmem_gym.memory.stma.memory import PROMPTS, STMAMemory
-from textmem_gym.runner import evaluate
+from textmem_gym.runner import EvalConfig, evaluate
 
 pytestmark = pytest.mark.llm
 
@@ -99,7 +99,7 @@ def test_policy_fits_its_calls_and_records_the_similarity(embeddings):
                            faults=refuse_embeddings) as server:
         policy = make_policy("stma", model="m", base_url=server.base_url, structured_output="off",
                              max_tokens=MAX_TOKENS, max_retries=0)
-        result = evaluate("TextMem/CookingRL-L1-v0", policy, max_steps=5)[0]
+        result = evaluate("TextMem/CookingRL-L1-v0", policy, EvalConfig(max_steps=5))[0]
         room = policy.memory.location
         found = policy.memory.retrieve(f"where is the {room}")
         policy.close()

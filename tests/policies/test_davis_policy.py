@@ -10,7 +10,7 @@ from policies import make_policy
 from policies.davis import Prediction, parse_prediction
 from tests.policies.paper_answerers import DAVISAnswerer
 from textmem_gym.llm import Fault, LocalOpenAIServer
-from textmem_gym.runner import evaluate
+from textmem_gym.runner import EvalConfig, evaluate
 
 SCIENCEWORLD = "TextMem/ScienceWorld-FindLivingThing-v0"
 FAST = {"timeout": 0.3, "max_retries": 1, "backoff_base": 0.001, "backoff_max": 0.01}
@@ -67,13 +67,13 @@ def test_davis_survives_llm_faults_and_a_dead_endpoint():
     faults = ["malformed_json", "empty", Fault("429", retry_after=0.01, times=2), Fault("500", times=2), None]
     with LocalOpenAIServer(responder=answer, faults=faults) as server:
         policy = make_policy("davis", model="m", base_url=server.base_url, structured_output="off", **FAST)
-        result = evaluate("TextMem/CookingRL-L1-v0", policy, max_steps=4)[0]
+        result = evaluate("TextMem/CookingRL-L1-v0", policy, EvalConfig(max_steps=4))[0]
     stats = result["policy_stats"]
     assert result["steps"] == 4 and sum(stats["faults"].values()) >= 2 and stats["retries"] >= 1
     server = LocalOpenAIServer().start()
     url = server.base_url
     server.stop()
     policy = make_policy("davis", model="m", base_url=url, **FAST)
-    result = evaluate("TextMem/CookingRL-L1-v0", policy, max_steps=3)[0]
+    result = evaluate("TextMem/CookingRL-L1-v0", policy, EvalConfig(max_steps=3))[0]
     assert result["steps"] == 3 and result["policy_stats"]["llm_fallbacks"] >= 3
     assert policy.memory.world_model is None  # not a ScienceWorld env

@@ -10,13 +10,13 @@ import textmem_gym  # noqa: F401
 from policies import make_policy
 from policies.explorer import ExplorerPolicy, take_object
 from policies.memory_env import find_memory_wrapper
-from textmem_gym.runner import evaluate
+from textmem_gym.runner import EvalConfig, evaluate
 from textmem_gym.wrappers import MemoryGraphWrapper
 
 
 @pytest.fixture(scope="module")
 def treasure_runs():
-    return {memory: evaluate("TextMem/TreasureHunt-v0", ExplorerPolicy(memory=memory), max_steps=60)[0]
+    return {memory: evaluate("TextMem/TreasureHunt-v0", ExplorerPolicy(memory=memory), EvalConfig(max_steps=60))[0]
             for memory in (True, False)}
 
 
@@ -44,12 +44,12 @@ def test_runner_applies_the_policy_wrapper_hook_after_the_user_wrap():
                 seen.append((sorted(observation) if isinstance(observation, dict) else "text", "location" in info))
             super().reset(observation, info)
 
-    evaluate("TextMem/CookingRL-L1-v0", Probe(), max_steps=2)
-    evaluate("TextMem/CookingRL-L1-v0", Probe(memory=False), max_steps=2)
+    evaluate("TextMem/CookingRL-L1-v0", Probe(), EvalConfig(max_steps=2))
+    evaluate("TextMem/CookingRL-L1-v0", Probe(memory=False), EvalConfig(max_steps=2))
     assert seen == [(["belief", "observation"], True), ("text", False)]
     user = []
-    evaluate("TextMem/CookingRL-L1-v0", Probe(), max_steps=2,
-             wrap=lambda env: user.append(MemoryGraphWrapper(env, belief="full")) or user[-1])
+    evaluate("TextMem/CookingRL-L1-v0", Probe(), EvalConfig(max_steps=2,
+             wrap=lambda env: user.append(MemoryGraphWrapper(env, belief="full")) or user[-1]))
     env = Probe().wrap_env(user[0])
     assert env is user[0] and find_memory_wrapper(env).belief_mode == "full"  # kept, not doubled
 

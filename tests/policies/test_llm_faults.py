@@ -10,7 +10,7 @@ from policies.llm_agent import resolve_action
 from textmem_gym.cli import main
 from textmem_gym.llm import Fault, LocalOpenAIServer
 from textmem_gym.results import format_table, summarize
-from textmem_gym.runner import evaluate
+from textmem_gym.runner import EvalConfig, evaluate
 
 from .answerer import listed_actions
 
@@ -30,7 +30,7 @@ def test_faults_are_survived_and_counted():
               Fault("500", times=2), None, "malformed_json"]
     with LocalOpenAIServer(responder=answer_look, faults=faults) as server:
         policy = make_policy("react", model="m", base_url=server.base_url, **FAST)
-        result = evaluate(GAME, policy, max_steps=8)[0]
+        result = evaluate(GAME, policy, EvalConfig(max_steps=8))[0]
     stats = result["policy_stats"]
     assert result["steps"] == 8 and result["truncated"]
     assert stats["faults"].get("rate_limit", 0) >= 2 and stats["faults"].get("timeout", 0) >= 1
@@ -44,7 +44,7 @@ def test_a_dead_endpoint_falls_back_to_the_critic_every_step():
     url = server.base_url
     server.stop()
     policy = make_policy("ariadne", model="m", base_url=url, extractor="rules", **FAST)
-    result = evaluate(GAME, policy, max_steps=4)[0]
+    result = evaluate(GAME, policy, EvalConfig(max_steps=4))[0]
     stats = result["policy_stats"]
     assert result["steps"] == 4 and stats["failed_calls"] >= 8
     assert stats["llm_fallbacks"] >= 8 and stats["llm_errors"]["action"] == 4
@@ -76,7 +76,7 @@ DECISIONS = [
 def test_every_env_action_is_the_models_or_a_fallback_counted_by_cause():
     with LocalOpenAIServer(responder=scripted_decisions(DECISIONS)) as server:
         policy = make_policy("react", model="m", base_url=server.base_url, structured_output="off")
-        result = evaluate(GAME, policy, max_steps=4)[0]
+        result = evaluate(GAME, policy, EvalConfig(max_steps=4))[0]
     stats = result["policy_stats"]
     assert stats["fallbacks"] == {"invalid_defaulted": 1, "invalid_mapped": 1, "unparseable": 1}
     assert stats["env_actions"] == 4 and stats["model_actions"] == 0.25
@@ -109,7 +109,7 @@ def test_with_structured_outputs_the_schema_keeps_the_answer_admissible():
     admissible commands): the local server constrains them as a schema-following server does."""
     with LocalOpenAIServer(responder=scripted_decisions(DECISIONS)) as server:
         policy = make_policy("react", model="m", base_url=server.base_url, structured_output="auto")
-        result = evaluate(GAME, policy, max_steps=4)[0]
+        result = evaluate(GAME, policy, EvalConfig(max_steps=4))[0]
     stats = result["policy_stats"]
     assert stats["structured_output"] == {"json_schema": 4} and stats["fallbacks"] == {}
     assert stats["model_actions"] == 1.0 and stats["parse_failures"] == 0
@@ -140,7 +140,7 @@ def test_ariadne_can_extract_with_the_papers_llm_prompts_through_its_own_client(
 
     with LocalOpenAIServer(responder=responder) as server:
         policy = make_policy("ariadne", model="m", base_url=server.base_url, extractor="llm", similarity="bm25")
-        result = evaluate(GAME, policy, max_steps=2)[0]
+        result = evaluate(GAME, policy, EvalConfig(max_steps=2))[0]
     extraction = [p for p in prompts if "triplet" in p.lower() and "Observation:" in p]
     assert len(extraction) >= 3  # reset observation + one per step
     assert ("carrot", "is in", "fridge") in policy.memory.believed_triples()

@@ -11,7 +11,7 @@ import pytest
 from policies import make_policy
 from tests.policies.answerer import WalkthroughAnswerer, listed_actions
 from textmem_gym.llm import LocalOpenAIServer
-from textmem_gym.runner import evaluate
+from textmem_gym.runner import EvalConfig, evaluate
 from textmem_gym.wrappers import MemoryGraphWrapper
 
 GAME = "TextMem/Cooking-v0"
@@ -87,7 +87,7 @@ def test_ariadne_retrieves_once_per_decision_with_the_same_prompts():
             # the memory a plain MemoryGraphWrapper builds: rules extractor, BM25
             policy = make_policy("ariadne", model="local-test", base_url=server.base_url, extractor="rules", structured_output="off",
                                  memory_options={"similarity": "bm25"})
-            result = evaluate(GAME, policy, max_steps=12, wrap=wrap)[0]
+            result = evaluate(GAME, policy, EvalConfig(max_steps=12, wrap=wrap))[0]
             policy.close()
         return result, answerer.prompts, policy.memory.retrievals
 
@@ -122,7 +122,7 @@ def test_reflexion_reads_its_reflection_in_the_next_trial():
     answerer = WalkthroughAnswerer("TextMem/CookingRL-L1-v0")
     with LocalOpenAIServer(responder=answerer) as server:
         policy = make_policy("reflexion", model="m", base_url=server.base_url, structured_output="off")
-        first, second = evaluate("TextMem/CookingRL-L1-v0", policy, episodes=2, max_steps=2)
+        first, second = evaluate("TextMem/CookingRL-L1-v0", policy, EvalConfig(episodes=2, max_steps=2))
     assert not first["won"] and first["policy_stats"]["reflections_written"] == 1
     assert first["policy_stats"]["calls_by_kind"]["trial_reflection"] == 1
     assert second["policy_stats"]["reflections_read"] == 1

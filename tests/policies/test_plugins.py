@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from policies import ENTRY_POINT_GROUP, available_policies, make_policy
-from textmem_gym.runner import evaluate
+from textmem_gym.runner import EvalConfig, evaluate
 
 SHARED_CACHE = True  # the CookingRL game is generated once, in the shared cache
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,7 +112,7 @@ def test_eval_runs_the_installed_policy_by_its_name(plugin, tmp_path, monkeypatc
     monkeypatch.syspath_prepend(str(plugin["site"]))
     from tiny_agents.policy import Taker  # the same policy played here gives the same episode
 
-    assert row["score"] == evaluate(ENV_ID, Taker(), max_steps=3)[0]["score"]
+    assert row["score"] == evaluate(ENV_ID, Taker(), EvalConfig(max_steps=3))[0]["score"]
 
 
 def test_eval_runs_module_factory_without_entry_point_from_the_working_directory(plugin, tmp_path):

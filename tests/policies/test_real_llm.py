@@ -11,7 +11,7 @@ import pytest
 
 from textmem_gym.llm import LlamaCppServer, LocalModelMissingError, smollm2_path
 from textmem_gym.llm.llama_server import missing_server_modules
-from textmem_gym.runner import evaluate
+from textmem_gym.runner import EvalConfig, evaluate
 
 pytestmark = pytest.mark.real_llm
 KEY = "sk-real-llm-test-secret"
@@ -36,9 +36,9 @@ def server():
 @pytest.mark.parametrize("name", POLICIES)
 def test_policy_plays_through_the_real_model_and_counts_every_fallback(server, name, tmp_path):
     out, trajectories = tmp_path / "r.jsonl", tmp_path / "trajectories"
-    row = evaluate(GAMES.get(name, "TextMem/Cooking-v0"), name, max_steps=2, out=out, trajectories=trajectories,
+    row = evaluate(GAMES.get(name, "TextMem/Cooking-v0"), name, EvalConfig(max_steps=2, out=out, trajectories=trajectories,
                    policy_kwargs={"model": server.model_alias, "base_url": server.base_url, "api_key": KEY,
-                                  "context_window": server.context_window, "max_retries": 1, "timeout": 300.0})[0]
+                                  "context_window": server.context_window, "max_retries": 1, "timeout": 300.0}))[0]
     stats = row["policy_stats"]
     assert row["steps"] == 2 or row["terminated"]
     assert stats["env_actions"] == row["steps"]

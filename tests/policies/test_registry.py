@@ -17,8 +17,8 @@ from policies import (
     register_policy,
 )
 from policies.explorer import ExplorerPolicy
-from policies.registry import accepts_argument, check_policy_arguments, describe_factory, factory_parameters
 from policies.simple import RandomPolicy, WalkthroughPolicy
+from textmem_gym.core.registry import accepts_argument, check_policy_arguments, describe_factory, factory_parameters
 
 
 def test_every_registered_policy_implements_the_protocol():

@@ -9,7 +9,7 @@ from policies import make_policy
 from policies.stma import executable, parse_plan, parse_verdict
 from tests.policies.paper_answerers import STMAAnswerer
 from textmem_gym.llm import Fault, LocalOpenAIServer
-from textmem_gym.runner import evaluate
+from textmem_gym.runner import EvalConfig, evaluate
 
 GAME = "TextMem/STMA-Cooking-L2-v0"
 FAST = {"timeout": 0.3, "max_retries": 1, "backoff_base": 0.001, "backoff_max": 0.01}
@@ -78,7 +78,7 @@ def test_stma_survives_llm_faults():
     faults = ["malformed_json", "empty", Fault("429", retry_after=0.01, times=2), Fault("500", times=2), None]
     with LocalOpenAIServer(responder=answer, faults=faults) as server:
         policy = make_policy("stma", model="m", base_url=server.base_url, structured_output="off", **FAST)
-        result = evaluate("TextMem/CookingRL-L1-v0", policy, max_steps=4)[0]
+        result = evaluate("TextMem/CookingRL-L1-v0", policy, EvalConfig(max_steps=4))[0]
     stats = result["policy_stats"]
     assert result["steps"] == 4 and result["truncated"]
     assert sum(stats["faults"].values()) >= 2 and stats["retries"] >= 1
@@ -89,7 +89,7 @@ def test_a_dead_endpoint_falls_back_every_step():
     url = server.base_url
     server.stop()
     policy = make_policy("stma", model="m", base_url=url, **FAST)
-    result = evaluate("TextMem/CookingRL-L1-v0", policy, max_steps=3)[0]
+    result = evaluate("TextMem/CookingRL-L1-v0", policy, EvalConfig(max_steps=3))[0]
     stats = result["policy_stats"]
     assert result["steps"] == 3 and stats["llm_fallbacks"] >= 3 and stats["memory_llm_failures"] >= 3
     assert stats["similarity"] == "bm25"  # no embeddings served

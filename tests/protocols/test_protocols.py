@@ -12,8 +12,8 @@ import gymnasium as gym
 import pytest
 
 import textmem_gym  # noqa: F401
-from policies.registry import POLICIES
 from textmem_gym.cli import main
+from textmem_gym.core.registry import POLICIES
 from textmem_gym.envs.instances import instance_info, instance_seeds
 from textmem_gym.envs.textworld.published import PUBLISHED_GAMES
 from textmem_gym.protocols import PROTOCOLS, get_protocol, published

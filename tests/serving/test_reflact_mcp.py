@@ -8,7 +8,7 @@ from policies import make_policy
 from tests.policies.answerer import WalkthroughAnswerer
 from textmem_gym.llm import LocalOpenAIServer
 from textmem_gym.results import ResultsFile
-from textmem_gym.runner import evaluate
+from textmem_gym.runner import EvalConfig, evaluate
 
 GAME = "TextMem/CookingRL-L1-v0"
 
@@ -22,7 +22,7 @@ def test_reflact_over_mcp_wins_and_records_the_same_results(tmp_path, monkeypatc
         answerer = WalkthroughAnswerer(GAME)
         with LocalOpenAIServer(responder=answerer) as server:
             policy = make_policy("reflact", model="local-test", base_url=server.base_url, transport=transport)
-            rows[transport] = evaluate(GAME, policy, out=tmp_path / f"{transport}.jsonl")[0]
+            rows[transport] = evaluate(GAME, policy, EvalConfig(out=tmp_path / f"{transport}.jsonl"))[0]
             policy.close()
         prompts = answerer.prompts["reflact"]
         assert "ARIGRAPH_BELIEF_STATE: Location: " in prompts[-1] or transport == "inprocess"

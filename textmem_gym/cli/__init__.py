@@ -19,6 +19,8 @@ from collections.abc import Sequence
 import gymnasium as gym
 
 from textmem_gym.cli.play import play
+from textmem_gym.core.errors import PolicyNotReady, RunAborted
+from textmem_gym.core.policy import NotAPolicy
 from textmem_gym.loading import load_object
 
 #: Modules whose ``add_commands(subparsers)`` adds sub-commands, in ``--help`` order.
@@ -45,15 +47,17 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``textmem-gym`` console script.
 
-    Bad input (a ``ValueError`` or a Gymnasium error: unknown id, policy or argument) prints a
-    one-line error and returns 2; any other exception is a bug and shows its traceback.
+    Bad input (a ``ValueError`` or a Gymnasium error: unknown id, policy or argument; an object
+    that is not a policy), a policy that is not ready (a dead LLM endpoint, found before any
+    episode) and a run aborted midway (finished rows stay) print a one-line error and return 2;
+    any other exception is a bug and shows its traceback.
     """
     import textmem_gym  # noqa: F401  (registers ids)
 
     args = build_parser().parse_args(argv)
     try:
         return int(args.handler(args))
-    except (ValueError, gym.error.Error) as error:
+    except (ValueError, NotAPolicy, PolicyNotReady, RunAborted, gym.error.Error) as error:
         print(f"textmem-gym: error: {error}", file=sys.stderr)
         return 2
 

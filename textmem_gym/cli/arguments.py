@@ -86,7 +86,7 @@ def check_env_kwargs(env_id: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     """
     import gymnasium as gym
 
-    from policies.registry import factory_parameters
+    from textmem_gym.core.registry import factory_parameters
     from textmem_gym.loading import load_object
 
     spec = gym.spec(env_id)
@@ -104,7 +104,7 @@ def check_env_kwargs(env_id: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
 
 def check_policy_kwargs(policy: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     """Checks ``--policy-arg`` keywords against what the policy's factory accepts, before any game
-    is prepared (keys by :func:`policies.registry.check_policy_arguments`, values by type).
+    is prepared (keys by :func:`textmem_gym.core.registry.check_policy_arguments`, values by type).
 
     Returns:
         ``kwargs``, with a number or boolean given for a text-only keyword turned back into text.
@@ -113,7 +113,7 @@ def check_policy_kwargs(policy: str, kwargs: Mapping[str, Any]) -> dict[str, Any
         ValueError: Unknown policy, a keyword its factory does not accept (the message names it
             and the accepted ones), or a value whose type its annotation rules out.
     """
-    from policies.registry import check_policy_arguments, policy_parameters
+    from textmem_gym.core.registry import check_policy_arguments, policy_parameters
 
     check_policy_arguments(policy, dict(kwargs))
     parameters = policy_parameters(policy)

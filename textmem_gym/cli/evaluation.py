@@ -13,7 +13,7 @@ from textmem_gym.cli.arguments import check_env_kwargs, check_policy_kwargs, env
 def cmd_eval(args: argparse.Namespace) -> int:
     """Evaluates a policy on ids and prints the summary table."""
     from textmem_gym.results import format_table, summarize
-    from textmem_gym.runner import evaluate
+    from textmem_gym.runner import EvalConfig, evaluate
 
     use_working_directory()
     policy_kwargs = parse_pairs(args.policy_arg)
@@ -26,10 +26,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     make_kwargs = env_kwargs(args)
     for env_id in args.env_ids:
         make_kwargs = check_env_kwargs(env_id, make_kwargs)
-    results = evaluate(args.env_ids, args.policy, episodes=args.episodes, seed=args.seed,
-                       max_steps=args.max_steps, out=args.out, env_kwargs=make_kwargs,
-                       policy_kwargs=policy_kwargs, progress=not args.quiet,
-                       game_seeds=args.game_seeds or (None,), **execution_kwargs(args))
+    config = EvalConfig(episodes=args.episodes, seed=args.seed, max_steps=args.max_steps, out=args.out,
+                        env_kwargs=make_kwargs, policy_kwargs=policy_kwargs, progress=not args.quiet,
+                        game_seeds=args.game_seeds or (None,), **execution_kwargs(args))
+    results = evaluate(args.env_ids, args.policy, config)
     print(format_table(summarize(results)))
     if args.out:
         print(f"\nresults: {args.out}")
@@ -41,7 +41,7 @@ def apply_strict(policy: str, policy_kwargs: dict[str, Any]) -> None:
     back); for one that does not (``random``, ``explorer``, ``walkthrough``, ``rl:...``: every
     action is its own, so it has no fallback to stop at) a note on stderr and nothing else, so that
     one flag can go to every policy of a sweep."""
-    from policies.registry import accepts_argument
+    from textmem_gym.core.registry import accepts_argument
 
     if accepts_argument(policy, "strict"):
         policy_kwargs["strict"] = True
@@ -70,7 +70,7 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def execution_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    """The :func:`textmem_gym.evaluate` arguments of :func:`add_execution_arguments`'s options."""
+    """The :class:`textmem_gym.EvalConfig` fields of :func:`add_execution_arguments`'s options."""
     return {"workers": args.workers, "backend": args.backend, "ray_address": args.ray_address,
             "ray_task_cpus": args.ray_task_cpus, "max_concurrent_requests": args.max_concurrent_requests,
             "trajectories": args.trajectories, "trajectory_prompts": args.trajectory_prompts}

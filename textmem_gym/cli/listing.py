@@ -21,7 +21,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def print_policies() -> None:
     """One line per policy name: built-in ones, those of installed packages (marked), then patterns."""
-    from policies import DESCRIPTIONS, PREFIXED_POLICIES, available_policies
+    from textmem_gym.core.registry import DESCRIPTIONS, PREFIXED_POLICIES, available_policies
 
     rows = [(name, entry.description + (f"  [from package {entry.package}]" if entry.package else ""))
             for name, entry in available_policies().items()]

@@ -31,6 +31,7 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.managers import BaseManager
 from typing import Any
 
+from textmem_gym.core.errors import RunAborted
 from textmem_gym.execution.tasks import EpisodeTask, RunConfig, run_task
 from textmem_gym.llm.limits import EndpointLimits, Limiter, installed
 
@@ -83,6 +84,8 @@ def _worker_main(conn: Connection, config: RunConfig, limits: Limiter | None, ow
                 return
             try:
                 message: tuple[str, Any] = ("done", run_task(config, task))
+            except RunAborted as error:  # the driver stops the run with this one line
+                message = ("aborted", str(error))
             except Exception:  # the driver re-raises it with this traceback
                 message = ("error", traceback.format_exc())
             conn.send(message)
@@ -142,6 +145,7 @@ class LocalPool:
 
         Raises:
             EpisodeFailed: An episode raised an exception (the other workers are stopped first).
+            textmem_gym.core.errors.RunAborted: A policy stopped the run (a dead LLM endpoint).
             WorkerLost: A task's worker died more than ``max_retries`` times.
         """
         queue: deque[EpisodeTask] = deque(tasks)
@@ -189,6 +193,8 @@ class LocalPool:
         try:
             if worker.conn.poll():
                 kind, payload = worker.conn.recv()
+                if kind == "aborted":
+                    raise RunAborted(payload)
                 if kind == "error":
                     raise EpisodeFailed(f"an episode of {task.keys} failed in a worker:\n{payload}")
                 worker.task = None

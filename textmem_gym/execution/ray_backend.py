@@ -21,6 +21,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from textmem_gym.core.errors import RunAborted
 from textmem_gym.execution.local import EpisodeFailed, WorkerLost
 from textmem_gym.execution.tasks import EpisodeTask, RunConfig, run_task
 from textmem_gym.llm.limits import EndpointLimits, installed
@@ -137,6 +138,8 @@ class RayRunner:
         try:
             rows: Rows = ray.get(ref)
         except ray.exceptions.RayTaskError as error:
+            if isinstance(error.cause, RunAborted):
+                raise RunAborted(str(error.cause)) from None
             raise EpisodeFailed(f"an episode of {task.keys} failed in a Ray task:\n{error}") from None
         except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError) as error:
             raise WorkerLost(f"the Ray worker playing {task.keys} died {self.max_retries + 1} times: {error}") from None

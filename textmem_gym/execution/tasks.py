@@ -22,16 +22,18 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import gymnasium as gym
 
+from textmem_gym.core.episode import EpisodeObserver, play_episode
+from textmem_gym.core.policy import FullPolicy, Info, adapt_policy
+from textmem_gym.core.registry import make_policy
 from textmem_gym.results import EpisodeKey, episode_key
-
-if TYPE_CHECKING:
-    from policies.base import Policy
+from textmem_gym.trajectories import EpisodeRecorder, trajectory_path
 
 ResultCallback = Callable[[dict[str, Any]], None]
+StepCallback = Callable[[int, str, Any, float, Info], None]
 #: Policy kwargs never written to a trajectory header.
 _HIDDEN_KWARGS = frozenset({"api_key", "client"})
 
@@ -140,7 +142,59 @@ def plan_tasks(env_ids: Sequence[str], game_seeds: Iterable[int | None], *, epis
     return tasks
 
 
-def make_env(env_id: str, agent: Policy, max_steps: int | None, game_seed: int | None,
+def run_episode(env: gym.Env, policy: Any, *, seed: int | None = None,
+                on_step: StepCallback | None = None, trajectory: str | Path | None = None,
+                trajectory_prompts: str = "full", trajectory_header: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Plays one episode of ``policy`` in ``env``, recording its trajectory if asked.
+
+    Example:
+        >>> import gymnasium as gym, textmem_gym
+        >>> env = gym.make("TextMem/CookingRL-L1-v0", max_episode_steps=5)
+        >>> run_episode(env, make_policy("random"), seed=0)["steps"]
+        5
+
+    Args:
+        env: A TextMem env (possibly wrapped); its step limit ends the episode.
+        policy: Any object with ``act(observation, info) -> str`` (see :mod:`textmem_gym.core.policy`).
+        seed: Seed for ``env.reset`` and ``policy.seed``.
+        on_step: Called as ``on_step(step, action, observation, reward, info)`` after each step.
+        trajectory: Write the episode's trajectory to this JSONL file (see
+            :mod:`textmem_gym.trajectories`; an unfinished file there is replaced).
+        trajectory_prompts: ``"full"`` keeps each LLM call's prompt and answer, ``"keys"`` only their keys.
+        trajectory_header: More header fields for the trajectory (results key, policy kwargs...).
+
+    Returns:
+        The result of :func:`textmem_gym.core.episode.play_episode`; with ``trajectory``, also
+        ``trajectory`` (its path).
+    """
+    agent = adapt_policy(policy)
+    observers: list[EpisodeObserver] = []
+    if trajectory is not None:
+        observers.append(EpisodeRecorder(trajectory, env, agent, seed, trajectory_prompts, trajectory_header))
+    if on_step is not None:
+        observers.append(_StepCallback(on_step))
+    return play_episode(env, agent, seed=seed, observers=observers)
+
+
+@dataclass
+class _StepCallback:
+    """An :class:`~textmem_gym.core.episode.EpisodeObserver` calling ``on_step`` after each step."""
+
+    on_step: StepCallback
+
+    def reset(self, observation: Any, info: Info) -> None:
+        """Nothing to do at the reset."""
+
+    def step(self, step: int, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
+             info: Info) -> None:
+        """Calls ``on_step``."""
+        self.on_step(step, action, observation, reward, info)
+
+    def finish(self, result: dict[str, Any]) -> None:
+        """Nothing to do at the end."""
+
+
+def make_env(env_id: str, agent: FullPolicy, max_steps: int | None, game_seed: int | None,
              env_kwargs: dict[str, Any] | None, wrap: Callable[[gym.Env], gym.Env] | None) -> gym.Env:
     """The env an episode is played in: ``gym.make`` with the policy's privileged keys, ``wrap``, then
     the policy's own ``wrap_env``."""
@@ -157,15 +211,11 @@ def make_env(env_id: str, agent: Policy, max_steps: int | None, game_seed: int |
     return agent.wrap_env(env)  # policies that need a wrapper (e.g. a memory graph) add it here
 
 
-def play(config: RunConfig, episode: Episode, agent: Policy, env_kwargs: dict[str, Any] | None,
+def play(config: RunConfig, episode: Episode, agent: FullPolicy, env_kwargs: dict[str, Any] | None,
          wrap: Callable[[gym.Env], gym.Env] | None, policy_kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
     """Plays one planned episode with ``agent``; returns its results row (result + identity)."""
-    from textmem_gym.runner import run_episode
-
     trajectory_args: dict[str, Any] = {}
     if config.trajectories is not None:
-        from textmem_gym.trajectories import trajectory_path
-
         trajectory_args = {"trajectory": trajectory_path(config.trajectories, episode.key),
                            "trajectory_prompts": config.trajectory_prompts,
                            "trajectory_header": {"episode": episode.index, "game_seed": episode.game_seed,
@@ -189,7 +239,7 @@ def _shown_kwargs(policy_kwargs: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def run_task(config: RunConfig, task: EpisodeTask, on_result: ResultCallback | None = None,
-             agent: Policy | None = None) -> list[dict[str, Any]]:
+             agent: FullPolicy | None = None) -> list[dict[str, Any]]:
     """Plays a task's episodes in order with one policy (built from ``config`` unless ``agent`` is given).
 
     Args:
@@ -201,8 +251,6 @@ def run_task(config: RunConfig, task: EpisodeTask, on_result: ResultCallback | N
     Returns:
         The results rows, in the task's order.
     """
-    from policies import make_policy
-
     parts = config.parts()
     if agent is None:
         agent = make_policy(config.policy, **parts["policy_kwargs"])
@@ -215,4 +263,4 @@ def run_task(config: RunConfig, task: EpisodeTask, on_result: ResultCallback | N
     return rows
 
 
-__all__ = ["Episode", "EpisodeTask", "RunConfig", "make_env", "plan_tasks", "play", "run_task"]
+__all__ = ["Episode", "EpisodeTask", "RunConfig", "make_env", "plan_tasks", "play", "run_episode", "run_task"]

@@ -145,16 +145,16 @@ def run_protocol(protocol: Protocol, policy: str, *, plan: list[PlannedCell] | N
         ``winnable`` (added by the driver: the policy never sees them), so ``textmem-gym summary``
         marks unwinnable instances from the file alone.
     """
-    from textmem_gym.runner import evaluate
+    from textmem_gym.runner import EvalConfig, evaluate
 
     cells = plan if plan is not None else plan_protocol(protocol, **plan_options)
     played = []
     for planned in cells:
         instances = {(planned.env_id, seed): info for seed, info in planned.instances.items()}
-        results = evaluate(planned.env_id, policy, episodes=attempts or protocol.attempts, seed=0,
+        results = evaluate(planned.env_id, policy, EvalConfig(episodes=attempts or protocol.attempts, seed=0,
                            max_steps=planned.cell.max_steps, out=out, game_seeds=planned.game_seeds,
                            env_kwargs=planned.env_kwargs, policy_kwargs=dict(policy_kwargs or {}),
-                           progress=progress, workers=workers, row_extra=instances)
+                           progress=progress, workers=workers, row_extra=instances))
         rows = summarize(results, best_of=protocol.best_of)
         played.append(CellResult(planned, results, rows[0]))
     return played

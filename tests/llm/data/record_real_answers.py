@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 from textmem_gym.llm import LlamaCppServer, smollm2_path
-from textmem_gym.runner import evaluate
+from textmem_gym.runner import EvalConfig, evaluate
 from textmem_gym.trajectories import read_trajectory
 
 HERE = Path(__file__).parent
@@ -65,10 +65,10 @@ def record(server: LlamaCppServer, steps: int, way: str, folder: Path, policies:
     for policy, env_id, extra in (run for run in RUNS if run[0] in policies):
         rows = []
         directory = folder / f"{policy}-{way}"
-        evaluate(env_id, policy, max_steps=steps, trajectories=directory,
+        evaluate(env_id, policy, EvalConfig(max_steps=steps, trajectories=directory,
                  policy_kwargs={"model": server.model_alias, "base_url": server.base_url, "api_key": "unused",
                                 "context_window": server.context_window, "structured_output": way,
-                                "max_retries": 1, "timeout": 300.0, "cache": "off", **extra})
+                                "max_retries": 1, "timeout": 300.0, "cache": "off", **extra}))
         for path in sorted(directory.glob("*.jsonl")):
             for step in read_trajectory(path).steps:
                 for call in step.get("llm_calls") or []:

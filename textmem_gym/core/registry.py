@@ -8,8 +8,11 @@
 - ``prefix:argument`` with a prefix of :data:`PREFIXED_POLICIES` (``"rl:model.zip"``);
 - ``"package.module:Factory"``: any importable callable that returns a Policy.
 
+The built-in names are ``"module:attr"`` strings into the ``policies`` package (imported when used),
+so this table, like Gymnasium's registration table, imports no policy code: ``policies/`` depends on
+the library, never the reverse. ``from policies import make_policy`` re-exports :func:`make_policy`.
+
 Example:
-    >>> from policies import make_policy
     >>> make_policy("random", seed=1).name
     'random'
     >>> type(make_policy("policies.simple:RandomPolicy", seed=1)).__name__
@@ -31,7 +34,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
-from policies.base import Policy, check_policy
+from textmem_gym.core.policy import FullPolicy, adapt_policy
 from textmem_gym.loading import load_object
 
 #: Entry-point group through which installed packages add policy names (value ``"module:attr"``).
@@ -180,7 +183,7 @@ def register_policy(name: str, factory: str, description: str = "") -> None:
     DESCRIPTIONS[name] = description
 
 
-def make_policy(name: str, **kwargs: Any) -> Policy:
+def make_policy(name: str, **kwargs: Any) -> FullPolicy:
     """Builds a policy by name, prefixed spec or ``"module:Factory"`` (see the module docstring).
 
     Args:
@@ -192,12 +195,13 @@ def make_policy(name: str, **kwargs: Any) -> Policy:
     Raises:
         ValueError: Unknown name (the message lists the known ones), or ``kwargs`` the factory does
             not accept (the message names them and the accepted ones).
-        TypeError: The factory returned something that is not a Policy (the message names the
-            missing members).
+        textmem_gym.core.policy.NotAPolicy: The factory returned an object without ``act`` (a
+            ``TypeError``; one line). An object lacking only optional hooks is adapted
+            (:func:`~textmem_gym.core.policy.adapt_policy`).
     """
     factory, args = _factory(name)
     _check_arguments(name, factory, args, kwargs)
-    return check_policy(factory(*args, **kwargs))
+    return adapt_policy(factory(*args, **kwargs), name=name)
 
 
 def check_policy_arguments(name: str, kwargs: dict[str, Any]) -> None:

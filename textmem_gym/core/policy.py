@@ -1,0 +1,334 @@
+"""What a policy is: any object with ``act(observation, info) -> str``; the runner adapts the rest.
+
+Gymnasium asks an env for ``step``/``reset``, stable-baselines3 asks a model for ``predict``; we ask a
+policy for ``act``. Everything else the runner calls (``reset``, ``observe``, ``end_episode``, ``seed``,
+``wrap_env``, ``episode_stats``...) is optional: :func:`adapt_policy` wraps an object that lacks some of
+them in a :class:`PolicyAdapter` supplying no-op defaults, so the runner always sees a
+:class:`FullPolicy`. :class:`BasePolicy` gives the same defaults to those who prefer a base class.
+
+Example:
+    >>> class Look:
+    ...     def act(self, observation, info):
+    ...         return "look"
+    >>> policy = adapt_policy(Look())
+    >>> policy.name, policy.act("You are in a room.", {}), policy.episode_stats()
+    ('Look', 'look', {})
+    >>> adapt_policy(object())
+    Traceback (most recent call last):
+    ...
+    textmem_gym.core.policy.NotAPolicy: object is not a policy: it has no act(observation, info) method
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import gymnasium as gym
+
+#: What ``info`` is to a policy (the env's step info; see :mod:`textmem_gym.core.info`).
+Info = dict[str, Any]
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """A policy: the one method the runner requires."""
+
+    def act(self, observation: Any, info: Info) -> str:
+        """Returns the next command for ``observation``."""
+
+
+@runtime_checkable
+class FullPolicy(Protocol):
+    """A policy with every hook the runner calls (what :func:`adapt_policy` returns).
+
+    Attributes:
+        name: Name recorded in results.
+        privileged: Privileged ``info`` keys the policy needs (the env is then made with them).
+        multi_trial: True if it learns across trials of one game (in ``end_episode``): the runner
+            then plays every trial of one (env id, game seed) in order with one policy object.
+    """
+
+    @property
+    def name(self) -> str:
+        """Name recorded in results."""
+
+    @property
+    def privileged(self) -> frozenset[str]:
+        """Privileged ``info`` keys the policy needs."""
+
+    @property
+    def multi_trial(self) -> bool:
+        """Whether it learns across trials of one game."""
+
+    def act(self, observation: Any, info: Info) -> str:
+        """Returns the next command."""
+
+    def seed(self, seed: int | None) -> None:
+        """Seeds the policy's randomness for the next episode."""
+
+    def wrap_env(self, env: gym.Env) -> gym.Env:
+        """The env this policy plays (e.g. ``env`` inside a memory wrapper it needs)."""
+
+    def preflight(self) -> None:
+        """Checks once, before any episode, that what the policy needs is there (raises
+        :class:`~textmem_gym.core.errors.PolicyNotReady` with one line otherwise)."""
+
+    def reset(self, observation: Any, info: Info) -> None:
+        """Starts an episode with its first observation."""
+
+    def observe(self, action: str, observation: Any, reward: float, terminated: bool,
+                truncated: bool, info: Info) -> None:
+        """Sees the outcome of its last action."""
+
+    def end_episode(self, info: Info) -> None:
+        """Ends an episode (multi-trial policies such as Reflexion learn here)."""
+
+    def episode_stats(self) -> dict[str, Any]:
+        """Numbers recorded with the episode's result (tokens, calls, fallbacks by cause...)."""
+
+    def policy_config(self) -> dict[str, Any]:
+        """The policy's full configuration, recorded in every results row."""
+
+    def take_llm_calls(self) -> list[dict[str, Any]]:
+        """The LLM calls made since the last call (for the trajectory)."""
+
+    def action_source(self) -> str | None:
+        """Where the action just played came from: ``"model"``, a fallback cause, or ``None`` (not said)."""
+
+
+class BasePolicy:
+    """Convenience base with the defaults of every optional hook (subclass it and write ``act``).
+
+    Attributes:
+        name: Registry name, recorded in results.
+        privileged: Privileged ``info`` keys this policy needs (the runner then makes the env
+            with ``privileged=...``). Non-empty only for oracles such as ``walkthrough``.
+        multi_trial: True if the policy learns across trials of one game (in ``end_episode``).
+        config: The policy's settings with defaults filled in (what :meth:`policy_config` returns);
+            a subclass assigns its own dict.
+
+    Example:
+        >>> class Look(BasePolicy):
+        ...     name = "look"
+        ...     def act(self, observation, info):
+        ...         return "look"
+        >>> isinstance(Look(), FullPolicy), Look().policy_config()
+        (True, {})
+    """
+
+    name: ClassVar[str] = "base"
+    privileged: ClassVar[frozenset[str]] = frozenset()
+    multi_trial: ClassVar[bool] = False
+    config: Mapping[str, Any] = MappingProxyType({})
+
+    def seed(self, seed: int | None) -> None:
+        """Seeds the policy's randomness for the next episode (the runner calls it per episode)."""
+
+    def wrap_env(self, env: gym.Env) -> gym.Env:
+        """The env this policy plays: ``env`` unchanged (override to add a wrapper it needs)."""
+        return env
+
+    def preflight(self) -> None:
+        """Nothing to check (LLM policies check their endpoint here)."""
+
+    def reset(self, observation: Any, info: Info) -> None:
+        """Starts an episode."""
+
+    def act(self, observation: Any, info: Info) -> str:
+        """Returns the next command."""
+        raise NotImplementedError
+
+    def observe(self, action: str, observation: Any, reward: float, terminated: bool,
+                truncated: bool, info: Info) -> None:
+        """Sees the outcome of its last action."""
+
+    def end_episode(self, info: Info) -> None:
+        """Ends an episode."""
+
+    def episode_stats(self) -> dict[str, Any]:
+        """Numbers to record with the episode's result (tokens, calls, cost, fallbacks...)."""
+        return {}
+
+    def policy_config(self) -> dict[str, Any]:
+        """The policy's full configuration (``config``: settings with defaults filled in: extractor,
+        similarity, prompt style, strict...), recorded in every results row so that tables never mix
+        variants."""
+        return dict(self.config)
+
+    def take_llm_calls(self) -> list[dict[str, Any]]:
+        """The LLM calls made since the last call; none here."""
+        return []
+
+    def action_source(self) -> str | None:
+        """Where the action just played came from; not said here."""
+        return None
+
+
+class NotAPolicy(TypeError):
+    """The object given as a policy has no ``act(observation, info)`` method."""
+
+
+# One small protocol per optional hook: the adapter asks each whether the object has it.
+@runtime_checkable
+class _Resets(Protocol):
+    def reset(self, observation: Any, info: Info) -> None: ...
+
+
+@runtime_checkable
+class _Observes(Protocol):
+    def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
+                info: Info) -> None: ...
+
+
+@runtime_checkable
+class _EndsEpisodes(Protocol):
+    def end_episode(self, info: Info) -> None: ...
+
+
+@runtime_checkable
+class _Seeds(Protocol):
+    def seed(self, seed: int | None) -> None: ...
+
+
+@runtime_checkable
+class _WrapsEnv(Protocol):
+    def wrap_env(self, env: gym.Env) -> gym.Env: ...
+
+
+@runtime_checkable
+class _ChecksReady(Protocol):
+    def preflight(self) -> None: ...
+
+
+@runtime_checkable
+class _Reports(Protocol):
+    def episode_stats(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class _Configured(Protocol):
+    def policy_config(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class _CallsLLM(Protocol):
+    def take_llm_calls(self) -> list[dict[str, Any]]: ...
+
+
+@runtime_checkable
+class _SaysSource(Protocol):
+    def action_source(self) -> str | None: ...
+
+
+@runtime_checkable
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+@runtime_checkable
+class _Privileged(Protocol):
+    @property
+    def privileged(self) -> frozenset[str]: ...
+
+
+@runtime_checkable
+class _MultiTrial(Protocol):
+    @property
+    def multi_trial(self) -> bool: ...
+
+
+class PolicyAdapter:
+    """A :class:`FullPolicy` over an object that has ``act`` and any of the other hooks.
+
+    Each hook the object has is called; the others do what :class:`BasePolicy`'s defaults do.
+
+    Args:
+        agent: The object (its ``act`` is required).
+        name: Name recorded in results when the object has no ``name`` (default: its class name).
+    """
+
+    def __init__(self, agent: Policy, name: str | None = None) -> None:
+        self.agent = agent
+        self.name = agent.name if isinstance(agent, _Named) else (name or type(agent).__name__)
+        self.privileged = frozenset(agent.privileged) if isinstance(agent, _Privileged) else frozenset()
+        self.multi_trial = bool(agent.multi_trial) if isinstance(agent, _MultiTrial) else False
+
+    def act(self, observation: Any, info: Info) -> str:
+        """The object's ``act``."""
+        return self.agent.act(observation, info)
+
+    def seed(self, seed: int | None) -> None:
+        """The object's ``seed`` if it has one."""
+        if isinstance(self.agent, _Seeds):
+            self.agent.seed(seed)
+
+    def wrap_env(self, env: gym.Env) -> gym.Env:
+        """The object's ``wrap_env`` if it has one, else ``env``."""
+        return self.agent.wrap_env(env) if isinstance(self.agent, _WrapsEnv) else env
+
+    def preflight(self) -> None:
+        """The object's ``preflight`` if it has one."""
+        if isinstance(self.agent, _ChecksReady):
+            self.agent.preflight()
+
+    def reset(self, observation: Any, info: Info) -> None:
+        """The object's ``reset`` if it has one."""
+        if isinstance(self.agent, _Resets):
+            self.agent.reset(observation, info)
+
+    def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
+                info: Info) -> None:
+        """The object's ``observe`` if it has one."""
+        if isinstance(self.agent, _Observes):
+            self.agent.observe(action, observation, reward, terminated, truncated, info)
+
+    def end_episode(self, info: Info) -> None:
+        """The object's ``end_episode`` if it has one."""
+        if isinstance(self.agent, _EndsEpisodes):
+            self.agent.end_episode(info)
+
+    def episode_stats(self) -> dict[str, Any]:
+        """The object's ``episode_stats()`` if it has one, else ``{}``."""
+        return dict(self.agent.episode_stats()) if isinstance(self.agent, _Reports) else {}
+
+    def policy_config(self) -> dict[str, Any]:
+        """The object's ``policy_config()`` if it has one, else ``{}``."""
+        return dict(self.agent.policy_config()) if isinstance(self.agent, _Configured) else {}
+
+    def take_llm_calls(self) -> list[dict[str, Any]]:
+        """The object's ``take_llm_calls()`` if it has one, else ``[]``."""
+        return list(self.agent.take_llm_calls()) if isinstance(self.agent, _CallsLLM) else []
+
+    def action_source(self) -> str | None:
+        """The object's ``action_source()`` if it has one, else ``None``."""
+        return self.agent.action_source() if isinstance(self.agent, _SaysSource) else None
+
+
+def check_policy(agent: Any) -> Policy:
+    """``agent`` if it has a callable ``act``.
+
+    Raises:
+        NotAPolicy: It has none (one line naming the object's type).
+    """
+    if not (isinstance(agent, Policy) and callable(agent.act)):
+        raise NotAPolicy(f"{type(agent).__name__} is not a policy: it has no act(observation, info) method")
+    return agent
+
+
+def adapt_policy(agent: Any, name: str | None = None) -> FullPolicy:
+    """``agent`` as a :class:`FullPolicy`: unchanged if it has every hook, else in a :class:`PolicyAdapter`.
+
+    Args:
+        agent: Any object with ``act(observation, info) -> str``.
+        name: Name for results when ``agent`` has none of its own.
+
+    Raises:
+        NotAPolicy: ``agent`` has no ``act`` method.
+    """
+    check_policy(agent)
+    if isinstance(agent, FullPolicy):
+        return agent
+    return PolicyAdapter(agent, name)
