@@ -57,7 +57,7 @@ def verify_file(path: str | Path, sha256: str, what: str) -> Path:
     return Path(path)
 
 
-def fetch_cached(url: str, dest: str | Path, sha256: str, *, what: str, instead: str = "",
+def fetch_cached(url: str, dest: str | Path, sha256: str | None, *, what: str, instead: str = "",
                  timeout: float = 30.0) -> Path:
     """The file ``dest`` holding the content of ``url`` whose sha256 is ``sha256``.
 
@@ -65,10 +65,14 @@ def fetch_cached(url: str, dest: str | Path, sha256: str, *, what: str, instead:
     content) ``url`` is downloaded into a temporary file beside ``dest``, checked, and renamed to
     ``dest``, all under a lock (``dest`` + ``.lock``). Nothing is kept from a failed download.
 
+    Without a pinned ``sha256`` (``None``: the publisher gives none and it could not be computed when
+    the address was added), the first copy kept at ``dest`` is trusted and its sha256 recorded in
+    ``dest`` + ``.sha256``; from then on that record is the expected value.
+
     Args:
         url: ``http(s)://`` (or ``file://``) address of the file.
         dest: Where to keep it (its folder is created).
-        sha256: The expected hex sha256 of the content.
+        sha256: The expected hex sha256 of the content, or ``None`` (recorded on first use, see above).
         what: What the file is, for error messages (e.g. ``"the Jericho suite's zork1.z5"``).
         instead: The setting that avoids the download, appended to error messages (e.g.
             ``"Set TEXTMEM_ROMS_DIR to a directory holding it."``).
@@ -84,18 +88,28 @@ def fetch_cached(url: str, dest: str | Path, sha256: str, *, what: str, instead:
     """
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
+    record = dest.with_name(dest.name + ".sha256")
     with FileLock(str(dest) + ".lock"):
-        if dest.is_file() and sha256_of(dest) == sha256:
-            return dest
+        expected = sha256 or (record.read_text().strip() if record.is_file() else None)
+        if dest.is_file() and (expected is None or sha256_of(dest) == expected):
+            return _recorded(dest, record) if expected is None else dest
         try:
             part, actual = _download_beside(dest, url, timeout)
         except (urllib.error.URLError, OSError) as error:
             raise DownloadError(f"downloading {what} from {url} failed ({error}).{_then(instead)}") from error
-        if actual != sha256:
+        if expected is not None and actual != expected:
             part.unlink()
-            raise ChecksumError(f"download {url} is not {what}: sha256 {actual}, expected {sha256}; "
+            raise ChecksumError(f"download {url} is not {what}: sha256 {actual}, expected {expected}; "
                                 f"nothing was saved.{_then(instead)}")
         os.replace(part, dest)
+        if expected is None:
+            record.write_text(actual + "\n")
+    return dest
+
+
+def _recorded(dest: Path, record: Path) -> Path:
+    """Records the sha256 of a trusted first copy (no pinned value) and returns ``dest``."""
+    record.write_text(sha256_of(dest) + "\n")
     return dest
 
 

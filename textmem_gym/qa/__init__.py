@@ -1,13 +1,35 @@
 """Multi-hop QA over documents: official-format readers, sampling, scoring and a shipped set.
 
+- :mod:`textmem_gym.qa.data`: :class:`QAExample`, the readers of HotpotQA's and MuSiQue's official
+  dev files, :func:`load_dataset` (``--data DIR`` / ``TEXTMEM_QA_DIR`` / cache, optional download).
+- :mod:`textmem_gym.qa.sampling`: the papers' samples by name (``"arigraph"``: 200, ``"davis"``: 400).
+- :mod:`textmem_gym.qa.scoring`: EM and F1 as the official scripts compute them.
+- :mod:`textmem_gym.qa.synthetic`: the invented QA set shipped in both official formats.
+
 Example:
-    >>> from textmem_gym.qa import QAExample, Paragraph
-    >>> Paragraph("T", "x", ("x",), False).is_supporting
-    False
+    >>> from textmem_gym.qa import load_dataset, sample, score, shipped_data_dir
+    >>> questions = sample(load_dataset("musique", shipped_data_dir()), "arigraph", limit=2)
+    >>> score(questions[0].answers[0], questions[0])
+    {'em': 1.0, 'f1': 1.0}
 """
 
 from __future__ import annotations
 
-from textmem_gym.qa.data import Paragraph, QAExample
+from textmem_gym.qa.data import (
+    DATASETS,
+    QA_DIR_ENV,
+    Paragraph,
+    QADataError,
+    QADataNotFoundError,
+    QAExample,
+    load_dataset,
+    read_hotpotqa,
+    read_musique,
+)
+from textmem_gym.qa.sampling import PROTOCOLS, SamplingProtocol, sample
+from textmem_gym.qa.scoring import SCORERS, mean_scores, normalize_answer, score
+from textmem_gym.qa.synthetic import shipped_data_dir
 
-__all__ = ["Paragraph", "QAExample"]
+__all__ = ["DATASETS", "PROTOCOLS", "QA_DIR_ENV", "SCORERS", "Paragraph", "QADataError", "QADataNotFoundError",
+           "QAExample", "SamplingProtocol", "load_dataset", "mean_scores", "normalize_answer", "read_hotpotqa",
+           "read_musique", "sample", "score", "shipped_data_dir"]
