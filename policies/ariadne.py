@@ -115,7 +115,7 @@ class AriadnePolicy(LLMAgent):
     def extraction_ask(self, kind: str, prompt: str | Callable[[], str], *,
                        trim: Sequence[Trimmable] = ()) -> str | None:
         """The :class:`~textmem_gym.llm.budget.Ask` of the ``llm`` extractor: this policy's
-        :meth:`~policies.llm_calls.LLMCalls.ask` at temperature 0 with :data:`EXTRACTION_MAX_TOKENS`,
+        :meth:`~textmem_gym.llm.LLMCalls.ask` at temperature 0 with :data:`EXTRACTION_MAX_TOKENS`,
         so extraction calls are fitted to the context window (trims counted in ``context_trims``),
         counted by kind (``arigraph_triplets``, ``arigraph_outdated``) and recorded with the step
         whose observation they read (the calls made during ``env.step`` of decision ``t`` are in

@@ -26,8 +26,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from policies.llm_agent import LLMAgent, Section, Turn, compact
-from policies.llm_calls import answer_schema, render_prompt
+from policies.llm_agent import LLMAgent, Section, Turn, answer_schema, compact, render_prompt
 from policies.memory_stream import MemoryStream
 from textmem_gym.core.policy import Info
 from textmem_gym.llm.budget import Trimmable

@@ -17,7 +17,7 @@ critic's best untried command is sent and counted as a fallback by cause. Defaul
 paper: LLM extraction of the temporal KG (``extractor="rules"`` is the rule variant). Context
 budget: the world model's prompt loses the oldest steps of the belief's recent trajectory first,
 then the inner monologue's oldest answers; the actor's loses the least relevant permissible
-commands (never below :data:`~policies.llm_calls.MIN_ACTIONS`). One world-model call
+commands (never below :data:`~textmem_gym.llm.budget.MIN_ACTIONS`). One world-model call
 predicts both the next observation and the reward (Algorithm 2's transition and reward models
 share their inputs, so they are asked together).
 
@@ -44,13 +44,12 @@ from typing import Any, ClassVar
 import gymnasium as gym
 
 from policies.critic import HeuristicCritic, room_from
-from policies.llm_agent import SAFE_COMMAND, Turn, compact
-from policies.llm_calls import MIN_ACTIONS, LLMCalls, answer_schema, rank_commands, render_prompt
+from policies.llm_agent import SAFE_COMMAND, LLMPolicy, Turn, answer_schema, compact, render_prompt
 from policies.memory_env import admissible, adopt_memory, ensure_memory_wrapper, observation_text
 from policies.stma import executable
-from textmem_gym.core.policy import BasePolicy, Info
+from textmem_gym.core.policy import Info
 from textmem_gym.llm.answers import parse_answer
-from textmem_gym.llm.budget import Trimmable
+from textmem_gym.llm.budget import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
 from textmem_gym.memory.davis.kg import TemporalKG
 from textmem_gym.memory.davis.memory import DAVISMemory
 
@@ -89,11 +88,11 @@ def scienceworld_task(env: gym.Env) -> str | None:
     return task if type(env.unwrapped).__name__ == "ScienceWorldEnv" and isinstance(task, str) else None
 
 
-class DAVISPolicy(BasePolicy):
+class DAVISPolicy(LLMPolicy):
     """The DAVIS agent.
 
     Args:
-        model, base_url, api_key, client, **client_options: LLM endpoint (see :class:`~policies.llm_calls.LLMCalls`).
+        model, base_url, api_key, client, **client_options: LLM endpoint (see :class:`~textmem_gym.llm.LLMCalls`).
         world_model: ``"auto"`` (ScienceWorld: built from gold trajectories), ``None``, a
             :class:`TemporalKG` or a path to a saved one.
         train_variations: Training variations of the ScienceWorld world model (5).
@@ -135,7 +134,7 @@ class DAVISPolicy(BasePolicy):
 
     def _ask(self, kind: str, prompt: str | Callable[[], str], *, trim: Sequence[Trimmable] = ()) -> str | None:
         """The :class:`~textmem_gym.llm.budget.Ask` of this agent and its memory (extraction, graph QA):
-        :meth:`~policies.llm_calls.LLMCalls.ask` at this policy's temperature and completion limit,
+        :meth:`~textmem_gym.llm.LLMCalls.ask` at this policy's temperature and completion limit,
         fitted to the context window by dropping items of ``trim``."""
         return self.llm.ask(kind, prompt, temperature=self.temperature, max_tokens=self.max_tokens, trim=trim)
 
@@ -324,10 +323,6 @@ class DAVISPolicy(BasePolicy):
         stats.update(self.counts)
         stats["reflections"] = len(self.reflections)
         return stats
-
-    def close(self) -> None:
-        """Closes the LLM client."""
-        self.llm.close()
 
 
 def _numbered(trajectory: Sequence[Prediction]) -> str:

@@ -11,12 +11,17 @@ errors, context overflows and unparseable answers fall back to the heuristic cri
 untried command). Subclasses change only the memory (:meth:`LLMAgent.memory_sections`,
 :meth:`LLMAgent.remember`).
 
-Context budget (see :mod:`policies.llm_calls`): when the window is known, prompts lose, in this
+Context budget (see :mod:`textmem_gym.llm.budget`): when the window is known, prompts lose, in this
 order, the oldest history steps, then the items of the memory sections (least relevant first,
 in the order the sections are listed), then the least relevant commands of the action list
-(:func:`~policies.llm_calls.rank_commands`, never below
-:data:`~policies.llm_calls.MIN_ACTIONS`); never the instructions, the goal, the current
+(:func:`~textmem_gym.llm.budget.rank_commands`, never below
+:data:`~textmem_gym.llm.budget.MIN_ACTIONS`); never the instructions, the goal, the current
 observation or the plan.
+
+Every policy that asks a model keeps a :class:`~textmem_gym.llm.LLMCalls` as ``self.llm`` and
+subclasses :class:`LLMPolicy`, which gives the runner its LLM hooks (``preflight``,
+``take_llm_calls``, ``action_source``). The policies' prompts and answer schemas are the files of
+``policies/prompts/`` (:func:`render_prompt`, :func:`answer_schema`).
 
 Example:
     >>> resolve_action("take the knife", ["take knife from table", "look"])
@@ -28,17 +33,22 @@ Example:
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from policies.critic import HeuristicCritic, room_from
-from policies.llm_calls import MIN_ACTIONS, LLMCalls, answer_schema, rank_commands, render_prompt
 from policies.memory_env import admissible, observation_text
 from textmem_gym.core.policy import BasePolicy, Info
 from textmem_gym.llm.answers import match_command
-from textmem_gym.llm.budget import Trimmable
+from textmem_gym.llm.budget import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands, with_actions
+from textmem_gym.prompts import PromptFolder
 
 SAFE_COMMAND = "look"
+#: The policies' prompt templates and answer schemas (``policies/prompts/``).
+PROMPTS = PromptFolder(__package__)
+#: Fills a policy prompt; every placeholder must be given.
+render_prompt = PROMPTS.render
 #: Prompt style -> template name suffix (``planning.txt`` or ``planning_paper.txt``...).
 PROMPT_STYLES = {"compact": "", "paper": "_paper"}
 #: How an answer was resolved -> the counter it increments.
@@ -75,6 +85,54 @@ def group_commands(commands: list[str]) -> str:
     return json.dumps(groups, ensure_ascii=False, separators=(",", ":"))
 
 
+def answer_schema(name: str, actions: Sequence[str] | None = None) -> dict[str, Any]:
+    """The answer schema of prompt ``name`` (``policies/prompts/<name>.schema.json``), ``actions`` as its
+    action enum (see :func:`~textmem_gym.llm.budget.with_actions`).
+
+    Example:
+        >>> answer_schema("decision", ["look", "go east"])["properties"]["action_to_take"]["enum"]
+        ['look', 'go east']
+    """
+    return with_actions(PROMPTS.schema(name), actions)
+
+
+class LLMPolicy(BasePolicy):
+    """The base of the policies that ask a model through :attr:`llm`: the runner's LLM hooks.
+
+    Attributes:
+        llm: The policy's :class:`~textmem_gym.llm.LLMCalls` (a subclass makes it in ``__init__``).
+
+    Example:
+        >>> class Echo(LLMPolicy):
+        ...     def __init__(self):
+        ...         self.llm = LLMCalls(model="m")
+        ...     def act(self, observation, info):
+        ...         return self.llm.model_action("look")
+        >>> policy = Echo()
+        >>> policy.act("", {}), policy.action_source(), policy.take_llm_calls()
+        ('look', 'model', [])
+    """
+
+    llm: LLMCalls
+
+    def preflight(self) -> None:
+        """Checks the LLM endpoint once, before the first episode (one line and
+        :class:`~textmem_gym.core.errors.PolicyNotReady` when it is unusable)."""
+        self.llm.preflight()
+
+    def take_llm_calls(self) -> list[dict[str, Any]]:
+        """The LLM calls made since the last call (for the trajectory)."""
+        return self.llm.take_step_calls()
+
+    def action_source(self) -> str | None:
+        """``"model"`` or the fallback cause of the env action counted since the last call (``None``: none)."""
+        return self.llm.take_action_source()
+
+    def close(self) -> None:
+        """Closes the LLM client."""
+        self.llm.close()
+
+
 @dataclass
 class Turn:
     """One executed step: the action and what the game answered."""
@@ -84,7 +142,7 @@ class Turn:
     reward: float = 0.0
 
 
-class LLMAgent(BasePolicy):
+class LLMAgent(LLMPolicy):
     """Planner + ReAct decision module over a pluggable memory (the base of all LLM baselines).
 
     Args:
@@ -267,10 +325,6 @@ class LLMAgent(BasePolicy):
         if exits is not None:
             sections.append(exits)
         return self.decide(sections, commands)
-
-    def close(self) -> None:
-        """Closes the LLM client."""
-        self.llm.close()
 
 
 def _plan_step(index: int, step: Any) -> dict[str, Any]:

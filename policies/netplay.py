@@ -27,10 +27,10 @@ import random
 import re
 from typing import Any, ClassVar
 
-from policies.llm_calls import LLMCalls, answer_schema, render_prompt
+from policies.llm_agent import LLMPolicy, answer_schema, render_prompt
 from policies.memory_env import admissible, observation_text
 from textmem_gym.core.policy import BasePolicy, Info
-from textmem_gym.llm.budget import Trimmable
+from textmem_gym.llm.budget import LLMCalls, Trimmable
 
 _LINE = re.compile(r"^- (.+?): (\d+) steps? \w+ \(x(\d+) y(\d+)\)$", re.M)
 _LEVEL = re.compile(r"Dungeon level (\d+), turn")
@@ -140,7 +140,7 @@ class NetPlayHeuristic(BasePolicy):
         return "explore", "explore"
 
 
-class NetPlayPolicy(BasePolicy):
+class NetPlayPolicy(LLMPolicy):
     """NetPlay: an LLM picks one skill per step with a short reason (see the module docstring).
 
     Args:
@@ -224,6 +224,3 @@ class NetPlayPolicy(BasePolicy):
         cause = self.llm.failure_cause() if answer is None else "unparseable"
         return self.llm.fallback(cause, self.fallback.choose(text, admissible(info))[0])
 
-    def close(self) -> None:
-        """Closes the LLM client."""
-        self.llm.close()

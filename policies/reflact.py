@@ -27,7 +27,7 @@ Every env action is counted: the model's own command, or a fallback by cause (LL
 unparseable answer, an off-list action mapped or defaulted, critic substitution, loop guard;
 the first that applies). Context budget: the prompt loses the oldest recent-history steps,
 then the belief-state lines, then the critic's rejected commands, then the least relevant
-valid actions (never below :data:`~policies.llm_calls.MIN_ACTIONS`).
+valid actions (never below :data:`~textmem_gym.llm.budget.MIN_ACTIONS`).
 
 Example:
     >>> parse_reflact("REFLECTION: in the hall\\nOBJECTIVE: find the lamp\\nACTION: go north")
@@ -43,11 +43,20 @@ from typing import Any, ClassVar
 import gymnasium as gym
 
 from policies.critic import HeuristicCritic, LoopGuard, room_from
-from policies.llm_agent import INVALID_COUNTERS, SAFE_COMMAND, Turn, compact, resolve_action
-from policies.llm_calls import MIN_ACTIONS, LLMCalls, Trimmable, answer_schema, rank_commands, render_prompt
+from policies.llm_agent import (
+    INVALID_COUNTERS,
+    SAFE_COMMAND,
+    LLMPolicy,
+    Turn,
+    answer_schema,
+    compact,
+    render_prompt,
+    resolve_action,
+)
 from policies.memory_env import admissible, ensure_memory_wrapper, observation_text
-from textmem_gym.core.policy import BasePolicy, Info
+from textmem_gym.core.policy import Info
 from textmem_gym.llm.answers import parse_answer
+from textmem_gym.llm.budget import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
 
 #: How the policy reaches the game (see ``ReflActPolicy``).
 TRANSPORTS = ("inprocess", "mcp")
@@ -69,11 +78,11 @@ def parse_reflact(text: str) -> dict[str, str]:
     return {k: str(v) for k, v in parse_answer(text, answer_schema("reflact")).values.items()}
 
 
-class ReflActPolicy(BasePolicy):
+class ReflActPolicy(LLMPolicy):
     """The Text Adventure Agent's ReflAct loop as a policy.
 
     Args:
-        model, base_url, api_key, client, **client_options: LLM endpoint (see :class:`~policies.llm_calls.LLMCalls`).
+        model, base_url, api_key, client, **client_options: LLM endpoint (see :class:`~textmem_gym.llm.LLMCalls`).
         temperature: Temperature of the main call.
         history: Recent steps shown verbatim.
         narrative_every: Steps between narrative syntheses.
@@ -310,6 +319,3 @@ class ReflActPolicy(BasePolicy):
         stats.update(self.counts)
         return stats
 
-    def close(self) -> None:
-        """Closes the LLM client."""
-        self.llm.close()

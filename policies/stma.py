@@ -16,7 +16,7 @@ Defaults follow the paper: the LLM relation retriever (D.2), summarizer and aggr
 numbered or bulleted plans, commands with articles) are read by the shared parser.
 Context budget: the planner's and critic's prompts lose the oldest temporal-belief sentences,
 then spatial-memory lines, then the least relevant commands (never below
-:data:`~policies.llm_calls.MIN_ACTIONS`); the memory's own calls (summarizer, relation
+:data:`~textmem_gym.llm.budget.MIN_ACTIONS`); the memory's own calls (summarizer, relation
 retriever, aggregator) are fitted the same way through this policy's calls (their order is in
 :mod:`textmem_gym.memory.stma.memory`). Entity similarity (``similarity="auto"``, the default):
 the endpoint's embeddings when it serves them (one probe call per policy), else BM25 over entity
@@ -41,12 +41,11 @@ from typing import Any, ClassVar
 import gymnasium as gym
 
 from policies.critic import HeuristicCritic, room_from
-from policies.llm_agent import SAFE_COMMAND, compact
-from policies.llm_calls import MIN_ACTIONS, LLMCalls, answer_schema, rank_commands, render_prompt
+from policies.llm_agent import SAFE_COMMAND, LLMPolicy, answer_schema, compact, render_prompt
 from policies.memory_env import admissible, adopt_memory, ensure_memory_wrapper, find_memory_wrapper, observation_text
-from textmem_gym.core.policy import BasePolicy, Info
+from textmem_gym.core.policy import Info
 from textmem_gym.llm.answers import match_command, parse_answer
-from textmem_gym.llm.budget import Trimmable
+from textmem_gym.llm.budget import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
 from textmem_gym.memory.stma.memory import STMAMemory, paragraph_section
 
 #: Entity similarities of the policy: ``auto`` resolves to ``openai`` (the endpoint's embeddings) or ``bm25``.
@@ -80,11 +79,11 @@ def executable(action: str, commands: list[str]) -> str | None:
     return command if how in ("exact", "completed") else None
 
 
-class STMAPolicy(BasePolicy):
+class STMAPolicy(LLMPolicy):
     """The STMA agent.
 
     Args:
-        model, base_url, api_key, client, **client_options: LLM endpoint (see :class:`~policies.llm_calls.LLMCalls`).
+        model, base_url, api_key, client, **client_options: LLM endpoint (see :class:`~textmem_gym.llm.LLMCalls`).
         extractor: Relation retriever of the memory: ``"llm"`` (default: the paper's D.2 prompt) or ``"rules"``.
         memory_llm: Run the summarizer and the aggregator with the LLM (default, as the paper;
             ``False``: deterministic).
@@ -277,6 +276,3 @@ class STMAPolicy(BasePolicy):
         stats["similarity"] = self.resolved_similarity or self.similarity
         return stats
 
-    def close(self) -> None:
-        """Closes the LLM client."""
-        self.llm.close()

@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import json
 import string
 from importlib import resources
 from typing import Any
@@ -27,6 +28,15 @@ def _read(package: str, name: str) -> string.Template:
     if not path.is_file():
         raise ValueError(f"no prompt {name!r} in {package}/prompts/")
     return string.Template(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _read_schema(package: str, name: str) -> dict[str, Any]:
+    path = resources.files(package).joinpath("prompts", f"{name}.schema.json")
+    if not path.is_file():
+        raise ValueError(f"no answer schema {name!r} in {package}/prompts/")
+    loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return loaded
 
 
 class PromptFolder:
@@ -42,6 +52,11 @@ class PromptFolder:
     def template(self, name: str) -> string.Template:
         """The template ``<package>/prompts/<name>.txt`` (read once per process)."""
         return _read(self.package, name)
+
+    def schema(self, name: str) -> dict[str, Any]:
+        """The JSON schema of prompt ``name``'s answer, ``<package>/prompts/<name>.schema.json`` (read once
+        per process: copy it before changing it)."""
+        return _read_schema(self.package, name)
 
     def render(self, name: str, /, **fields: Any) -> str:
         """Fills template ``name``; every placeholder must be given (``KeyError`` names the missing one)."""

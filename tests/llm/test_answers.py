@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from policies.davis import parse_prediction
-from policies.llm_calls import answer_schema
+from policies.llm_agent import answer_schema
 from textmem_gym.llm.answers import clean_command, match_command, parse_answer
 
 DATA = Path(__file__).parent / "data"

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from textmem_gym.llm import parse_json_object
-from textmem_gym.llm.jsonparse import repair_json
+from textmem_gym.llm.answers import repair_json
 
 CLEAN = '{"action": "go north", "reason": "explore"}'
 PARSED = {"action": "go north", "reason": "explore"}

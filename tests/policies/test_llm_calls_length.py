@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
-from policies.llm_calls import LENGTH_RETRY_FACTOR, LLMCalls, answer_schema
+from policies.llm_agent import answer_schema
 from textmem_gym.llm import LocalOpenAIServer
+from textmem_gym.llm.budget import LENGTH_RETRY_FACTOR, LLMCalls
 
 ANSWER = json.dumps({"reason_for_action": "the fridge may hold the carrot", "action_to_take": "open fridge"})
 

@@ -1,8 +1,11 @@
 """LLM access for textmem_gym: an OpenAI-compatible client and a local server for tests.
 
 * :class:`LLMClient` -- chat (sync/async), embeddings, retries with backoff, a concurrency
-  limit, token and cost accounting (:class:`UsageTotals`) and a SQLite response cache.
-* :func:`parse_json_object` -- structured output from free text, never raising.
+  limit, structured output, token and cost accounting (:class:`UsageTotals`) and a SQLite
+  response cache (:mod:`.client`); :func:`preflight` checks an endpoint once before a run.
+* :class:`LLMCalls` -- a policy's calls: fitted to the context window, counted per episode
+  (:mod:`.budget`, with :class:`Trimmable` sections and the memories' :class:`ClientAsk`).
+* :func:`parse_answer`, :func:`parse_json_object` -- the one free-text parser (:mod:`.answers`).
 * :class:`LocalOpenAIServer` -- a real HTTP server speaking the OpenAI API on 127.0.0.1 with
   scripted answers and injectable :class:`Fault` s.
 * :class:`LlamaCppServer` -- llama.cpp's OpenAI-compatible server (``llama-cpp-python[server]``)
@@ -16,21 +19,36 @@ Example:
     {'action': 'open fridge'}
 """
 
-from textmem_gym.llm.accounting import DEFAULT_PRICES, PriceTable, UsageTotals
+from textmem_gym.llm.answers import Answer, ParseResult, parse_answer, parse_json_object
+from textmem_gym.llm.budget import ClientAsk, LLMCalls, Trimmable
 from textmem_gym.llm.cache import CACHE_MODES, ResponseCache
-from textmem_gym.llm.client import LLMClient
-from textmem_gym.llm.errors import CacheMissError, ContextLengthError, LLMError
-from textmem_gym.llm.jsonparse import ParseResult, parse_json_object
+from textmem_gym.llm.client import (
+    DEFAULT_PRICES,
+    STRUCTURED_SETTINGS,
+    ChatResult,
+    LLMClient,
+    PriceTable,
+    RetryPolicy,
+    UsageTotals,
+    preflight,
+)
+from textmem_gym.llm.errors import CacheMissError, ContextLengthError, EndpointDown, EndpointUnavailable, LLMError
 from textmem_gym.llm.llama_server import LlamaCppServer, LocalModelMissingError, smollm2_path
-from textmem_gym.llm.results import ChatResult
-from textmem_gym.llm.retry import RetryPolicy
-from textmem_gym.llm.server_info import ServerInfo
-from textmem_gym.llm.structured import STRUCTURED_SETTINGS
+from textmem_gym.llm.server_info import ServerInfo, estimate_prompt_tokens
 from textmem_gym.llm.testing.faults import FAULT_KINDS, Fault
 from textmem_gym.llm.testing.server import LocalOpenAIServer
 
 __all__ = [
+    "Answer",
     "CACHE_MODES",
+    "ClientAsk",
+    "EndpointDown",
+    "EndpointUnavailable",
+    "LLMCalls",
+    "Trimmable",
+    "estimate_prompt_tokens",
+    "parse_answer",
+    "preflight",
     "DEFAULT_PRICES",
     "FAULT_KINDS",
     "CacheMissError",

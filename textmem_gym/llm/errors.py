@@ -3,6 +3,10 @@
 Every message built here goes through :class:`Redactor`, so an API key can never reach an
 exception text, a log line or a traceback printed from one of these errors.
 
+Two errors are not :class:`LLMError` s, so that no fallback counts them as a model's bad answer:
+:class:`EndpointUnavailable` (the preflight check found the endpoint unusable before any episode)
+and :class:`EndpointDown` (calls in a row failed on transport faults: the server died midway).
+
 Example:
     >>> err = LLMError("boom with sk-secret-123456789", endpoint="http://h/v1", model="m",
     ...                attempts=3, last_fault="rate_limit", secrets=["sk-secret-123456789"])
@@ -18,6 +22,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
+
+from textmem_gym.core.errors import PolicyNotReady, RunAborted
 
 REDACTED = "***"
 
@@ -230,3 +236,32 @@ class ContextLengthError(LLMError):
         super().__init__(message, **kwargs)
         self.context_window = _first_number(_WINDOW_PATTERNS, message)
         self.requested_tokens = _first_number(_REQUESTED_PATTERNS, message)
+
+
+class EndpointUnavailable(PolicyNotReady):
+    """The preflight check found the endpoint unusable: unreachable, refusing the key, or not serving
+    the model. The message is one line naming the URL (credentials removed) and what is wrong.
+
+    Example:
+        >>> str(EndpointUnavailable("http://u:pw@127.0.0.1:9/v1", "nothing answers (connection refused)"))
+        'LLM endpoint http://127.0.0.1:9/v1: nothing answers (connection refused)'
+    """
+
+    def __init__(self, base_url: str, problem: str, *, secrets: Iterable[str | None] = ()) -> None:
+        self.base_url, self.problem = safe_url(base_url), Redactor(secrets).redact(problem)
+        super().__init__(f"LLM endpoint {self.base_url}: {self.problem}")
+
+
+class EndpointDown(RunAborted):
+    """Several calls in a row failed for good on transport faults (connection refused or reset,
+    timeouts, each after the client's own retries): the endpoint died, the run stops.
+
+    Example:
+        >>> str(EndpointDown("http://127.0.0.1:8000/v1", 3, "connection"))
+        'LLM endpoint http://127.0.0.1:8000/v1 is down: 3 calls in a row failed (connection) after their retries'
+    """
+
+    def __init__(self, base_url: str, failures: int, last_fault: str) -> None:
+        self.base_url, self.failures, self.last_fault = safe_url(base_url), failures, last_fault
+        super().__init__(f"LLM endpoint {self.base_url} is down: {failures} calls in a row failed ({last_fault}) "
+                         "after their retries")

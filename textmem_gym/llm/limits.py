@@ -25,7 +25,6 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import inspect
 import itertools
 import threading
 import time
@@ -34,6 +33,8 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+#: Requests in flight per process when no limit is given (``LLMClient(concurrency=...)``'s default).
+DEFAULT_CONCURRENCY = 8
 #: A lease outlives the HTTP attempt it covers by this many seconds (the attempt's own timeout
 #: ends it earlier; a lease left by a dead holder lapses after timeout + margin).
 LEASE_MARGIN_S = 5.0
@@ -180,6 +181,14 @@ def installed(limiter: Limiter | None, owner: str = "") -> Iterator[None]:
         restore(previous)
 
 
+def _take_lease(limiter: Limiter, owner: str, base_url: str, attempt_timeout: float) -> int:
+    """Waits (blocking) for a lease on ``base_url`` and returns its token."""
+    token = None
+    while token is None:
+        token = limiter.acquire(base_url, owner, attempt_timeout + LEASE_MARGIN_S, WAIT_CHUNK_S)
+    return token
+
+
 @contextmanager
 def request_slot(base_url: str, attempt_timeout: float) -> Iterator[None]:
     """Holds a lease on ``base_url`` for one HTTP attempt (does nothing when no limit is installed)."""
@@ -187,14 +196,11 @@ def request_slot(base_url: str, attempt_timeout: float) -> Iterator[None]:
     if current is None:
         yield
         return
-    limiter, owner = current
-    token = None
-    while token is None:
-        token = limiter.acquire(base_url, owner, attempt_timeout + LEASE_MARGIN_S, WAIT_CHUNK_S)
+    token = _take_lease(*current, base_url, attempt_timeout)
     try:
         yield
     finally:
-        limiter.release(token)
+        current[0].release(token)
 
 
 @asynccontextmanager
@@ -204,15 +210,11 @@ async def arequest_slot(base_url: str, attempt_timeout: float) -> AsyncIterator[
     if current is None:
         yield
         return
-    limiter, owner = current
-    token = None
-    while token is None:
-        token = await asyncio.to_thread(limiter.acquire, base_url, owner, attempt_timeout + LEASE_MARGIN_S,
-                                        WAIT_CHUNK_S)
+    token = await asyncio.to_thread(_take_lease, *current, base_url, attempt_timeout)
     try:
         yield
     finally:
-        await asyncio.to_thread(limiter.release, token)
+        await asyncio.to_thread(current[0].release, token)
 
 
 def default_request_limit(policy_kwargs: Mapping[str, Any] | None = None) -> int:
@@ -223,13 +225,8 @@ def default_request_limit(policy_kwargs: Mapping[str, Any] | None = None) -> int
         (3, True)
     """
     given = (policy_kwargs or {}).get("concurrency")
-    if isinstance(given, int) and given >= 1:
-        return given
-    from textmem_gym.llm.client import LLMClient
-
-    default = inspect.signature(LLMClient.__init__).parameters["concurrency"].default
-    return int(default)
+    return given if isinstance(given, int) and given >= 1 else DEFAULT_CONCURRENCY
 
 
-__all__ = ["EndpointLimits", "LEASE_MARGIN_S", "Limiter", "arequest_slot", "default_request_limit",
-           "endpoint_key", "install", "installed", "request_slot", "restore"]
+__all__ = ["DEFAULT_CONCURRENCY", "EndpointLimits", "LEASE_MARGIN_S", "Limiter", "arequest_slot",
+           "default_request_limit", "endpoint_key", "install", "installed", "request_slot", "restore"]

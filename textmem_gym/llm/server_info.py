@@ -1,5 +1,11 @@
 """What an OpenAI-compatible server is and what it tells about its model: kind, context window, tokens.
 
+:func:`check_endpoint` is the preflight check: one ``GET {base_url}/models`` with a short timeout,
+raising :class:`~textmem_gym.llm.errors.EndpointUnavailable` (one line) when nothing answers, the key
+is refused, the route is missing, or a server that lists every model it serves (OpenAI, vLLM,
+Ollama) does not list the model. Single-model servers (llama.cpp, llama-cpp-python) answer for any
+model name, so theirs is not checked.
+
 :func:`probe_server` asks the server once (the client keeps the answer):
 
 * ``GET {base_url}/models``: the ``owned_by`` of the models names the server kind (``vllm``;
@@ -17,7 +23,7 @@ tokenizes them (``POST /tokenize``): exact. llama-cpp-python tokenizes (``POST
 /extras/tokenize``, special tokens parsed) the messages rendered in ChatML, the template of
 SmolLM2, Qwen and many small instruct models: exact for those models, a close count for others
 (a template's markers differ by a few tokens per message). Elsewhere the count is an estimate:
-:func:`~textmem_gym.llm.accounting.estimate_prompt_tokens` (4 characters a token, 4 tokens a
+:func:`estimate_prompt_tokens` (4 characters a token, 4 tokens a
 message) times :data:`ESTIMATE_MARGIN`, so that it errs on the long side: English game text runs
 at 3.5 to 4.5 characters a token with BPE tokenizers, so 1.25 covers the usual range.
 
@@ -44,9 +50,32 @@ from urllib.parse import urlsplit
 
 import openai
 
-from textmem_gym.llm.accounting import estimate_prompt_tokens
+from textmem_gym.llm.errors import EndpointUnavailable
 
 logger = logging.getLogger("textmem_gym.llm")
+
+#: Tokens added per chat message by the estimate (role markers and separators).
+MESSAGE_OVERHEAD_TOKENS = 4
+#: Characters per token assumed by the estimate.
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(text: str) -> int:
+    """Estimates the token count of ``text`` as ``ceil(len(text) / 4)``."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def estimate_prompt_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
+    """Estimates prompt tokens of chat ``messages`` (text estimate + per-message overhead)."""
+    total = 0
+    for message in messages:
+        content = message.get("content") or ""
+        text = content if isinstance(content, str) else str(content)
+        total += estimate_tokens(text) + MESSAGE_OVERHEAD_TOKENS
+    return total
+
+
+
 
 #: Factor applied to the character-based estimate (see the module docstring).
 ESTIMATE_MARGIN = 1.25
@@ -58,6 +87,10 @@ OWNERS: dict[str, str] = {
     "system": "openai", "openai-internal": "openai", "library": "ollama", "ollama": "ollama",
 }
 KINDS = ("openai", "vllm", "llama.cpp", "llama-cpp-python", "ollama", "unknown")
+#: Server kinds whose ``/v1/models`` lists every model they serve (the preflight checks the model there).
+LISTS_ITS_MODELS = frozenset({"openai", "vllm", "ollama"})
+#: Models named in a preflight error, at most.
+MODELS_SHOWN = 8
 
 Messages = Sequence[Mapping[str, Any]]
 
@@ -106,13 +139,8 @@ def _int(value: Any) -> int | None:
 
 def probe_server(sdk: Any, base_url: str) -> ServerInfo:
     """Asks the server at ``base_url`` what it is (see the module docstring); never raises for API errors."""
-    listing = _request(sdk, "GET", base_url.rstrip("/") + "/models")
-    data = listing.get("data") if isinstance(listing, dict) else None
-    models = [m for m in data if isinstance(m, dict)] if isinstance(data, list) else []
-    owners = [str(m.get("owned_by", "")).lower() for m in models]
-    kind = next((OWNERS[owner] for owner in owners if owner in OWNERS), "unknown")
-    if urlsplit(base_url).hostname == "api.openai.com":
-        kind = "openai"
+    models = _listed(_request(sdk, "GET", base_url.rstrip("/") + "/models"))
+    kind = _kind(models, base_url)
     window = next((_int(m.get("max_model_len")) for m in models if _int(m.get("max_model_len"))), None)
     if kind in ("llama.cpp", "unknown") and window is None:
         props = _request(sdk, "GET", server_root(base_url) + "/props")
@@ -123,6 +151,20 @@ def probe_server(sdk: Any, base_url: str) -> ServerInfo:
             kind = "llama.cpp" if window is not None or kind == "llama.cpp" else kind
     ids = tuple(str(m.get("id")) for m in models if m.get("id") is not None)
     return ServerInfo(kind=kind, context_window=window, models=ids)
+
+
+def _listed(listing: Any) -> list[dict[str, Any]]:
+    """The model entries of a ``/models`` answer."""
+    data = listing.get("data") if isinstance(listing, dict) else None
+    return [m for m in data if isinstance(m, dict)] if isinstance(data, list) else []
+
+
+def _kind(models: list[dict[str, Any]], base_url: str) -> str:
+    """The server kind that the ``owned_by`` of its models (or OpenAI's host name) names."""
+    if urlsplit(base_url).hostname == "api.openai.com":
+        return "openai"
+    owners = [str(m.get("owned_by", "")).lower() for m in models]
+    return next((OWNERS[owner] for owner in owners if owner in OWNERS), "unknown")
 
 
 def chatml(messages: Messages) -> str:
@@ -172,3 +214,46 @@ def count_tokens(sdk: Any, info: ServerInfo, base_url: str, messages: Messages) 
     tokenizer = TOKENIZERS.get(info.kind)
     count = tokenizer(sdk, server_root(base_url), messages) if tokenizer is not None and sdk is not None else None
     return (count, True) if count is not None else (estimate_with_margin(messages), False)
+
+
+def check_endpoint(sdk: Any, base_url: str, model: str, *, timeout: float, key_given: bool) -> ServerInfo:
+    """The preflight check (see the module docstring): what ``GET {base_url}/models`` says, else one line.
+
+    Args:
+        sdk: An ``openai.OpenAI`` client of the endpoint (built with ``max_retries=0``).
+        base_url: The endpoint.
+        model: The model the calls will ask for.
+        timeout: Seconds allowed for the request.
+        key_given: Whether an API key was configured (named in the message when the key is refused).
+
+    Raises:
+        EndpointUnavailable: Nothing answers, the key is refused, there is no model list, or a server
+            that lists its models does not list ``model``.
+    """
+    try:
+        listing = sdk.get(base_url.rstrip("/") + "/models", cast_to=object, options={"timeout": timeout})
+    except openai.APIError as exc:
+        raise EndpointUnavailable(base_url, _problem(exc, timeout, key_given)) from None
+    models = _listed(listing)
+    ids = tuple(str(m.get("id")) for m in models if m.get("id") is not None)
+    kind = _kind(models, base_url)
+    if kind in LISTS_ITS_MODELS and ids and model not in ids:
+        shown = ", ".join(ids[:MODELS_SHOWN]) + (", ..." if len(ids) > MODELS_SHOWN else "")
+        raise EndpointUnavailable(base_url, f"model {model!r} is not served here (it lists: {shown})")
+    return ServerInfo(kind=kind, models=ids)
+
+
+def _problem(exc: openai.APIError, timeout: float, key_given: bool) -> str:
+    """What an API error of the model-list request says about the endpoint, in a few words."""
+    if isinstance(exc, openai.APITimeoutError):
+        return f"no answer within {timeout:g} s"
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__ or exc
+        return f"nothing answers ({type(cause).__name__}: {' '.join(str(cause).split()) or 'connection failed'})"
+    status = getattr(exc, "status_code", None)
+    if status in (401, 403):
+        hint = "" if key_given else " (no API key is set: pass api_key= or set $OPENAI_API_KEY)"
+        return f"the API key is refused (HTTP {status}){hint}"
+    if status == 404:
+        return "no GET /models route (HTTP 404): is this the OpenAI-compatible base URL, usually ending in /v1?"
+    return f"GET /models failed (HTTP {status}): {' '.join(str(exc).split())[:200]}"

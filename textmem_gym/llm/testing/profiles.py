@@ -28,7 +28,7 @@ from typing import Any
 
 import jsonschema
 
-from textmem_gym.llm.jsonparse import parse_json_object
+from textmem_gym.llm.answers import parse_json_object
 
 ALL_MODES = frozenset({"json_schema", "json_object_schema", "guided_json"})
 _OPENAI_CONTEXT = ("This model's maximum context length is {window} tokens. However, you requested {requested} "
@@ -42,7 +42,7 @@ class ServerProfile:
 
     Attributes:
         owned_by: ``owned_by`` of the model in ``GET /v1/models``.
-        structured: The structured-output modes it takes (see :mod:`textmem_gym.llm.structured`).
+        structured: The structured-output modes it takes (see :mod:`textmem_gym.llm.client`).
         rejection_status: HTTP status answering a mode it does not take.
         props: Serves llama.cpp's ``GET /props`` (with ``n_ctx``).
         max_model_len: States vLLM's ``max_model_len`` in ``GET /v1/models``.
