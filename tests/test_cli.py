@@ -58,19 +58,32 @@ class BuggyPolicy(BasePolicy):
         return "look" + len(info["admissible_commands"])
 
 
-class NotAPolicy:
-    """Acts, but lacks the rest of the Policy protocol."""
-
-    def act(self, observation, info):
-        return "look"
-
-
 def test_programming_errors_are_not_swallowed_as_user_errors():
     with pytest.raises(TypeError, match="can only concatenate str"):
         main(["eval", "TextMem/CookingRL-L1-v0", "--policy", "tests.test_cli:BuggyPolicy", "--max-steps", "2",
               "--quiet"])
-    with pytest.raises(TypeError, match=r"NotAPolicy is not a Policy: it lacks \['name', 'privileged'"):
-        main(["eval", "TextMem/CookingRL-L1-v0", "--policy", "tests.test_cli:NotAPolicy", "--quiet"])
+
+
+def test_a_class_with_only_act_evaluates_from_the_command_line(tmp_path):
+    """The three-line policy of the README, given as --policy module:Class from the working directory."""
+    (tmp_path / "mymod.py").write_text(
+        "class OnlyAct:\n"
+        "    def act(self, observation, info):\n"
+        "        return info['admissible_commands'][0]\n"
+        "class NoAct:\n"
+        "    def reset(self, observation, info):\n"
+        "        pass\n")
+    out = tmp_path / "r.jsonl"
+    command = [sys.executable, "-m", "textmem_gym.cli", "eval", "TextMem/CookingRL-L1-v0", "--max-steps", "3",
+               "--quiet", "--out", str(out), "--policy"]
+    proc = subprocess.run([*command, "mymod:OnlyAct"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "| TextMem/CookingRL-L1-v0 | mymod:OnlyAct | 1 |" in proc.stdout
+    assert len(out.read_text().splitlines()) == 1
+    proc = subprocess.run([*command, "mymod:NoAct"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 2
+    assert proc.stderr == "textmem-gym: error: NoAct is not a policy: it has no act(observation, info) method\n"
+    assert len(out.read_text().splitlines()) == 1  # no row written
 
 
 def test_eval_help_documents_module_factory_policies(capsys):

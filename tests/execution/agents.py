@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from policies import BasePolicy
+from textmem_gym.core.errors import PolicyNotReady, RunAborted
 from textmem_gym.llm import LLMClient
 
 
@@ -95,3 +96,33 @@ class CountingResponder:
         with self.lock:
             self.inside -= 1
         return "ok"
+
+
+class NotReady(BasePolicy):
+    """Its preflight fails (as an LLM policy's does when its endpoint is dead)."""
+
+    name: ClassVar[str] = "not-ready"
+
+    def preflight(self) -> None:
+        raise PolicyNotReady("no LLM server answers at http://127.0.0.1:9/v1")
+
+    def act(self, observation: Any, info: dict[str, Any]) -> str:
+        raise AssertionError("never played: the preflight stops the run first")
+
+
+class AbortAt(BasePolicy):
+    """Stops the run (RunAborted) at the first step of episode seed ``abort_seed`` while ``marker``
+    does not exist (as a policy whose endpoint died does); otherwise plays ``look``."""
+
+    name: ClassVar[str] = "abort-at"
+
+    def __init__(self, abort_seed: int, marker: str) -> None:
+        self.abort_seed, self.marker, self.episode_seed = abort_seed, Path(marker), None
+
+    def seed(self, seed: int | None) -> None:
+        self.episode_seed = seed
+
+    def act(self, observation: Any, info: dict[str, Any]) -> str:
+        if self.episode_seed == self.abort_seed and not self.marker.exists():
+            raise RunAborted("the LLM endpoint http://127.0.0.1:9/v1 stopped answering (3 transport failures in a row)")
+        return "look"

@@ -7,6 +7,7 @@ import pytest
 import textmem_gym
 from policies import make_policy
 from tests.execution.agents import CountingResponder
+from textmem_gym.core.errors import PolicyNotReady, RunAborted
 from textmem_gym.execution import EpisodeFailed
 from textmem_gym.llm import LocalOpenAIServer
 from textmem_gym.results import ResultsFile
@@ -78,3 +79,28 @@ def test_workers_write_each_episodes_trajectory_named_by_its_key(tmp_path):
         path = trajectory_path(tmp_path / "t", row)
         assert row["trajectory"] == str(path) and read_trajectory(path).complete
         assert len(read_trajectory(path).steps) == row["steps"]
+
+
+def test_a_policy_that_is_not_ready_stops_the_run_before_anything_is_played(tmp_path):
+    out = tmp_path / "r.jsonl"
+    for workers in (1, 2):
+        with pytest.raises(PolicyNotReady, match=r"^no LLM server answers at http://127.0.0.1:9/v1$"):
+            textmem_gym.evaluate(ENV, "tests.execution.agents:NotReady",
+                                 textmem_gym.EvalConfig(episodes=2, max_steps=2, workers=workers, out=out))
+        assert not out.exists()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_run_aborted_midway_keeps_finished_rows_and_resumes(tmp_path, workers):
+    out, marker = tmp_path / "r.jsonl", tmp_path / "endpoint-back"
+    config = textmem_gym.EvalConfig(episodes=4, max_steps=2, workers=workers, out=out,
+                                    policy_kwargs={"abort_seed": 2, "marker": str(marker)})
+    with pytest.raises(RunAborted, match="stopped answering"):
+        textmem_gym.evaluate(ENV, "tests.execution.agents:AbortAt", config)
+    finished = sorted(r["seed"] for r in ResultsFile(out).read())
+    # played before the abort: kept (with workers, the other worker's episode may have been cut off too)
+    assert finished == [0, 1] if workers == 1 else (2 not in finished and 0 < len(finished) < 4)
+    marker.touch()  # the endpoint is back: the re-run plays only what is missing
+    results = textmem_gym.evaluate(ENV, "tests.execution.agents:AbortAt", config)
+    assert [r["seed"] for r in results] == [0, 1, 2, 3]
+    assert sorted(r["seed"] for r in ResultsFile(out).read()) == [0, 1, 2, 3]  # nothing written twice

@@ -11,6 +11,7 @@ from policies import (
     POLICIES,
     PREFIXED_POLICIES,
     BasePolicy,
+    NotAPolicy,
     Policy,
     available_policies,
     make_policy,
@@ -18,6 +19,7 @@ from policies import (
 )
 from policies.explorer import ExplorerPolicy
 from policies.simple import RandomPolicy, WalkthroughPolicy
+from textmem_gym.core.policy import PolicyAdapter
 from textmem_gym.core.registry import accepts_argument, check_policy_arguments, describe_factory, factory_parameters
 
 
@@ -90,11 +92,23 @@ def test_keywords_passed_on_are_checked_up_front_through_the_mro_and_to_the_llm_
     assert factory_parameters(_anything).open_ended
 
 
-def test_a_factory_returning_no_policy_is_a_type_error_naming_what_it_lacks():
-    with pytest.raises(TypeError, match=r"_Silent is not a Policy: it lacks \['name', 'privileged', 'multi_trial', "
-                                        r"'seed', 'wrap_env', 'reset', 'observe', 'end_episode', 'episode_stats', "
-                                        r"'policy_config', 'take_llm_calls'\]"):
-        make_policy("tests.policies.test_registry:_Silent")
+def test_an_object_with_only_act_is_a_policy_and_the_rest_is_adapted():
+    policy = make_policy("tests.policies.test_registry:_Silent")
+    assert isinstance(policy, PolicyAdapter) and isinstance(policy.agent, _Silent)
+    assert policy.name == "tests.policies.test_registry:_Silent"  # the spec names it in results
+    assert (policy.privileged, policy.multi_trial, policy.episode_stats(), policy.policy_config()) == (
+        frozenset(), False, {}, {})
+    assert policy.act("You are in a room.", {}) == "look"
+    policy.reset("obs", {})  # the hooks it lacks are no-ops
+    assert policy.take_llm_calls() == [] and policy.action_source() is None
+    # a BasePolicy subclass already has every hook: it is returned as it is
+    assert type(make_policy("random")).__name__ == "RandomPolicy"
+
+
+def test_an_object_without_act_is_one_type_error_line():
+    with pytest.raises(NotAPolicy, match=r"^_Mute is not a policy: it has no act\(observation, info\) method$"):
+        make_policy("tests.policies.test_registry:_Mute")
+    assert issubclass(NotAPolicy, TypeError)
 
 
 def test_errors_inside_a_policy_module_are_not_reported_as_unknown_names(tmp_path, monkeypatch):
@@ -124,6 +138,11 @@ def test_available_policies_and_descriptions():
 class _Silent:
     def act(self, observation, info):
         return "look"
+
+
+class _Mute:
+    def reset(self, observation, info):
+        pass
 
 
 class _Fixed(BasePolicy):
