@@ -1,0 +1,7 @@
+"""The QA methods, one module per family (found by name through :data:`textmem_gym.qa.api.QA_METHODS`).
+
+- :mod:`.context`: ``bm25``, ``embedding`` (top-k paragraphs), ``full-context``, ``gold``;
+- :mod:`.arigraph`: ``arigraph`` (AriGraph QA over the games' AriGraphMemory);
+- :mod:`.davis`: ``davis`` (DAVIS world-model QA: temporal KG and inner monologue);
+- :mod:`.base`: what they share (LLM calls, answer prompt, accounting).
+"""

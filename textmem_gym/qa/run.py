@@ -1,0 +1,368 @@
+"""Running QA methods over questions: one results row per (question, method, configuration),
+resumable, and the papers' QA protocols with their tables.
+
+:func:`run_methods` asks every question of every method (``workers`` threads, each with its own
+method objects; the driver alone writes rows). Rows are appended to a JSONL file through
+:class:`~textmem_gym.results.ResultsFile` (atomic lines, a cut-off line dropped); a re-run skips the
+rows the file holds (:func:`qa_key`: dataset, question id, method, configuration id), so nothing is
+asked or written twice. QA rows carry ``"kind": "qa"``; :func:`summarize_qa` aggregates them per
+dataset x method (EM, F1, tokens per question split into building and answering, calls, parse
+failures, fallbacks, latency, cost).
+
+A :class:`QAProtocol` says what a paper ran (datasets, sample, methods and the paper's row for
+each); :func:`run_protocol` samples each dataset as the paper did
+(:func:`textmem_gym.qa.sampling.sample`), runs the methods and returns the rows;
+:func:`format_protocol` prints them beside the paper's published numbers (and token use beside the
+paper's cost table when it has one).
+
+Example:
+    >>> from textmem_gym.qa.data import Paragraph, QAExample
+    >>> p = Paragraph("Vellmar Island", "A lighthouse stands here.", ("A lighthouse stands here.",), True)
+    >>> ex = QAExample("q1", "hotpotqa", "What stands on Vellmar Island?", ("a lighthouse",), (p,),
+    ...                (("Vellmar Island", 0),), 1, "bridge")
+    >>> from textmem_gym.llm import LocalOpenAIServer
+    >>> with LocalOpenAIServer(script=['{"chain_of_thought": "-", "direct_answer": "A lighthouse"}']) as server:
+    ...     rows = run_methods([ex], [MethodSpec("gold", {"model": "m", "base_url": server.base_url})])
+    >>> rows[0]["em"], rows[0]["f1"], rows[0]["method"]
+    (1.0, 1.0, 'gold')
+    >>> summarize_qa(rows)[0]["em"]
+    100.0
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from textmem_gym.qa.api import QAMethod, make_method
+from textmem_gym.qa.data import QAExample
+from textmem_gym.qa.scoring import score
+from textmem_gym.results import ResultsFile, config_id
+
+#: The ``kind`` of a QA results row.
+ROW_KIND = "qa"
+#: A QA row's identity: dataset, question id, method, configuration id.
+QAKey = tuple[str, str, str, "str | None"]
+#: Per-question means of :func:`summarize_qa` (row field -> summary field).
+MEAN_FIELDS = {"prompt_tokens": "prompt_tokens", "completion_tokens": "completion_tokens",
+               "build_prompt_tokens": "build_prompt_tokens", "answer_prompt_tokens": "answer_prompt_tokens",
+               "calls": "calls", "latency_s": "latency_s"}
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A method to run: its registry name and constructor options (model, endpoint, top-k...).
+
+    Example:
+        >>> MethodSpec("bm25", {"top_k": 3}).name
+        'bm25'
+    """
+
+    name: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def build(self) -> QAMethod:
+        """A new method object."""
+        return make_method(self.name, **self.options)
+
+
+def qa_key(row: dict[str, Any]) -> QAKey:
+    """The identity of a QA row (configuration by :func:`~textmem_gym.results.config_id`).
+
+    Example:
+        >>> qa_key({"dataset": "musique", "question_id": "2hop_1", "method": "bm25", "config": {"top_k": 3}})[:3]
+        ('musique', '2hop_1', 'bm25')
+    """
+    return (row["dataset"], row["question_id"], row["method"], config_id(row.get("config")))
+
+
+def question_row(example: QAExample, method: QAMethod, protocol: str | None = None) -> dict[str, Any]:
+    """Asks ``method`` one question; its results row (the answer, EM/F1 and what it cost)."""
+    answer = method.answer(example.question, example.paragraphs)
+    scores = score(answer.text, example)
+    return {"kind": ROW_KIND, "protocol": protocol, "dataset": example.dataset, "question_id": example.id,
+            "question": example.question, "answers": list(example.answers), "hops": example.hops,
+            "question_type": example.kind, "paragraphs": len(example.paragraphs), "method": method.name,
+            "config": dict(method.config), **answer.as_row(), "em": scores["em"], "f1": scores["f1"]}
+
+
+class _Workers:
+    """One set of method objects per worker thread (a method holds per-question state)."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self._built: list[QAMethod] = []
+        self._lock = threading.Lock()
+
+    def method(self, spec: MethodSpec) -> QAMethod:
+        methods: dict[int, QAMethod] | None = getattr(self._local, "methods", None)
+        if methods is None:
+            methods = self._local.methods = {}
+        if id(spec) not in methods:
+            built = methods[id(spec)] = spec.build()
+            with self._lock:
+                self._built.append(built)
+        return methods[id(spec)]
+
+    def close(self) -> None:
+        for method in self._built:
+            method.close()
+
+
+def run_methods(examples: Sequence[QAExample], methods: Sequence[MethodSpec], *, out: str | Path | None = None,
+                workers: int = 1, protocol: str | None = None,
+                progress: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """Asks every question of ``examples`` of every method; one row per (question, method, configuration).
+
+    Args:
+        examples: The questions.
+        methods: The methods, by :class:`MethodSpec`.
+        out: JSONL results file: rows are appended as they finish; rows it already holds are
+            returned as they are and not asked again.
+        workers: Questions asked at once (threads; each keeps its own method objects).
+        protocol: The protocol name recorded in each row.
+        progress: Called with each new row.
+
+    Returns:
+        The rows, ``methods`` order then ``examples`` order.
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    store = ResultsFile(out) if out is not None else None
+    done = {qa_key(r): r for r in (store.read() if store else []) if r.get("kind") == ROW_KIND}
+    configs = {id(spec): _config(spec) for spec in methods}
+    jobs = [(spec, ex) for spec in methods for ex in examples
+            if (ex.dataset, ex.id, spec.name, configs[id(spec)]) not in done]
+    pool = _Workers()
+    new: dict[QAKey, dict[str, Any]] = {}
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as executor:
+            futures = [executor.submit(_ask, pool, spec, ex, protocol) for spec, ex in jobs]
+            for future in as_completed(futures):
+                row = future.result()
+                if store is not None:
+                    store.append(row)
+                new[qa_key(row)] = row
+                if progress is not None:
+                    progress(row)
+    finally:
+        pool.close()
+    found = {**done, **new}
+    return [found[key] for spec in methods for ex in examples
+            if (key := (ex.dataset, ex.id, spec.name, configs[id(spec)])) in found]
+
+
+def _ask(pool: _Workers, spec: MethodSpec, example: QAExample, protocol: str | None) -> dict[str, Any]:
+    """One question's row, asked of the calling worker's method object."""
+    return question_row(example, pool.method(spec), protocol)
+
+
+def _config(spec: MethodSpec) -> str | None:
+    """The configuration id of the rows ``spec`` writes (a method object is built to read it)."""
+    method = spec.build()
+    try:
+        return config_id(method.config)
+    finally:
+        method.close()
+
+
+def summarize_qa(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One summary per (dataset, method, configuration): ``n``, ``em`` and ``f1`` in percent, the
+    per-question means of :data:`MEAN_FIELDS`, ``parse_failures`` (count and ``parse_failure_rate``),
+    ``fallbacks`` by cause and ``cost_usd`` (total, ``None`` when no row was priced)."""
+    groups: dict[tuple[str, str, str | None], list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        if row.get("kind") == ROW_KIND:
+            groups[(row["dataset"], row["method"], config_id(row.get("config")))].append(row)
+    return [_summary(items) for _, items in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or ""))]
+
+
+def _summary(items: list[dict[str, Any]]) -> dict[str, Any]:
+    first = items[0]
+    costs = [r["cost_usd"] for r in items if r.get("cost_usd") is not None]
+    failures = sum(bool(r.get("parse_failed")) for r in items)
+    summary: dict[str, Any] = {"dataset": first["dataset"], "method": first["method"], "config": first.get("config"),
+                               "n": len(items), "em": 100 * statistics.fmean(r["em"] for r in items),
+                               "f1": 100 * statistics.fmean(r["f1"] for r in items)}
+    summary.update({name: statistics.fmean(float(r.get(field_) or 0) for r in items)
+                    for field_, name in MEAN_FIELDS.items()})
+    summary.update(parse_failures=failures, parse_failure_rate=failures / len(items),
+                   fallbacks=dict(Counter(r["fallback"] for r in items if r.get("fallback"))),
+                   cost_usd=sum(costs) if costs else None)
+    return summary
+
+
+def format_summary(summaries: Sequence[dict[str, Any]]) -> str:
+    """A markdown table of :func:`summarize_qa` (EM/F1 and tokens per question per dataset x method).
+
+    Example:
+        >>> print(format_summary([{"dataset": "musique", "method": "bm25", "n": 2, "em": 50.0, "f1": 62.5,
+        ...     "prompt_tokens": 400.0, "build_prompt_tokens": 0.0, "answer_prompt_tokens": 400.0,
+        ...     "completion_tokens": 20.0, "calls": 1.0, "parse_failures": 0, "fallbacks": {}}]))
+        | dataset | method | n | EM | F1 | prompt tok/q | build | answer | completion/q | calls | unparsed | fallback |
+        |---|---|---|---|---|---|---|---|---|---|---|---|
+        | musique | bm25 | 2 | 50.0 | 62.5 | 400 | 0 | 400 | 20 | 1.0 | 0 | - |
+    """
+    header = ["dataset", "method", "n", "EM", "F1", "prompt tok/q", "build", "answer", "completion/q", "calls",
+              "unparsed", "fallback"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for s in summaries:
+        fallbacks = ", ".join(f"{k}: {v}" for k, v in sorted(s["fallbacks"].items())) or "-"
+        cells = [s["dataset"], s["method"], str(s["n"]), f"{s['em']:.1f}", f"{s['f1']:.1f}",
+                 f"{s['prompt_tokens']:.0f}", f"{s['build_prompt_tokens']:.0f}", f"{s['answer_prompt_tokens']:.0f}",
+                 f"{s['completion_tokens']:.0f}", f"{s['calls']:.1f}", str(s["parse_failures"]), fallbacks]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+# -- the papers' protocols --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QAProtocol:
+    """A paper's multi-hop QA protocol.
+
+    Attributes:
+        name: Registry name (``textmem-gym reproduce NAME``) and data file stem.
+        title: One line naming the paper and its table.
+        sampling: The sample of each dataset (a key of :data:`textmem_gym.qa.sampling.PROTOCOLS`).
+        datasets: The datasets, in the paper's column order.
+        methods: Our methods run by default, in order.
+        method_rows: Our method -> the paper's row(s) for the same method.
+        shown_rows: More published rows always shown (the paper's own method and baselines).
+        method_options: Our method -> options the protocol sets (top-k, episodes...).
+    """
+
+    name: str
+    title: str
+    sampling: str
+    datasets: tuple[str, ...]
+    methods: tuple[str, ...]
+    method_rows: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    shown_rows: tuple[str, ...] = ()
+    method_options: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass
+class ProtocolRun:
+    """What :func:`run_protocol` ran: the rows, and the methods left out with the reason."""
+
+    rows: list[dict[str, Any]]
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def run_protocol(protocol: QAProtocol, data: Mapping[str, Sequence[QAExample]], *, methods: Sequence[str] | None = None,
+                 llm_options: dict[str, Any] | None = None, limit: int | None = None, out: str | Path | None = None,
+                 workers: int = 1, progress: Callable[[dict[str, Any]], None] | None = None) -> ProtocolRun:
+    """Samples each dataset of ``data`` as the paper did and runs the methods over the sample.
+
+    A method that cannot run on the endpoint (``unavailable()`` gives a reason: embeddings on a
+    server serving none) is left out and listed in :attr:`ProtocolRun.skipped`.
+
+    Args:
+        protocol: The protocol.
+        data: Dataset name -> its examples in file order (as :func:`textmem_gym.qa.data.load_dataset` reads them).
+        methods: Our methods to run (default: the protocol's).
+        llm_options: Endpoint options of every method (``model``, ``base_url``, ``api_key``, ``client_options``).
+        limit: Ask only the first ``limit`` questions of each sample.
+        out, workers, progress: As for :func:`run_methods`.
+
+    Raises:
+        ValueError: If ``data`` lacks one of the protocol's datasets.
+    """
+    from textmem_gym.qa.sampling import sample
+
+    missing = [d for d in protocol.datasets if d not in data]
+    if missing:
+        raise ValueError(f"{protocol.name} needs the datasets {', '.join(protocol.datasets)}; missing: {missing}")
+    specs = [MethodSpec(m, {**protocol.method_options.get(m, {}), **(llm_options or {})})
+             for m in (methods or protocol.methods)]
+    skipped = {spec.name: reason for spec in specs if (reason := _unavailable(spec))}
+    examples = [ex for d in protocol.datasets for ex in sample(list(data[d]), protocol.sampling, limit=limit)]
+    rows = run_methods(examples, [s for s in specs if s.name not in skipped], out=out, workers=workers,
+                       protocol=protocol.name, progress=progress)
+    return ProtocolRun(rows, skipped)
+
+
+def _unavailable(spec: MethodSpec) -> str | None:
+    """Why the method cannot run on its endpoint (its optional ``unavailable()``), else ``None``."""
+    method = spec.build()
+    try:
+        check = getattr(method, "unavailable", None)
+        return check() if check is not None else None
+    finally:
+        method.close()
+
+
+def reproduce(protocol: QAProtocol, published: dict[str, Any], *, data_dir: str | Path | None,
+              download: bool = False, **options: Any) -> str:
+    """Reads the protocol's datasets from ``data_dir``, runs it (``options`` of :func:`run_protocol`)
+    and returns its table beside ``published`` (the paper's numbers)."""
+    from textmem_gym.qa.data import load_dataset
+
+    data = {name: load_dataset(name, data_dir, download=download) for name in protocol.datasets}
+    return format_protocol(protocol, run_protocol(protocol, data, **options), published)
+
+
+def format_protocol(protocol: QAProtocol, run: ProtocolRun, published: dict[str, Any]) -> str:
+    """Our EM/F1 per dataset and method beside the paper's rows, then tokens per question (beside
+    the paper's cost table when ``published`` has ``costs``), parse failures and fallbacks."""
+    summaries = summarize_qa(run.rows)
+    labels = published.get("column_labels", {})
+    lines = [protocol.title, f"paper: {published.get('paper', '')}; numbers from {published.get('source', '')}",
+             f"metric: {published.get('metric', '')}; our sample: {protocol.sampling} "
+             f"({', '.join(sorted({str(s['n']) for s in summaries}) or '0')} questions per dataset)", ""]
+    header = ["method", "paper row"] + [f"{labels.get(d, d)} {m}" for d in protocol.datasets for m in ("EM", "F1")]
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    ours = {(s["dataset"], s["method"]): s for s in summaries}
+    for method in dict.fromkeys(s["method"] for s in summaries):
+        cells = [f"ours: {method}", ", ".join(protocol.method_rows.get(method, ())) or "-"]
+        cells += [_ours(ours.get((d, method)), m) for d in protocol.datasets for m in ("em", "f1")]
+        lines.append("| " + " | ".join(cells) + " |")
+    shown = [r for m in dict.fromkeys(s["method"] for s in summaries) for r in protocol.method_rows.get(m, ())]
+    for row in dict.fromkeys([*shown, *protocol.shown_rows]):
+        values = published.get("rows", {}).get(row, {})
+        cells = [f"paper: {row}", row] + [_published(values.get(d), m) for d in protocol.datasets for m in ("em", "f1")]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += [f"- {name}: not run ({reason})" for name, reason in run.skipped.items()]
+    lines += ["", "tokens per question, parse failures, fallbacks:", "", format_summary(summaries)]
+    return "\n".join(lines + _costs(summaries, published))
+
+
+def _ours(summary: dict[str, Any] | None, metric: str) -> str:
+    return "-" if summary is None else f"{summary[metric]:.1f} (n={summary['n']})"
+
+
+def _published(values: dict[str, float] | None, metric: str) -> str:
+    return f"{values[metric]:.1f}" if values and metric in values else "-"
+
+
+def _costs(summaries: Sequence[dict[str, Any]], published: dict[str, Any]) -> list[str]:
+    """Tokens per question of each method beside the paper's cost table (when it has one)."""
+    costs = published.get("costs")
+    if not costs:
+        return []
+    lines = ["", f"token use per question beside the paper's {costs['source']}:", "",
+             "| who | prompt tokens/q | of which building | completion tokens/q |", "|---|---|---|---|"]
+    by_method: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for s in summaries:
+        by_method[s["method"]].append(s)
+    for method, items in by_method.items():
+        weights = [s["n"] for s in items]
+        mean = {k: sum(s[k] * w for s, w in zip(items, weights)) / sum(weights)
+                for k in ("prompt_tokens", "build_prompt_tokens", "completion_tokens")}
+        lines.append(f"| ours: {method} | {mean['prompt_tokens']:.0f} | {mean['build_prompt_tokens']:.0f} | "
+                     f"{mean['completion_tokens']:.0f} |")
+    for row, values in costs["rows"].items():
+        lines.append(f"| paper: {row} | {values['prompt_tokens']:,} | - | {values['completion_tokens']:,} |")
+    return lines
+
+
+__all__ = ["MEAN_FIELDS", "ROW_KIND", "MethodSpec", "ProtocolRun", "QAKey", "QAProtocol", "format_protocol",
+           "format_summary", "qa_key", "question_row", "reproduce", "run_methods", "run_protocol", "summarize_qa"]
