@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from textmem_gym.qa.synthetic import shipped_data_dir
+from textmem_gym.qa.data import shipped_data_dir
 
 #: Record counts of the official dev files (HotpotQA distractor dev; MuSiQue-Answerable dev).
 HOTPOT_DEV_SIZE = 7405

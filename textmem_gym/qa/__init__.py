@@ -25,10 +25,10 @@ from textmem_gym.qa.data import (
     load_dataset,
     read_hotpotqa,
     read_musique,
+    shipped_data_dir,
 )
 from textmem_gym.qa.sampling import PROTOCOLS, SamplingProtocol, sample
 from textmem_gym.qa.scoring import SCORERS, mean_scores, normalize_answer, score
-from textmem_gym.qa.synthetic import shipped_data_dir
 
 __all__ = ["DATASETS", "PROTOCOLS", "QA_DIR_ENV", "SCORERS", "Paragraph", "QADataError", "QADataNotFoundError",
            "QAExample", "SamplingProtocol", "load_dataset", "mean_scores", "normalize_answer", "read_hotpotqa",

@@ -28,7 +28,6 @@ Example:
     ...                (("Vellmar Island", 0),), 2, "bridge")
     >>> [g.title for g in ex.gold_paragraphs()]
     ['Vellmar Island']
-    >>> from textmem_gym.qa.synthetic import shipped_data_dir
     >>> examples = load_dataset("musique", shipped_data_dir())
     >>> examples[0].dataset, len(examples[0].paragraphs) >= 10
     ('musique', True)
@@ -109,6 +108,17 @@ class QADataNotFoundError(FileNotFoundError):
     """The official QA file is not where textmem_gym looked and could not be downloaded."""
 
 
+def shipped_data_dir() -> Path:
+    """The folder holding the shipped synthetic QA files (written by :mod:`textmem_gym.qa.synthetic`
+    under the official file names, so ``load_dataset(name, shipped_data_dir())`` reads them).
+
+    Example:
+        >>> sorted(p.name for p in shipped_data_dir().iterdir() if p.suffix in (".json", ".jsonl"))
+        ['hotpot_dev_distractor_v1.json', 'musique_ans_v1.0_dev.jsonl']
+    """
+    return Path(__file__).resolve().parent / "data" / "synthetic"
+
+
 # --- readers -----------------------------------------------------------------------------------
 
 
@@ -165,7 +175,6 @@ def read_hotpotqa(path: str | Path) -> list[QAExample]:
         QADataError: The file is not JSON or a record misses a field; names the file and the record.
 
     Example:
-        >>> from textmem_gym.qa.synthetic import shipped_data_dir
         >>> ex = read_hotpotqa(shipped_data_dir() / "hotpot_dev_distractor_v1.json")[0]
         >>> ex.dataset, len(ex.paragraphs), ex.kind in ("bridge", "comparison")
         ('hotpotqa', 10, True)
@@ -209,7 +218,6 @@ def read_musique(path: str | Path) -> list[QAExample]:
         QADataError: A line is not JSON or misses a field; names the file and the line.
 
     Example:
-        >>> from textmem_gym.qa.synthetic import shipped_data_dir
         >>> ex = read_musique(shipped_data_dir() / "musique_ans_v1.0_dev.jsonl")[0]
         >>> ex.kind in ("2hop", "3hop1"), ex.hops in (2, 3), len(ex.answers) >= 1
         (True, True, True)
@@ -302,7 +310,6 @@ def load_dataset(name: str, data_dir: str | Path | None = None, *, download: boo
         textmem_gym.downloads.ChecksumError: The file differs from its pinned or recorded sha256.
 
     Example:
-        >>> from textmem_gym.qa.synthetic import shipped_data_dir
         >>> len(load_dataset("hotpotqa", shipped_data_dir())) >= 30
         True
     """

@@ -38,6 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from textmem_gym.qa.data import shipped_data_dir
+
+__all__ = ["FILES", "build_world", "hotpot_text", "musique_text", "shipped_data_dir", "write_synthetic"]
+
 HOTPOT_FILE = "hotpot_dev_distractor_v1.json"
 MUSIQUE_FILE = "musique_ans_v1.0_dev.jsonl"
 HOTPOT_SEED = 2201
@@ -57,21 +61,10 @@ _INDUSTRIES = (("glassmaking", "Glassworks"), ("shipbuilding", "Shipwrights"), (
 _LANDMARKS = ("lighthouse", "bridge", "observatory", "clock tower", "dam")
 _MATERIALS = ("granite", "brick", "limestone", "cast-iron", "sandstone")
 #: Real words and names the syllables can spell (checked by eye over both worlds); never used.
-_BLOCKED = frozenset({"solar", "melon", "kalo", "tarot", "lotar", "rival", "koran", "fennel", "salon", "dune",
+BLOCKED_WORDS = frozenset({"solar", "melon", "kalo", "tarot", "lotar", "rival", "koran", "fennel", "salon", "dune",
                       "helen", "helix", "endor", "lorin", "kalin", "caldor", "taren", "loko", "gallin", "kodra",
                       "calves", "tarka"})
 E = TypeVar("E", "Company", "Person")
-
-
-def shipped_data_dir() -> Path:
-    """The folder holding the shipped synthetic files (official file names, so
-    ``load_dataset(name, shipped_data_dir())`` reads them).
-
-    Example:
-        >>> sorted(p.name for p in shipped_data_dir().iterdir() if p.suffix in (".json", ".jsonl"))
-        ['hotpot_dev_distractor_v1.json', 'musique_ans_v1.0_dev.jsonl']
-    """
-    return Path(__file__).resolve().parent / "data" / "synthetic"
 
 
 # --- the invented world ------------------------------------------------------------------------
@@ -178,7 +171,7 @@ class _Names:
             parts = [self.rng.choice(_SYLLABLES) for _ in range(syllables)]
             word = "".join(parts).capitalize()
             doubled = any(a == b for a, b in zip(parts, parts[1:]))
-            if not doubled and word.lower() not in self.used and word.lower() not in _BLOCKED:
+            if not doubled and word.lower() not in self.used and word.lower() not in BLOCKED_WORDS:
                 self.used.add(word.lower())
                 return word
 
