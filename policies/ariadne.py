@@ -94,7 +94,7 @@ class AriadnePolicy(LLMAgent):
         self.llm.start_early()  # an LLM extractor reads the first observation during env.reset
         existing = find_memory_wrapper(env)
         if existing is not None:
-            if getattr(existing.memory, "name", None) != "arigraph":
+            if existing.memory.name != "arigraph":
                 raise ValueError(f"Ariadne needs an AriGraph memory; the env's MemoryGraphWrapper holds "
                                  f"{type(existing.memory).__name__}")
             self.memory = existing.memory

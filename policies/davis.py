@@ -149,9 +149,10 @@ class DAVISPolicy(LLMPolicy):
         if world == "auto":
             task = scienceworld_task(env)
             if task is not None:
+                from textmem_gym.envs.scienceworld.gold import gold_trajectories
                 from textmem_gym.memory.davis.world_model import build_world_model
 
-                world = build_world_model(task, self.train_variations)
+                world = build_world_model(task, self.train_variations, gold=gold_trajectories)
             else:
                 world = None
         self.memory = DAVISMemory(self.extractor, llm=self._ask, world_model=world)

@@ -33,6 +33,7 @@ from policies.critic import HeuristicCritic, LoopGuard, direction_of, room_from
 from policies.instructions import Directions
 from policies.memory_env import admissible, ensure_memory_wrapper, find_memory_wrapper, observation_text
 from textmem_gym.core.policy import BasePolicy, Info
+from textmem_gym.memory.base import Memory
 
 READABLE = ("note", "recipe", "cookbook", "book", "letter", "scroll", "paper", "sign", "manual", "diary",
             "journal", "map", "leaflet", "message", "card")
@@ -96,7 +97,7 @@ class ExplorerPolicy(BasePolicy):
             self.config = {"macro_counts_as_one_step": True}
         self._rng = random.Random(seed)
         self.critic, self.guard = HeuristicCritic(), LoopGuard()
-        self._memory: Any = None
+        self._memory: Memory | None = None
         self.reset("", {})
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
@@ -367,12 +368,12 @@ class ExplorerPolicy(BasePolicy):
         """Learns what was read: with memory, from AriGraph's new episodic vertices (so it is
         recalled for the rest of the episode); without, only from the observation of the step
         that read it, forgotten afterwards (nothing keeps it)."""
-        episodic = getattr(self._memory, "episodic", None)  # AriGraph's episodic vertices
-        if self.memory and episodic is not None:
-            episodes = episodic.episodes[self._seen_episodes:]
-            self._seen_episodes = len(episodic.episodes)
+        if self.memory and self._memory is not None:
+            every = self._memory.episodes()  # the memory's episodic vertices
+            episodes = every[self._seen_episodes:]
+            self._seen_episodes = len(every)
             texts = [e.observation.lower() for e in episodes if is_reading(e.action)]
-            seen = [e.observation for e in (episodic.episodes if texts else episodes)]
+            seen = [e.observation for e in (every if texts else episodes)]
         else:
             if not self.memory:
                 self._forget_reading()

@@ -123,15 +123,16 @@ def test_graph_qa_with_the_llm_answers_from_the_time_ordered_subgraph():
 @pytest.mark.java
 @pytest.mark.slow
 def test_world_model_from_gold_trajectories_of_training_variations():
+    from textmem_gym.envs.scienceworld.gold import gold_trajectories
     from textmem_gym.memory.davis.world_model import build_world_model
 
-    kg = build_world_model("find-living-thing", variations=2, cache=False)
+    kg = build_world_model("find-living-thing", variations=2, cache=False, gold=gold_trajectories)
     assert kg.read_only and {f.episode for f in kg.facts} == {"train-0", "train-1"}
     assert any(f.relation == "focus on" for f in kg.facts)
     assert any(f.relation == "increased score by" and f.object == "50" for f in kg.facts)
     assert "outside" in kg.entities(LOCATION) and "agent" in kg.entities(PERSON)
     with pytest.raises(ValueError, match="variations"):
-        build_world_model("find-living-thing", variations=0)
+        build_world_model("find-living-thing", variations=0, gold=gold_trajectories)
 
 
 def test_llm_extractor_resolves_coreferences_and_types_entities():

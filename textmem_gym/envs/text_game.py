@@ -70,8 +70,9 @@ class TextGameEnv(gym.Env[str, str]):
         :class:`~textmem_gym.envs.nethack.env.NetHackEnv`). A backend implements three hooks
         that talk to its engine and return a :class:`GameState` with *cumulative* scores:
         :meth:`_game_reset`, :meth:`_game_step` and :meth:`_game_close`; it sets
-        :attr:`objective`, and may override :meth:`_walkthrough` and
-        :attr:`supported_privileged`. This class turns the states into Gymnasium's API.
+        :attr:`objective`, and may override :meth:`_walkthrough`,
+        :attr:`supported_privileged` and :attr:`text_parser` (how memories read its text).
+        This class turns the states into Gymnasium's API.
 
     Action Space:
         ``Text(0, 100000)`` over :data:`~textmem_gym.envs.text_utils.PRINTABLE_CHARSET`: any
@@ -144,6 +145,11 @@ class TextGameEnv(gym.Env[str, str]):
 
     metadata = {"render_modes": ["human", "ansi"]}
     supported_privileged: ClassVar[frozenset[str]] = PRIVILEGED_KEYS
+    #: ``"module:attr"`` of the text parser memories read this backend's text with (a
+    #: :class:`~textmem_gym.memory.extractors.base.TextParser`; ``MemoryGraphWrapper`` hands it
+    #: to the memory's extractor); ``None``: the generic text-adventure reading. Named, not
+    #: imported: the envs import no memory code.
+    text_parser: ClassVar[str | None] = None
 
     def __init__(self, *, privileged: bool | str | Iterable[str] = False, render_mode: str | None = None):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import networkx as nx
 
 from textmem_gym.loading import load_object
-from textmem_gym.memory.triples import TripleKey
+from textmem_gym.memory.episodic import Episode
+from textmem_gym.memory.extractors import TextParser
+from textmem_gym.memory.triples import Triple, TripleKey
 
 
 @dataclass
@@ -43,44 +45,85 @@ class UpdateStats:
         return dict(self.__dict__)
 
 
+@runtime_checkable
 class Memory(Protocol):
-    """A memory architecture as the wrapper and the policies use it."""
+    """A memory architecture: everything the wrapper, the macro actions, the policies, the
+    servers, the web app and the trajectories use. Every registered memory implements all of it
+    (AriGraph, STMA and DAVIS through the shared :class:`~textmem_gym.memory.graph_memory.GraphMemory`);
+    a method with nothing to say returns an empty value (``[]``, ``{}``, ``None``), as documented.
 
+    Attributes:
+        name: The name in :data:`MEMORIES` (``"arigraph"``, ``"stma"``, ``"davis"``).
+        location: The current location, as believed (``None``: not known).
+        stats: What the last update changed (:class:`UpdateStats`).
+        step: Updates since the reset, minus one (``-1`` before the first).
+        version: Moves on whenever the content changes, so callers may cache what they derive.
+    """
+
+    name: str
     location: str | None
     stats: UpdateStats
+    step: int
+    version: int
 
+    # -- lifecycle -----------------------------------------------------------------------
     def reset(self) -> None:
         """Empties the memory for a new episode."""
 
     def update(self, observation: str, action: str, info: dict[str, Any]) -> None:
         """Learns from one step (``action`` is ``""`` for the reset observation)."""
 
+    def invalidate(self, subject: str, relation: str, obj: str) -> bool:
+        """Stops believing a triple now (kept with its validity interval); whether it was believed."""
+
+    def use_parser(self, parser: TextParser | None) -> None:
+        """Reads the game's text with the env backend's ``parser`` (``None``: the generic reading)."""
+
+    # -- recall --------------------------------------------------------------------------
     def retrieve(self, query: str | list[str]) -> Any:
-        """What the memory recalls for ``query``."""
+        """What the memory recalls for ``query`` (the architecture's own result type)."""
 
     def render(self, query: str | list[str] | None = None) -> str:
         """The memory as prompt text (relevant to ``query`` when given)."""
 
+    # -- beliefs -------------------------------------------------------------------------
     def believed_triples(self) -> list[TripleKey]:
-        """The triples believed now."""
+        """The triples believed now, oldest first."""
 
+    def triple_history(self) -> list[Triple]:
+        """Every triple ever believed with its validity interval (``start``, ``end``), oldest first."""
+
+    def episodes(self) -> list[Episode]:
+        """The episodic vertices (one per update: action and observation), oldest first."""
+
+    # -- locations -----------------------------------------------------------------------
     def known_locations(self) -> list[str]:
-        """Rooms the memory knows."""
+        """Rooms the memory knows (``[]`` before any)."""
 
     def unexplored_exits(self) -> dict[str, list[str]]:
-        """Room -> directions not explored yet."""
+        """Room -> directions not explored yet (``{}`` when none is known)."""
 
     def route(self, start: str, goal: str) -> list[tuple[str, str]] | None:
-        """Shortest known path ``[(direction, room), ...]`` or ``None``."""
+        """Shortest known path ``[(direction, room), ...]``; ``[]`` if there, ``None`` if unknown."""
 
     def door(self, room: str, direction: str) -> tuple[str, str | None] | None:
-        """``(door, believed state)`` on an exit, if a door is known there."""
+        """``(door, believed state)`` on an exit, if a door is known there (else ``None``)."""
 
-    def to_networkx(self) -> nx.MultiDiGraph:
-        """The memory as a graph."""
+    # -- export --------------------------------------------------------------------------
+    def to_networkx(self, *, history: bool = False, episodic: bool = False) -> nx.MultiDiGraph:
+        """The memory as a graph (invalidated edges too with ``history``; episodic vertices with ``episodic``)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The whole memory as JSON-ready data (what trajectories keep at the end of an episode)."""
 
     def save(self, path: str | Path) -> None:
-        """Writes the memory as JSON."""
+        """Writes :meth:`to_json` to ``path``."""
+
+    def load(self, path: str | Path) -> None:
+        """Replaces the believed state by one written with :meth:`save`."""
+
+    def draw(self, path: str | Path, **options: Any) -> Path:
+        """Writes a PNG picture of the believed graph; returns its path."""
 
 
 #: Memory name -> ``"module:Class"``; later architectures add one line each.

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from textmem_gym.envs.privileged import FactTriple
-from textmem_gym.memory.ground_truth import RELATION_CLASSES, ObservedTruth, relation_class
+from textmem_gym.memory.ground_truth import RELATION_CLASSES, ObservedTruth, Truth, relation_class
 from textmem_gym.memory.triples import TripleKey, normalize
 
 
@@ -82,6 +82,11 @@ def score_beliefs(believed: Iterable[TripleKey], truth: Iterable[TripleKey]) -> 
 class BeliefAccuracy:
     """Accumulates belief accuracy along episodes.
 
+    Args:
+        truth: The observed-truth tracker of the env's facts (default: TextWorld's predicates,
+            :class:`~textmem_gym.memory.ground_truth.ObservedTruth`; a backend's own comes with
+            its text parser, :meth:`~textmem_gym.memory.extractors.base.TextParser.observed_truth`).
+
     Example:
         >>> metric = BeliefAccuracy()
         >>> facts = [("P", "at", "hall"), ("chest", "at", "hall")]
@@ -91,10 +96,10 @@ class BeliefAccuracy:
         1.0
     """
 
-    def __init__(self) -> None:
+    def __init__(self, truth: Truth | None = None) -> None:
         self.totals = {name: Counts() for name in (*RELATION_CLASSES, "overall")}
         self.steps = 0
-        self.truth = ObservedTruth()
+        self.truth: Truth = ObservedTruth() if truth is None else truth
         self.last_errors: dict[str, set[TripleKey]] = {"false_positives": set(), "false_negatives": set()}
 
     def reset(self) -> None:

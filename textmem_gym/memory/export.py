@@ -58,7 +58,7 @@ def draw_memory(memory: Any, path: str | Path, *, history: bool = False, size: f
     axes.set_axis_off()
     if graph.number_of_nodes():
         layout = nx.spring_layout(nx.Graph(graph), seed=seed, k=1.5 / max(graph.number_of_nodes(), 1) ** 0.5)
-        rooms = set(memory.known_locations()) if hasattr(memory, "known_locations") else set()
+        rooms = set(memory.known_locations())
         colors = ["#f4a261" if n in rooms else "#a8dadc" for n in graph.nodes]
         nx.draw_networkx_nodes(graph, layout, ax=axes, node_color=colors, node_size=500)
         nx.draw_networkx_labels(graph, layout, ax=axes, font_size=8)

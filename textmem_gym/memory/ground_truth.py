@@ -27,8 +27,10 @@ it (both directions); an inventory item when it entered the inventory or when th
 for the inventory. An open/closed/locked state counts when the agent opened, closed, locked
 or unlocked the thing, or when the step's text mentions the thing in a sentence that reveals a
 state (the house grammars often introduce a locker as just "a mauve locker"); without the
-text, every visible state counts. A triple counts once observed and for as long as it stays true. NetHack facts (the
-``TextMem/NetHack-*`` envs) go to :class:`~textmem_gym.memory.extractors.nethack.NetHackObservedTruth`.
+text, every visible state counts. A triple counts once observed and for as long as it stays true.
+A backend with its own facts hands its own tracker over with its text parser
+(:meth:`~textmem_gym.memory.extractors.base.TextParser.observed_truth`; NetHack:
+:class:`~textmem_gym.memory.extractors.nethack.NetHackObservedTruth`); every tracker is a :class:`Truth`.
 
 Example:
     >>> facts = [("P", "at", "hall"), ("chest", "at", "hall"), ("key", "in", "chest"),
@@ -40,8 +42,8 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable
+from typing import Protocol
 
 from textmem_gym.envs.privileged import FactTriple
 from textmem_gym.memory.relations import (
@@ -73,9 +75,25 @@ PLAYER, INVENTORY_ID = "P", "I"
 _INVENTORY_COMMANDS = frozenset({"inventory", "i", "inv", "check inventory"})
 
 
-def is_nethack_facts(facts: Sequence[FactTriple]) -> bool:
-    """Whether privileged facts come from the NetHack envs (``("you", "on", "dungeon level N")``)."""
-    return any(s == "you" and r == "on" and str(o).startswith("dungeon level") for s, r, o in facts)
+class Truth(Protocol):
+    """Tracks the true triples the agent has observed along an episode (:class:`ObservedTruth`
+    for TextWorld's predicates; a backend's own through its text parser).
+
+    Attributes:
+        seen: Every true triple observed so far.
+    """
+
+    seen: set[TripleKey]
+
+    @property
+    def room(self) -> str | None:
+        """The player's room (or level) at the last step."""
+
+    def reset(self) -> None:
+        """New episode."""
+
+    def step(self, facts: Iterable[FactTriple], action: str, observation: str | None = None) -> set[TripleKey]:
+        """Feeds the facts after ``action`` and the text seen; returns the observed truth now."""
 
 
 def relation_class(triple: TripleKey) -> str | None:
@@ -152,20 +170,11 @@ class ObservedTruth:
         self._room: str | None = None
         self._inventory: set[str] = set()
         self._started = False
-        self._nethack: Any = None
 
     def step(self, facts: Iterable[FactTriple], action: str,
              observation: str | None = None) -> set[TripleKey]:
         """Feeds the facts after ``action`` (``""`` at reset) and, when given, the text the
         agent saw; returns the observed truth now."""
-        facts = list(facts)
-        if self._nethack is not None or is_nethack_facts(facts):
-            from textmem_gym.memory.extractors.nethack import NetHackObservedTruth
-
-            self._nethack = self._nethack or NetHackObservedTruth()
-            truth = self._nethack.step(facts, action, observation)
-            self.seen, self._room = self._nethack.seen, self._nethack.room
-            return truth
         truth, room = map_facts(facts)
         visible = self._visible(truth, room)
         if observation is not None:

@@ -12,6 +12,8 @@ Example:
 
 from __future__ import annotations
 
+from textmem_gym.memory.triples import TripleKey
+
 #: Compass directions of text games and their opposites.
 OPPOSITE: dict[str, str] = {
     "north": "south", "south": "north", "east": "west", "west": "east",
@@ -76,3 +78,26 @@ def state_group(value: str) -> frozenset[str] | None:
         if value in group:
             return group
     return None
+
+
+#: Relation phrasings LLMs use -> the memory's relation (spatial and location ones matter for
+#: routes, unexplored exits and the belief metric).
+RELATION_ALIASES: dict[str, str] = {
+    **{f"{d} of": direction_relation(d) for d in DIRECTIONS},
+    **{f"is {d} of": direction_relation(d) for d in DIRECTIONS},
+    **{f"located {d} of": direction_relation(d) for d in DIRECTIONS},
+    "in": IN, "inside": IN, "is inside": IN, "located in": IN, "is located in": IN,
+    "on": ON, "is on top of": ON, "located on": ON, "is located on": ON,
+    "at": AT, "is located at": AT, "located at": AT,
+    "state": "is", "has state": "is", "is currently": "is",
+    "has exit to": "has exit", "has an exit": "has exit", "exit": "has exit", "has exits": "has exit",
+}
+
+
+def canonical(triple: TripleKey, rooms: frozenset[str] | set[str] = frozenset()) -> TripleKey:
+    """Maps relation phrasings to the memory's vocabulary; ``contains`` is turned around:
+    ``(room, contains, x)`` -> ``(x, is at, room)`` for a known room, else ``(x, is in, holder)``."""
+    subject, relation, obj = triple
+    if relation in ("contains", "has", "has item"):
+        return (obj, AT if subject in rooms or not rooms else IN, subject)
+    return (subject, RELATION_ALIASES.get(relation, relation), obj)

@@ -25,6 +25,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from textmem_gym.memory.base import Memory
 from textmem_gym.memory.relations import IN, INVENTORY, LOCATION_RELATIONS, relation_direction
 from textmem_gym.memory.triples import normalize
 from textmem_gym.serving.games import GameError, resolve_game
@@ -119,7 +120,7 @@ class GameSession:
 
     # -- playing -------------------------------------------------------------------------
     @property
-    def memory(self) -> Any:
+    def memory(self) -> Memory:
         """The wrapper's memory."""
         if self.env is None:
             raise GameError("this game session is closed")
@@ -260,10 +261,7 @@ class GameSession:
 
     def _all_triples(self) -> list[tuple[str, str, str, int | None, int | None]]:
         """Believed and no longer believed location triples with their validity steps."""
-        store = getattr(self.memory, "store", None)
-        if store is None:
-            return [(s, r, o, None, None) for s, r, o in self.memory.believed_triples() if r in LOCATION_RELATIONS]
-        return [(t.subject, t.relation, t.object, t.start, t.end) for t in store.triples
+        return [(t.subject, t.relation, t.object, t.start, t.end) for t in self.memory.triple_history()
                 if t.relation in LOCATION_RELATIONS]
 
     def _whereabouts(self, name: str) -> str:

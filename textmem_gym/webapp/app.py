@@ -38,12 +38,9 @@ def score_line(episode: HumanEpisode | None) -> str:
     return f"Score: {s['score']:g}/{s['max_score']:g} | Steps: {s['steps']} | Location: {s['location']}{end}"
 
 
-def graph_picture(episode: HumanEpisode) -> str | None:
-    """A PNG of the current memory graph (path), if the memory can draw itself."""
-    draw = getattr(episode.game.memory, "draw", None)
-    if draw is None:
-        return None
-    return str(draw(Path(tempfile.mkdtemp(prefix="textmem-ui-")) / "memory.png", size=8.0))
+def graph_picture(episode: HumanEpisode) -> str:
+    """A PNG of the current memory graph (path)."""
+    return str(episode.game.memory.draw(Path(tempfile.mkdtemp(prefix="textmem-ui-")) / "memory.png", size=8.0))
 
 
 def _view(episode: HumanEpisode, transcript: str) -> tuple[Any, ...]:

@@ -84,8 +84,7 @@ class HumanEpisode:
                 "primitive_steps": int(steps.get("primitive", self.game.steps)), "moves": s["moves"],
                 "reward": self.reward, "wall_time_s": round(time.perf_counter() - self.started, 4),
                 "policy_stats": {}, **self.key, "trajectory": str(self.path)}
-            export = getattr(self.game.memory, "to_json", None)
-            self.writer.finish(row, memory_graph=export() if export else None)
+            self.writer.finish(row, memory_graph=self.game.memory.to_json())
             self.results.append(row)
             self.row = row
         return self.row

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from textmem_gym.memory.base import Memory
 from textmem_gym.memory.relations import direction_relation
 from textmem_gym.memory.triples import normalize
 
@@ -29,7 +30,7 @@ def parse_goto(action: str) -> str | None:
     return normalize(match.group(1)) if match else None
 
 
-def goto_commands(memory: Any) -> list[str]:
+def goto_commands(memory: Memory) -> list[str]:
     """One ``go to X`` per known location other than the current one."""
     return [f"go to {room}" for room in memory.known_locations() if room != memory.location]
 
@@ -63,7 +64,7 @@ class MacroResult:
                 "completed": self.completed, "reason": self.reason}
 
 
-def plan_route(memory: Any, target: str) -> tuple[list[tuple[str, str, str | None]], str]:
+def plan_route(memory: Memory, target: str) -> tuple[list[tuple[str, str, str | None]], str]:
     """Plans the hops to ``target``.
 
     Returns:
@@ -97,7 +98,7 @@ def hop_commands(direction: str, door: str | None) -> list[str]:
     return ([f"open {door}"] if door else []) + [f"go {direction}"]
 
 
-def run_goto(memory: Any, target: str, step: Callable[[str], StepResult], budget: int | None) -> MacroResult:
+def run_goto(memory: Memory, target: str, step: Callable[[str], StepResult], budget: int | None) -> MacroResult:
     """Walks to ``target`` with primitive commands sent through ``step`` (which also updates
     the memory); stops on termination, truncation, an exhausted ``budget`` of primitive steps,
     or when the believed location is not the expected one. A move that left the agent where
@@ -109,7 +110,7 @@ def run_goto(memory: Any, target: str, step: Callable[[str], StepResult], budget
         result.reason, result.observation = problem, problem
         result.completed = problem.startswith("You are already")
         return result
-    room = memory.location
+    room = memory.location or ""  # known: a route was planned from it
     for direction, expected, door in hops:
         for command in hop_commands(direction, door):
             if budget is not None and len(result.actions) >= budget:
@@ -125,7 +126,7 @@ def run_goto(memory: Any, target: str, step: Callable[[str], StepResult], budget
                 return result
         if memory.location != expected:
             result.reason = f"expected to reach the {expected} but the game says otherwise"
-            if memory.location == room and hasattr(memory, "invalidate"):  # the way is not there
+            if memory.location == room:  # the way is not there
                 memory.invalidate(expected, direction_relation(direction), room)
             return result
         room = expected

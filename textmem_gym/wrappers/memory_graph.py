@@ -19,6 +19,10 @@ With privileged facts in ``info`` (``gym.make(id, privileged=True)``), each step
 ``info["belief_accuracy"]`` (precision/recall/F1 per relation class against the observed
 ground truth) and ``wrapper.belief_accuracy.summary()`` accumulates it.
 
+The env backend's text parser (:attr:`~textmem_gym.envs.text_game.TextGameEnv.text_parser`, e.g.
+NetHack's) is handed to the memory (:meth:`~textmem_gym.memory.base.Memory.use_parser`) and its
+ground truth to the belief metric, so no memory has to guess which game it reads.
+
 Example:
     >>> import gymnasium as gym, textmem_gym
     >>> env = MemoryGraphWrapper(gym.make("TextMem/Cooking-v0"))
@@ -41,11 +45,12 @@ from gymnasium import spaces
 from gymnasium.wrappers import TimeLimit
 
 from textmem_gym.envs.lazy import LazyCommands
-from textmem_gym.envs.text_game import MAX_TEXT_LENGTH, text_space
+from textmem_gym.envs.text_game import MAX_TEXT_LENGTH, TextGameEnv, text_space
 from textmem_gym.envs.text_utils import to_printable
+from textmem_gym.loading import load_object
 from textmem_gym.memory.base import Memory, make_memory
 from textmem_gym.memory.belief_metrics import BeliefAccuracy
-from textmem_gym.memory.extractors import Extractor
+from textmem_gym.memory.extractors import Extractor, TextParser
 from textmem_gym.wrappers.macro import goto_commands, parse_goto, run_goto
 
 BELIEF_MODES = ("retrieve", "full")
@@ -59,6 +64,22 @@ W = TypeVar("W", bound=gym.Wrapper)
 def belief_text(memory: Memory, observation: str | None) -> str:
     """What the ``belief`` key holds: ``memory.render(observation)``, printable and cut to the text space."""
     return to_printable(memory.render(observation))[:MAX_TEXT_LENGTH]
+
+
+def text_parser(env: gym.Env) -> TextParser | None:
+    """The text parser ``env``'s backend names (:attr:`~textmem_gym.envs.text_game.TextGameEnv.text_parser`),
+    built; ``None`` when it reads as a text adventure (or is not a TextMem env).
+
+    Example:
+        >>> import gymnasium as gym, textmem_gym
+        >>> env = gym.make("TextMem/Cooking-v0")
+        >>> text_parser(env) is None
+        True
+        >>> env.close()
+    """
+    game = env.unwrapped
+    name = game.text_parser if isinstance(game, TextGameEnv) else None
+    return None if name is None else load_object(name)()
 
 
 def find_wrapper(env: gym.Env, kind: type[W]) -> W | None:
@@ -113,7 +134,9 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.goto, self.flatten, self.belief_mode = bool(goto), bool(flatten), belief
         self.macro_counts_as_one_step = bool(macro_counts_as_one_step)
         self.belief_metrics = belief_metrics
-        self.belief_accuracy = BeliefAccuracy()
+        self.parser = text_parser(env)
+        self.memory.use_parser(self.parser)
+        self.belief_accuracy = BeliefAccuracy(None if self.parser is None else self.parser.observed_truth())
         self.max_steps, self._commands_env = self._step_limit(env)
         self.observation_space = text_space() if self.flatten else spaces.Dict(
             {"observation": text_space(), "belief": text_space()})

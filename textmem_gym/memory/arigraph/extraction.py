@@ -37,7 +37,7 @@ from typing import Any
 
 from textmem_gym.llm.budget import Ask, ClientAsk, Trimmable
 from textmem_gym.memory.arigraph.parse import canonical, parse_replacements, parse_triplets
-from textmem_gym.memory.extractors.base import Extraction, exclusive_conflicts
+from textmem_gym.memory.extractors.base import BaseExtractor, Extraction, exclusive_conflicts
 from textmem_gym.memory.extractors.room_text import room_name
 from textmem_gym.memory.extractors.rules import move_direction
 from textmem_gym.memory.relations import direction_relation
@@ -83,8 +83,9 @@ def relevance_order(existing: Sequence[Triple], new: Sequence[TripleKey]) -> lis
     return sorted(existing, key=key)
 
 
-class LLMExtractor:
-    """Triplet extraction and outdated-triplet detection by an LLM.
+class LLMExtractor(BaseExtractor):
+    """Triplet extraction and outdated-triplet detection by an LLM (the model reads any game's
+    text: a backend's text parser handed over is kept unused).
 
     Args:
         ask: The :class:`~textmem_gym.llm.budget.Ask` the prompts go through (a policy's

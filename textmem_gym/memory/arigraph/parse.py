@@ -1,4 +1,5 @@
-"""Robust parsing of the AriGraph prompts' answers, and relation canonicalization.
+"""Robust parsing of the AriGraph prompts' answers (relation canonicalization,
+:func:`~textmem_gym.memory.relations.canonical`, is shared by every memory).
 
 LLMs answer the triplet prompt as ``"s, r, o; s, r, o"`` but also with numbered lines,
 quotes, brackets, code fences or a preamble; the replacement prompt as
@@ -17,8 +18,10 @@ from __future__ import annotations
 
 import re
 
-from textmem_gym.memory.relations import AT, DIRECTIONS, IN, ON, direction_relation
+from textmem_gym.memory.relations import RELATION_ALIASES, canonical
 from textmem_gym.memory.triples import TripleKey, normalize
+
+__all__ = ["RELATION_ALIASES", "canonical", "parse_replacements", "parse_triplets"]
 
 _FENCE = re.compile(r"```[a-zA-Z]*|```")
 _PREAMBLE = re.compile(r"^\s*(?:extracted triplets|triplets|answer|replacing)\s*:\s*", re.I)
@@ -26,20 +29,6 @@ _ITEM_PREFIX = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*")
 _QUOTES = "\"'`[](){}"
 _FORBIDDEN_SUBJECTS = frozenset({"you", "i", "player", "agent", "none", ""})
 _PAIR = re.compile(r"([^\[\]>]+?)\s*-+>\s*([^\[\]]+?)\s*(?:\]|$)", re.M)
-
-#: Relation phrasings LLMs use -> the memory's relation (spatial and location ones matter for
-#: routes, unexplored exits and the belief metric).
-RELATION_ALIASES: dict[str, str] = {
-    **{f"{d} of": direction_relation(d) for d in DIRECTIONS},
-    **{f"is {d} of": direction_relation(d) for d in DIRECTIONS},
-    **{f"located {d} of": direction_relation(d) for d in DIRECTIONS},
-    "in": IN, "inside": IN, "is inside": IN, "located in": IN, "is located in": IN,
-    "on": ON, "is on top of": ON, "located on": ON, "is located on": ON,
-    "at": AT, "is located at": AT, "located at": AT,
-    "state": "is", "has state": "is", "is currently": "is",
-    "has exit to": "has exit", "has an exit": "has exit", "exit": "has exit", "has exits": "has exit",
-}
-
 
 def _split_triplet(text: str) -> TripleKey | None:
     text = _ITEM_PREFIX.sub("", text).strip().strip(_QUOTES).strip()
@@ -75,12 +64,3 @@ def parse_replacements(answer: str) -> list[tuple[TripleKey, TripleKey]]:
         if old is not None and new is not None:
             pairs.append((old, new))
     return pairs
-
-
-def canonical(triple: TripleKey, rooms: frozenset[str] | set[str] = frozenset()) -> TripleKey:
-    """Maps relation phrasings to the memory's vocabulary; ``contains`` is turned around:
-    ``(room, contains, x)`` -> ``(x, is at, room)`` for a known room, else ``(x, is in, holder)``."""
-    subject, relation, obj = triple
-    if relation in ("contains", "has", "has item"):
-        return (obj, AT if subject in rooms or not rooms else IN, subject)
-    return (subject, RELATION_ALIASES.get(relation, relation), obj)

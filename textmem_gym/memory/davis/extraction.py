@@ -31,8 +31,7 @@ from typing import Any
 
 from textmem_gym.llm.budget import Ask, Trimmable, text_pieces
 from textmem_gym.memory.davis.kg import LOCATION, OBJECT, PERSON
-from textmem_gym.memory.extractors import Extraction, make_extractor
-from textmem_gym.memory.extractors.base import StructuralOutdated
+from textmem_gym.memory.extractors import BaseExtractor, Extraction, TextParser, make_extractor
 from textmem_gym.memory.relations import AT, IN, ON
 from textmem_gym.memory.triples import TripleKey, TripleStore, normalize
 from textmem_gym.prompts import PromptFolder
@@ -82,8 +81,9 @@ def _items(block: str, room: str, triples: list[TripleKey]) -> None:
                         for x in re.split(r", and |, | and ", on.group(2).rstrip(".")) if x.strip()]
 
 
-class DavisRulesExtractor(StructuralOutdated):
-    """Deterministic transition tuples (ScienceWorld and TextWorld text)."""
+class DavisRulesExtractor(BaseExtractor):
+    """Deterministic transition tuples (ScienceWorld and TextWorld text; other text through the
+    ``rules`` extractor, with the backend's text parser when one was handed over)."""
 
     def __init__(self) -> None:
         self.rules = make_extractor("rules")
@@ -93,6 +93,11 @@ class DavisRulesExtractor(StructuralOutdated):
         self.rules.reset()
         self.location: str | None = None
         self.types: dict[str, str] = {"agent": PERSON}
+
+    def use_parser(self, parser: TextParser | None) -> None:
+        """The ``rules`` part reads the text its own patterns do not with the backend's ``parser``."""
+        super().use_parser(parser)
+        self.rules.use_parser(parser)
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         triples: list[TripleKey] = []

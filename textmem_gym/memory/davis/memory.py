@@ -4,11 +4,12 @@ world model (a temporal KG built from golden trajectories, see
 
 Each update adds the transition's tuples with their step (nothing is overwritten; a reward
 becomes ``(action, increased score by, N)``). For the wrapper's views (location, routes,
-``go to``) the memory also keeps the believed state as AriGraph does (outdated facts
-invalidated with their validity interval). Graph QA: choose the relevant entity types and two
-entities (LLM, or cosine similarity without one), expand the subgraph around them (path +
-``hops``-hop), order the edges by time, and let the LLM answer from that sequence (without an
-LLM the answer is the sequence itself).
+``go to``) the memory also keeps the believed state in the shared graph parts
+(:class:`~textmem_gym.memory.graph_memory.GraphMemory`: outdated facts invalidated with their
+validity interval; :meth:`~DAVISMemory.retrieve` is their semantic retrieval). Graph QA: choose
+the relevant entity types and two entities (LLM, or cosine similarity without one), expand the
+subgraph around them (path + ``hops``-hop), order the edges by time, and let the LLM answer from
+that sequence (without an LLM the answer is the sequence itself).
 
 LLM calls go through an :class:`~textmem_gym.llm.budget.Ask` (``llm=``: a policy's, so they are
 fitted, counted and recorded as its own; or ``client=``: a :class:`~textmem_gym.llm.budget.ClientAsk`).
@@ -42,11 +43,12 @@ import networkx as nx
 
 from textmem_gym.llm import parse_json_object
 from textmem_gym.llm.budget import Ask, ClientAsk, Trimmable
-from textmem_gym.memory.arigraph.memory import AriGraphMemory
 from textmem_gym.memory.davis.extraction import DavisLLMExtractor, DavisRulesExtractor
 from textmem_gym.memory.davis.kg import ENTITY_TYPES, Fact, TemporalKG
+from textmem_gym.memory.entities import EntityIndex
 from textmem_gym.memory.extractors import Extractor
-from textmem_gym.memory.stma.graph import EntityIndex
+from textmem_gym.memory.graph_memory import GraphMemory
+from textmem_gym.memory.triples import TripleKey
 from textmem_gym.prompts import PromptFolder
 
 #: This package's prompt templates (``prompts/*.txt``).
@@ -69,8 +71,8 @@ class QAResult:
     answer: str = ""
 
 
-class DAVISMemory(AriGraphMemory):
-    """The DAVIS temporal-KG memory.
+class DAVISMemory(GraphMemory):
+    """The DAVIS temporal-KG memory (a sibling of AriGraph and STMA over the shared graph parts).
 
     Args:
         extractor: ``"rules"`` (deterministic, ScienceWorld and TextWorld text), ``"llm"``
@@ -110,21 +112,16 @@ class DAVISMemory(AriGraphMemory):
         self.kg, self.episode_label = TemporalKG(), CURRENT
         self.score: float | None = None
         self.qa_log: list[QAResult] = []
-        self._last_triples: list[Any] = []
 
     def update(self, observation: str, action: str, info: dict[str, Any]) -> None:
         """Adds the transition's tuples (with this step) and updates the believed state."""
         super().update(observation, action, info)
-        self.record(self.kg, self._last_triples, action, info, self.episode_label)
+        self.record(self.kg, self.step_triples, action, info, self.episode_label)
 
-    def _add(self, triple: Any, *, inferred: bool) -> int:
-        if not inferred:
-            self._last_triples.append(triple)
-        return super()._add(triple, inferred=inferred)
-
-    def record(self, kg: TemporalKG, triples: list[Any], action: str, info: dict[str, Any], episode: Any) -> None:
+    def record(self, kg: TemporalKG, triples: list[TripleKey], action: str, info: dict[str, Any],
+               episode: Any) -> None:
         """Adds ``triples`` (and a reward fact) to ``kg`` at the current step."""
-        types = self.extractor.entity_types(triples) if hasattr(self.extractor, "entity_types") else {}
+        types = self.extractor.entity_types(triples)
         for s, r, o in triples:
             kg.add(s, r, o, self.step, episode=episode, types={e: types[e] for e in (s, o) if e in types})
         score = info.get("score")
@@ -132,7 +129,6 @@ class DAVISMemory(AriGraphMemory):
             if self.score is not None and score > self.score and action:
                 kg.add(action, "increased score by", str(score - self.score), self.step, episode=episode)
             self.score = score
-        self._last_triples = []
 
     # -- graph QA ------------------------------------------------------------------------
     def graphs(self) -> list[TemporalKG]:
@@ -190,12 +186,14 @@ class DAVISMemory(AriGraphMemory):
             lines.append(f"Facts around {', '.join(entities) or 'nothing'}: " + "; ".join(f.text() for f in facts))
         return "\n".join(lines)
 
-    def to_networkx(self, **_: Any) -> nx.MultiDiGraph:
-        """The current episode's temporal KG (edges carry ``relation``, ``step``, ``episode``)."""
+    def to_networkx(self, *, history: bool = False, episodic: bool = False) -> nx.MultiDiGraph:
+        """The current episode's temporal KG (edges carry ``relation``, ``step``, ``episode``):
+        it holds every fact with its time, so ``history`` changes nothing; it has no episodic
+        vertices, so ``episodic`` adds none."""
         return self.kg.to_networkx()
 
     def to_json(self) -> dict[str, Any]:
-        """The believed state (AriGraph format) plus the episode's temporal KG."""
+        """The believed state (the shared graph export) plus the episode's temporal KG."""
         data = super().to_json()
         data["davis"] = {"kg": self.kg.to_json(), "world_model_facts": len(self.world_model or [])}
         return data

@@ -1,24 +1,61 @@
-"""DAVIS's world model from golden trajectories (section 4.2, appendix B): the gold action
-sequences of ``variations`` training variations of a ScienceWorld task are played in one
-ScienceWorld simulator and every transition is stored in a temporal KG (episode = variation).
-Test episodes then read it (read-only) on test variations.
+"""DAVIS's world model from golden trajectories (section 4.2, appendix B): every transition of
+the gold paths of ``variations`` training variations is stored in a temporal KG (episode =
+variation). Test episodes then read it (read-only) on test variations.
 
+The gold paths come from the env backend, handed over as the ``gold`` source (ScienceWorld:
+:func:`textmem_gym.envs.scienceworld.gold.gold_trajectories`); this module imports no backend.
 Built graphs of the deterministic ``rules`` extractor are cached as JSON in the cache dir.
 
 Example:
-    >>> kg = build_world_model("find-living-thing", variations=1)  # doctest: +SKIP
+    >>> from textmem_gym.envs.scienceworld.gold import gold_trajectories
+    >>> kg = build_world_model("find-living-thing", variations=1, gold=gold_trajectories)  # doctest: +SKIP
     >>> kg.entities("location")[:2]  # doctest: +SKIP
     ['art studio', 'bathroom']
+    >>> demo = Demonstration("train-0", "Find a frog.", "This room is called the kitchen.", [])
+    >>> [f.text() for f in record_world_model([demo]).facts]
+    ['[ep train-0, t=0] task, is, find a frog.']
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from textmem_gym.envs.scienceworld.ids import TASKS, split_variations
 from textmem_gym.memory.davis.kg import TemporalKG
+from textmem_gym.memory.davis.memory import DAVISMemory
 from textmem_gym.paths import cache_dir
+
+
+class GoldPath(Protocol):
+    """One training variation's gold path as a backend gives it (e.g. ScienceWorld's ``GoldTrajectory``).
+
+    Attributes:
+        label: The variation's episode name in the world model (``"train-0"``).
+        objective: The task description.
+        observation: The first observation.
+        steps: ``(action, observation, score)`` of each gold action, in order.
+    """
+
+    label: str
+    objective: str
+    observation: str
+    steps: Sequence[tuple[str, str, int]]
+
+
+@dataclass
+class Demonstration:
+    """A :class:`GoldPath` written by hand (or read from elsewhere than a simulator)."""
+
+    label: str
+    objective: str
+    observation: str
+    steps: Sequence[tuple[str, str, int]] = field(default_factory=list)
+
+
+#: ``(task, variations, split=..., simplification=...) -> gold paths``: a backend's gold source.
+GoldSource = Callable[..., Iterable[GoldPath]]
 
 
 def world_model_path(task: str, variations: int, split: str = "train") -> Path:
@@ -26,54 +63,47 @@ def world_model_path(task: str, variations: int, split: str = "train") -> Path:
     return cache_dir("davis") / f"{task}-{split}-{variations}-rules.json"
 
 
-def build_world_model(task: str, variations: int = 5, *, split: str = "train", extractor: str = "rules",
-                      llm: Any = None, simplification: str = "easy", cache: bool = True) -> TemporalKG:
+def build_world_model(task: str, variations: int = 5, *, gold: GoldSource, split: str = "train",
+                      extractor: str = "rules", llm: Any = None, simplification: str = "easy",
+                      cache: bool = True) -> TemporalKG:
     """The temporal KG of the gold trajectories of the first ``variations`` variations of ``split``.
 
     Args:
-        task: ScienceWorld task name (``find-living-thing``).
+        task: Task name of the backend (ScienceWorld: ``find-living-thing``).
         variations: Training variations played (5 in the paper).
+        gold: The backend's gold source (it checks ``task`` and ``variations``).
         split: Split the variations come from (``train``; never the test split of evaluation).
         extractor: ``rules`` or ``llm`` (with ``llm``, a ``(kind, prompt) -> answer`` callable).
-        simplification: ScienceWorld simplification (``easy``, DAVIS's setting).
+        simplification: The backend's simplification (ScienceWorld: ``easy``, DAVIS's setting).
         cache: Reuse / write the cached JSON (``rules`` only).
 
     Returns:
         A read-only :class:`TemporalKG`.
     """
-    if task not in TASKS:
-        raise ValueError(f"unknown ScienceWorld task {task!r}")
-    chosen = list(split_variations(task, split))[:variations]
-    if not isinstance(variations, int) or variations < 1 or len(chosen) < variations:
-        raise ValueError(f"variations must be in 1..{len(split_variations(task, split))}, got {variations!r}")
     path = world_model_path(task, variations, split)
     if cache and extractor == "rules" and path.exists():
         return TemporalKG.load(path, read_only=True)
-    from textmem_gym.envs.scienceworld.process import ScienceWorldProcess
-    from textmem_gym.memory.davis.memory import DAVISMemory
-
-    memory = DAVISMemory(extractor, llm=llm)
-    kg = TemporalKG()
-    sim = ScienceWorldProcess()
-    try:
-        for variation in chosen:
-            sim.load(task, variation, simplification, generateGoldPath=True)
-            _play_gold(sim, memory, kg, f"train-{variation}")
-    finally:
-        sim.close()
+    kg = record_world_model(gold(task, variations, split=split, simplification=simplification), extractor, llm)
     if cache and extractor == "rules":
         kg.save(path)
+    return kg
+
+
+def record_world_model(paths: Iterable[GoldPath], extractor: str = "rules", llm: Any = None) -> TemporalKG:
+    """A read-only temporal KG of every transition of ``paths`` (one episode per path)."""
+    memory = DAVISMemory(extractor, llm=llm)
+    kg = TemporalKG()
+    for gold in paths:
+        _record(memory, kg, gold)
     kg.read_only = True
     return kg
 
 
-def _play_gold(sim: Any, memory: Any, kg: TemporalKG, episode: str) -> None:
-    """Plays one variation's gold path; the memory records every transition into ``kg``."""
+def _record(memory: DAVISMemory, kg: TemporalKG, gold: GoldPath) -> None:
+    """Plays one gold path into ``kg``: the memory records every transition."""
     memory.reset()
-    memory.kg, memory.episode_label = kg, episode
-    objective = str(sim.get_task_description())
-    kg.add("task", "is", objective, 0, episode=episode)
-    memory.update(f"{objective}\n\n{sim.server.step('look around')}", "", {"score": 0, "objective": objective})
-    for action in list(sim.get_gold_action_sequence()):
-        observation = str(sim.server.step(action))
-        memory.update(observation, action, {"score": int(round(100 * float(sim.server.getScore())))})
+    memory.kg, memory.episode_label = kg, gold.label
+    kg.add("task", "is", gold.objective, 0, episode=gold.label)
+    memory.update(gold.observation, "", {"score": 0, "objective": gold.objective})
+    for action, observation, score in gold.steps:
+        memory.update(observation, action, {"score": score})

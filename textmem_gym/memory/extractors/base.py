@@ -1,8 +1,14 @@
-"""What every extractor returns, and the structural rule that finds outdated triples.
+"""What every extractor returns, the extractor interface, and the structural rule that finds
+outdated triples.
 
 An extractor turns one step (observation, action, info) into new triples, plus, when it
 knows it, triples that are no longer true (e.g. a room re-described without the knife).
 The memory asks it which believed triples the new ones replace (:meth:`Extractor.outdated`).
+
+An env backend whose text is not that of a text adventure hands its own reading to the
+extractors: a :class:`TextParser` (named by the env class,
+:attr:`~textmem_gym.envs.text_game.TextGameEnv.text_parser`; the wrapper passes it on through
+:meth:`Extractor.use_parser`). No extractor guesses which game it reads.
 
 Example:
     >>> from textmem_gym.memory.triples import TripleStore
@@ -18,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from textmem_gym.memory.ground_truth import Truth
 from textmem_gym.memory.relations import IS, LOCATION_RELATIONS, door_direction, relation_direction, state_group
 from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
 
@@ -38,17 +45,46 @@ class Extraction:
     location: str | None = None
 
 
+class TextParser(Protocol):
+    """An env backend's own reading of its text and facts in the memory's vocabulary (e.g.
+    :class:`~textmem_gym.memory.extractors.nethack.NetHackRules` for the NetHack envs)."""
+
+    def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
+        """Reads one step; ``store`` is the current belief (read-only)."""
+
+    def outdated(self, existing: Sequence[Triple], new: Sequence[TripleKey]) -> list[Triple]:
+        """Which of ``existing`` the new triples replace."""
+
+    def observed_truth(self) -> Truth:
+        """A new tracker of the observed ground truth in the same vocabulary (belief metrics, ``oracle``)."""
+
+
 class Extractor(Protocol):
-    """The extractor interface (``rules``, ``llm``, ``oracle`` and user-defined ones)."""
+    """The extractor interface (``rules``, ``llm``, ``oracle`` and user-defined ones; inherit
+    :class:`BaseExtractor` for the defaults).
+
+    Attributes:
+        location: The room the extractor believes the agent is in (a memory's ``load`` restores it).
+    """
+
+    location: str | None
 
     def reset(self) -> None:
         """Forgets per-episode state."""
+
+    def use_parser(self, parser: TextParser | None) -> None:
+        """Reads the game's text with the backend's ``parser`` from now on (``None``: the generic
+        reading); an extractor that does not read the text by rules keeps it unused."""
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         """Reads one step; ``store`` is the current belief (read-only)."""
 
     def outdated(self, existing: Sequence[Triple], new: Sequence[TripleKey]) -> list[Triple]:
         """Which of ``existing`` (triples incident to the new ones) the new triples replace."""
+
+    def entity_types(self, triples: list[TripleKey]) -> dict[str, str]:
+        """``person``/``object``/``location`` of the entities of ``triples`` it knows (DAVIS's KG
+        keeps them); ``{}`` from an extractor that does not type entities."""
 
 
 def _slot(triple: TripleKey) -> tuple[str, ...] | None:
@@ -82,9 +118,41 @@ def exclusive_conflicts(existing: Iterable[Triple], new: Iterable[TripleKey]) ->
             if (slot := _slot(t.as_tuple())) in slots and t.as_tuple() not in slots[slot]]
 
 
-class StructuralOutdated:
-    """Mixin: replacement by :func:`exclusive_conflicts` (deterministic extractors)."""
+class BaseExtractor:
+    """Defaults of the :class:`Extractor` interface: no per-episode state, the backend's text
+    parser kept in :attr:`parser`, replacement by :func:`exclusive_conflicts`, no entity types.
+
+    Attributes:
+        location: The room the extractor believes the agent is in (``None``: not known).
+        parser: The backend's text parser handed over by :meth:`use_parser` (``None``: none).
+
+    Example:
+        >>> class Nothing(BaseExtractor):
+        ...     def extract(self, observation, action, info, store):
+        ...         return Extraction()
+        >>> extractor = Nothing()
+        >>> extractor.reset(); extractor.use_parser(None); extractor.parser is None
+        True
+    """
+
+    location: str | None = None
+    parser: TextParser | None = None
+
+    def reset(self) -> None:
+        """Forgets per-episode state (none by default)."""
+
+    def use_parser(self, parser: TextParser | None) -> None:
+        """Keeps the backend's text parser in :attr:`parser`."""
+        self.parser = parser
 
     def outdated(self, existing: Sequence[Triple], new: Sequence[TripleKey]) -> list[Triple]:
         """See :func:`exclusive_conflicts`."""
         return exclusive_conflicts(existing, new)
+
+    def entity_types(self, triples: list[TripleKey]) -> dict[str, str]:
+        """No entity types (``{}``)."""
+        return {}
+
+
+#: The earlier name of :class:`BaseExtractor` (structural replacement).
+StructuralOutdated = BaseExtractor

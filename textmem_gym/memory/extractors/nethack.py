@@ -1,4 +1,9 @@
-"""NetHack text for memory: the ``rules`` extractor's NetHack part and the matching ground truth.
+"""NetHack text for memory: the NetHack envs' text parser and the matching ground truth.
+
+The NetHack env hands this parser over (:attr:`~textmem_gym.envs.nethack.env.NetHackEnv.text_parser`
+names :class:`NetHackRules`; :class:`~textmem_gym.wrappers.MemoryGraphWrapper` passes it to the
+memory's extractor), so no memory guesses from the text that it is playing NetHack; nothing in the
+memories imports this module.
 
 The NetHack envs' text (:mod:`textmem_gym.envs.nethack.text`) names every notable cell with its map
 position and the hero's position and level, so triples are deterministic:
@@ -52,11 +57,6 @@ _THING = re.compile(r"^- (.+?): .*\(x(\d+) y(\d+)\)\s*$", re.M)
 _ITEM = re.compile(r"^[a-zA-Z$]: (.+)$", re.M)
 _POSITION = re.compile(r"^level (\d+) x(\d+) y(\d+)$")
 _MENTIONED = re.compile(r"\(x(\d+) y(\d+)\)")
-
-
-def is_nethack_text(observation: str) -> bool:
-    """Whether ``observation`` is NetHack env text (it has the bottom-line sentence)."""
-    return bool(_STATUS.search(observation))
 
 
 def place(level: int, x: int, y: int) -> str:
@@ -118,8 +118,16 @@ def read_nethack(observation: str) -> NetHackView:
 
 
 class NetHackRules:
-    """The NetHack part of the ``rules`` extractor (the :class:`~textmem_gym.memory.extractors.
-    rules.RulesExtractor` hands NetHack text to it)."""
+    """The NetHack envs' :class:`~textmem_gym.memory.extractors.base.TextParser`: the ``rules``
+    extractor hands their text to it once the env has handed it over.
+
+    Example:
+        >>> rules = NetHackRules()
+        >>> rules.extract("Dungeon level 1, turn 3. HP 14/14.", "", {}, TripleStore()).location
+        'dungeon level 1'
+        >>> type(rules.observed_truth()).__name__
+        'NetHackObservedTruth'
+    """
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         """Triples of one step and the believed ones its snapshot shows to be gone."""
@@ -141,6 +149,11 @@ class NetHackRules:
     def outdated(existing: Sequence[Triple], new: Sequence[TripleKey]) -> list[Triple]:
         """Only the hero's position and level are single-valued (many doors share a name)."""
         return exclusive_conflicts([t for t in existing if t.subject == HERO], [t for t in new if t[0] == HERO])
+
+    @staticmethod
+    def observed_truth() -> NetHackObservedTruth:
+        """The ground truth of the NetHack envs' facts in this parser's vocabulary."""
+        return NetHackObservedTruth()
 
 
 def remembered_places(triples: Iterable[TripleKey], location: str | None) -> list[str]:

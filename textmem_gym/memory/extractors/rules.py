@@ -4,8 +4,9 @@ It reads TextWorld's templated text (cooking, treasure-hunt and cleaning games) 
 text-adventure phrasing: the room from its header, exits and doors with their state, things
 on/in furniture, the inventory, feedback of take/drop/put/open/close/unlock/eat/cook/cut, and
 the content of things read (recipes, notes). A full room description is a snapshot: things
-believed in the room but no longer listed are invalidated. NetHack text (the ``TextMem/NetHack-*``
-envs) goes to :class:`~textmem_gym.memory.extractors.nethack.NetHackRules`.
+believed in the room but no longer listed are invalidated. A backend with other text hands its
+own parser over (:meth:`RulesExtractor.use_parser`; the NetHack envs name
+:class:`~textmem_gym.memory.extractors.nethack.NetHackRules`), which then reads every step.
 
 Example:
     >>> from textmem_gym.memory.triples import TripleStore
@@ -18,10 +19,10 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
-from textmem_gym.memory.extractors.base import Extraction, StructuralOutdated
-from textmem_gym.memory.extractors.nethack import NetHackRules, is_nethack_text
+from textmem_gym.memory.extractors.base import BaseExtractor, Extraction
 from textmem_gym.memory.extractors.reading import read_text
 from textmem_gym.memory.extractors.room_text import RoomView, clean_name, parse_room, split_list
 from textmem_gym.memory.relations import (
@@ -37,7 +38,7 @@ from textmem_gym.memory.relations import (
     direction_relation,
     door_relation,
 )
-from textmem_gym.memory.triples import TripleStore, normalize
+from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
 
 _NAME = r"(?:the )?(.+?)"
 _TAKE = frozenset({"take", "get", "pick", "grab"})
@@ -83,8 +84,9 @@ def move_direction(action: str) -> str | None:
     return word if word in OPPOSITE else None
 
 
-class RulesExtractor(StructuralOutdated):
-    """Deterministic extractor for templated text-game output.
+class RulesExtractor(BaseExtractor):
+    """Deterministic extractor for templated text-game output (or, once an env backend handed
+    its :class:`~textmem_gym.memory.extractors.base.TextParser` over, that parser).
 
     Example:
         >>> from textmem_gym.memory.triples import TripleStore
@@ -95,17 +97,15 @@ class RulesExtractor(StructuralOutdated):
 
     def __init__(self) -> None:
         self.location: str | None = None
-        self.nethack: NetHackRules | None = None
 
     def reset(self) -> None:
-        """Forgets the current room."""
-        self.location, self.nethack = None, None
+        """Forgets the current room (a parser handed over is kept: it belongs to the env)."""
+        self.location = None
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         """Triples of one step (see the module docstring)."""
-        if self.nethack is not None or is_nethack_text(observation):
-            self.nethack = self.nethack or NetHackRules()
-            return self.nethack.extract(observation, action, info, store)
+        if self.parser is not None:
+            return self.parser.extract(observation, action, info, store)
         out = Extraction()
         self._store, self._action = store, action
         view = parse_room(observation)
@@ -122,10 +122,10 @@ class RulesExtractor(StructuralOutdated):
         out.location = self.location
         return out
 
-    def outdated(self, existing: Any, new: Any) -> Any:
-        """Structural replacement (NetHack's has its own: many things share a name there)."""
-        if self.nethack is not None:
-            return self.nethack.outdated(existing, new)
+    def outdated(self, existing: Sequence[Triple], new: Sequence[TripleKey]) -> list[Triple]:
+        """Structural replacement, or the handed parser's own (NetHack's: many things share a name there)."""
+        if self.parser is not None:
+            return self.parser.outdated(existing, new)
         return super().outdated(existing, new)
 
     # -- rooms ---------------------------------------------------------------------------

@@ -53,10 +53,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from textmem_gym.llm.budget import Ask, ClientAsk, Trimmable, text_pieces
-from textmem_gym.memory.arigraph.memory import AriGraphMemory
-from textmem_gym.memory.arigraph.parse import canonical
-from textmem_gym.memory.extractors import Extraction, Extractor, make_extractor
-from textmem_gym.memory.extractors.base import StructuralOutdated
+from textmem_gym.memory.extractors import BaseExtractor, Extraction, Extractor, TextParser, make_extractor
+from textmem_gym.memory.graph_memory import GraphMemory
+from textmem_gym.memory.relations import canonical
 from textmem_gym.memory.retrieval import client_embedder
 from textmem_gym.memory.stma.graph import BM25EntityIndex, EmbeddingEntityIndex, describe, rank_subgraph
 from textmem_gym.memory.stma.temporal import HistoryBuffer, RuleSummarizer
@@ -102,7 +101,7 @@ def parse_rdf(answer: str, rooms: set[str]) -> list[TripleKey]:
     return found
 
 
-class BeliefRelationRetriever(StructuralOutdated):
+class BeliefRelationRetriever(BaseExtractor):
     """The ``llm`` relation retriever: appendix D.2 over the temporal belief, plus the rules
     extractor's room and movement triples. Replacement is structural (slot conflicts)."""
 
@@ -113,6 +112,11 @@ class BeliefRelationRetriever(StructuralOutdated):
 
     def reset(self) -> None:
         self.rules.reset()
+
+    def use_parser(self, parser: TextParser | None) -> None:
+        """The rules part reads the game's text with the backend's ``parser``."""
+        super().use_parser(parser)
+        self.rules.use_parser(parser)
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         out = self.rules.extract(observation, action, info, store)
@@ -136,8 +140,10 @@ class BeliefRelationRetriever(StructuralOutdated):
         return out
 
 
-class STMAMemory(AriGraphMemory):
-    """The STMA spatio-temporal memory.
+class STMAMemory(GraphMemory):
+    """The STMA spatio-temporal memory (a sibling of AriGraph over the shared
+    :class:`~textmem_gym.memory.graph_memory.GraphMemory`: its dynamic KG is the shared triple
+    store; its retrieval and rendering are its own).
 
     Args:
         extractor: Relation retriever: ``"rules"`` (deterministic, from each observation),
@@ -289,7 +295,7 @@ class STMAMemory(AriGraphMemory):
                 f"Spatial belief:\n{self.spatial_belief(query)}")
 
     def to_json(self) -> dict[str, Any]:
-        """The AriGraph-format KG plus the buffer and the temporal belief."""
+        """The shared graph export (the dynamic KG) plus the buffer and the temporal belief."""
         data = super().to_json()
         data["stma"] = {"goal": self.goal, "temporal_belief": self.temporal_belief,
                         "buffer": [r.__dict__ for r in self.buffer]}

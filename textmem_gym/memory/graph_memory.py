@@ -1,0 +1,299 @@
+"""The graph parts every memory architecture shares: :class:`GraphMemory`.
+
+AriGraph, STMA and DAVIS are siblings built on this class (none subclasses another). It holds
+the believed state that the wrapper, the macro actions and the exports read, and updates it
+the same way for all of them:
+
+- semantic memory: a :class:`~textmem_gym.memory.triples.TripleStore` (triples with validity
+  intervals: invalidated, never deleted) and a similarity index of the believed triples;
+- episodic memory: an :class:`~textmem_gym.memory.episodic.EpisodicMemory` vertex per step,
+  linked to the triples extracted at that step;
+- the believed map (:class:`~textmem_gym.memory.spatial.SpatialMap`): known locations, the
+  current location, unexplored exits, routes and doors;
+- exports: ``networkx`` graph, PNG picture, JSON (``to_json``/``save``/``load``).
+
+One update: the extractor reads the step; outdated triples are looked for among those incident
+to the new triples' entities and invalidated; the new triples are added (spatial ones with their
+inverse, marked inferred); an episodic vertex holds the observation and links every triple
+extracted at that step. The step's own (not inferred) triples stay in :attr:`GraphMemory.step_triples`
+for an architecture that records more (DAVIS's temporal KG).
+
+The default :meth:`GraphMemory.retrieve` is the semantic retrieval of AriGraph's Algorithm 1
+(semantic search, Algorithm 2, then episodic search, equation (1)); an architecture with its own
+retrieval overrides it. Each architecture writes its own :meth:`render`.
+
+Example:
+    >>> from textmem_gym.memory.arigraph.memory import AriGraphMemory
+    >>> memory = AriGraphMemory()
+    >>> memory.update("-= Hall =-\\nYou see a chest. There is an exit to the north.", "", {})
+    >>> memory.known_locations(), memory.unexplored_exits(), memory.step_triples
+    (['hall'], {'hall': ['north']}, [('chest', 'is at', 'hall'), ('hall', 'has exit', 'north')])
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from textmem_gym.memory.base import UpdateStats
+from textmem_gym.memory.episodic import Episode, EpisodicMemory
+from textmem_gym.memory.export import draw_memory, memory_graph
+from textmem_gym.memory.extractors import Extractor, TextParser, make_extractor
+from textmem_gym.memory.retrieval import SimilarityIndex, make_index
+from textmem_gym.memory.spatial import SpatialMap, inverse_spatial
+from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
+
+#: The ``format`` of a saved graph memory (every architecture's JSON export shares it).
+FORMAT = "textmem-arigraph"
+
+
+@dataclass
+class Retrieval:
+    """Result of the semantic retrieval (AriGraph's Algorithm 1).
+
+    Attributes:
+        triples: Retrieved semantic triples, in the order found.
+        episodes: Retrieved episodic vertices with their equation (1) score, best first.
+    """
+
+    triples: list[Triple] = field(default_factory=list)
+    episodes: list[tuple[Episode, float]] = field(default_factory=list)
+
+
+def _check_counts(**counts: int) -> None:
+    for label, value in counts.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ValueError(f"{label} must be a non-negative int, got {value!r}")
+
+
+class GraphMemory:
+    """Semantic triples with validity intervals, episodic vertices, the believed map and exports.
+
+    Args:
+        extractor: ``"rules"``, ``"llm"``, ``"oracle"`` or an extractor object.
+        extractor_options: Arguments of the named extractor (e.g. ``ask`` or ``client`` for ``llm``).
+        similarity: ``"bm25"`` (default), ``"sentence-transformers"``, ``"openai"`` or an index.
+        similarity_options: Arguments of the named similarity (``model_path``, ``model``...).
+        depth: Semantic search depth ``d``.
+        width: Semantic search width ``w``.
+        episodes: Number ``k`` of episodic vertices retrieved.
+        max_episode_chars: Observation characters shown per retrieved episode.
+
+    Attributes:
+        name: The architecture's name in :data:`~textmem_gym.memory.base.MEMORIES`.
+        version: Changes whenever the content changes (update, invalidation, reset, load), so
+            a caller can keep what it derived from the memory until then.
+        retrievals: How many times :meth:`retrieve` ran (since the memory was built).
+        step_triples: The triples the last update read (not the inferred inverses), in order.
+    """
+
+    name = "graph"
+
+    def __init__(self, extractor: str | Extractor = "rules", *, extractor_options: dict[str, Any] | None = None,
+                 similarity: str | SimilarityIndex = "bm25", similarity_options: dict[str, Any] | None = None,
+                 depth: int = 2, width: int = 5, episodes: int = 2, max_episode_chars: int = 600):
+        _check_counts(depth=depth, width=width, episodes=episodes)
+        self.extractor = make_extractor(extractor, **(extractor_options or {}))
+        self.extractor_name = extractor if isinstance(extractor, str) else type(extractor).__name__
+        self._similarity, self._similarity_options = similarity, dict(similarity_options or {})
+        self.depth, self.width, self.episodes_k, self.max_episode_chars = depth, width, episodes, max_episode_chars
+        self.version = self.retrievals = 0
+        self.reset()
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def reset(self) -> None:
+        """Empties the memory (new episode)."""
+        self.store = TripleStore()
+        self.episodic = EpisodicMemory()
+        self.index = make_index(self._similarity, **self._similarity_options)
+        self.step = -1
+        self.location: str | None = None
+        self.stats = UpdateStats()
+        self.step_triples: list[TripleKey] = []
+        self._changed()
+        self.extractor.reset()
+
+    def _changed(self) -> None:
+        """Forgets what was derived from the content, and moves :attr:`version` on."""
+        self._derived: dict[str, Any] = {}
+        self.version += 1
+
+    def use_parser(self, parser: TextParser | None) -> None:
+        """Reads the game's text with ``parser`` from now on: the env backend's own reading
+        (:attr:`~textmem_gym.envs.text_game.TextGameEnv.text_parser`), handed to the extractor;
+        ``None``: the generic text-adventure reading."""
+        self.extractor.use_parser(parser)
+
+    def update(self, observation: str, action: str, info: dict[str, Any]) -> None:
+        """Learns from one step: extraction, outdated-triple replacement, episodic vertex."""
+        self.step += 1
+        extraction = self.extractor.extract(observation, action, info, self.store)
+        named = (t for t in extraction.triples if all(str(x).strip() for x in t))
+        new: list[TripleKey] = list(dict.fromkeys((normalize(s), normalize(r), normalize(o)) for s, r, o in named))
+        inverses = (inverse_spatial(t) for t in new)
+        inferred = [inv for inv in inverses if inv is not None and inv not in new]
+        before = len(self.store.triples)
+        invalidated = self._invalidate_outdated(new, inferred, extraction.outdated)
+        ids = [self._add(t, inferred=False) for t in new]
+        for t in inferred:
+            self._add(t, inferred=True)
+        self.episodic.add(self.step, action, observation, ids)
+        if extraction.location:
+            self.location = normalize(extraction.location)
+        self.step_triples = new
+        self.stats = UpdateStats(len(self.store.triples) - before, invalidated, len(self.store),
+                                 len(self.store.triples), len(self.episodic))
+        self._changed()
+
+    def _invalidate_outdated(self, new: list[TripleKey], inferred: list[TripleKey],
+                             stated: list[TripleKey]) -> int:
+        """Invalidates the believed triples the new ones replace (asked of the extractor among
+        those incident to their entities) and those the step showed false; returns how many."""
+        entities = {e for s, _, o in new + inferred for e in (s, o)}
+        incident = {t.id: t for e in entities for t in self.store.incident(e)}
+        outdated = {t.id for t in self.extractor.outdated(list(incident.values()), new + inferred)}
+        outdated |= {tid for key in stated if (tid := self.store.find(*key)) is not None}
+        keep = set(new) | set(inferred)
+        invalidated = 0
+        for tid in sorted(outdated):
+            if self.store.triples[tid].as_tuple() not in keep and self.store.invalidate(tid, self.step):
+                self.index.remove(tid)
+                invalidated += 1
+        return invalidated
+
+    def _add(self, triple: TripleKey, *, inferred: bool) -> int:
+        existed = self.store.find(*triple)
+        tid = self.store.add(*triple, step=self.step, inferred=inferred)
+        if existed is None:
+            self.index.add(tid, self.store.triples[tid].text())
+        return tid
+
+    def invalidate(self, subject: str, relation: str, obj: str) -> bool:
+        """Stops believing a triple now (e.g. a route the game refused); returns whether it
+        was believed."""
+        tid = self.store.find(subject, relation, obj)
+        if tid is None or not self.store.invalidate(tid, max(self.step, 0)):
+            return False
+        self.index.remove(tid)
+        self._changed()
+        return True
+
+    # -- retrieval -----------------------------------------------------------------------
+    def semantic_search(self, query: str, depth: int | None = None, width: int | None = None) -> list[Triple]:
+        """Algorithm 2: BFS from ``query``; each hop keeps the ``width`` most similar triples
+        (a vertex query also scores the triples incident to that vertex)."""
+        depth = self.depth if depth is None else depth
+        width = self.width if width is None else width
+        found: dict[int, Triple] = {}
+        distance = {query: 0}
+        queue = deque([query])
+        while queue:
+            current = queue.popleft()
+            if distance[current] >= depth:
+                continue
+            candidates = [t.id for t in self.store.incident(current)]
+            for tid, _ in self.index.search(current, width, candidates):
+                triple = self.store.triples[tid]
+                found.setdefault(tid, triple)
+                for vertex in (triple.subject, triple.object):
+                    if vertex not in distance:
+                        distance[vertex] = distance[current] + 1
+                        queue.append(vertex)
+        return list(found.values())
+
+    def retrieve(self, query: str | list[str], *, depth: int | None = None, width: int | None = None,
+                 episodes: int | None = None) -> Retrieval:
+        """Algorithm 1: semantic search for each query, then episodic search on the union."""
+        self.retrievals += 1
+        queries = [query] if isinstance(query, str) else list(query)
+        triples: dict[int, Triple] = {}
+        for q in queries:
+            for t in self.semantic_search(q, depth, width):
+                triples.setdefault(t.id, t)
+        k = self.episodes_k if episodes is None else episodes
+        return Retrieval(list(triples.values()), self.episodic.search(triples, k))
+
+    # -- views ---------------------------------------------------------------------------
+    def believed_triples(self) -> list[TripleKey]:
+        """Triples believed now, oldest first."""
+        return [t.as_tuple() for t in self.store.active()]
+
+    def triple_history(self) -> list[Triple]:
+        """Every triple ever believed with its validity interval (``start``, ``end``), oldest first."""
+        return list(self.store.triples)
+
+    def episodes(self) -> list[Episode]:
+        """The episodic vertices (one per update: action and observation), oldest first."""
+        return list(self.episodic.episodes)
+
+    @property
+    def spatial(self) -> SpatialMap:
+        """The believed map."""
+        return SpatialMap(self.store)
+
+    def known_locations(self) -> list[str]:
+        """Rooms the memory knows (including the current one)."""
+        if "locations" not in self._derived:
+            rooms = set(self.spatial.locations())
+            if self.location:
+                rooms.add(self.location)
+            self._derived["locations"] = sorted(rooms)
+        return list(self._derived["locations"])
+
+    def unexplored_exits(self) -> dict[str, list[str]]:
+        """Algorithm 3 for every known room: exits whose destination is unknown."""
+        if "unexplored" not in self._derived:
+            exits = {room: self.spatial.unexplored_exits(room) for room in self.known_locations()}
+            self._derived["unexplored"] = {room: dirs for room, dirs in exits.items() if dirs}
+        return {room: list(dirs) for room, dirs in self._derived["unexplored"].items()}
+
+    def route(self, start: str, goal: str) -> list[tuple[str, str]] | None:
+        """Shortest known path from ``start`` to ``goal`` (see :class:`SpatialMap`)."""
+        return self.spatial.route(start, goal)
+
+    def door(self, room: str, direction: str) -> tuple[str, str | None] | None:
+        """``(door, believed state)`` on the exit of ``room`` towards ``direction``, if any."""
+        return self.spatial.door(room, direction)
+
+    # -- exports -------------------------------------------------------------------------
+    def to_networkx(self, *, history: bool = False, episodic: bool = False) -> nx.MultiDiGraph:
+        """The semantic graph (invalidated edges too with ``history``; episodic vertices and
+        edges with ``episodic``)."""
+        return memory_graph(self, history=history, episodic=episodic)
+
+    def draw(self, path: str | Path, **options: Any) -> Path:
+        """Writes a PNG picture of the believed graph (matplotlib)."""
+        return draw_memory(self, path, **options)
+
+    def to_json(self) -> dict[str, Any]:
+        """The whole memory as JSON-ready data."""
+        return {"format": FORMAT, "version": 1, "step": self.step, "location": self.location,
+                "config": {"depth": self.depth, "width": self.width, "episodes": self.episodes_k},
+                "stats": self.stats.as_dict(), "triples": self.store.to_json(),
+                "episodes": self.episodic.to_json()}
+
+    def save(self, path: str | Path) -> None:
+        """Writes the memory as JSON (no pickle); parent directories are created."""
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(json.dumps(self.to_json(), indent=1), encoding="utf-8")
+
+    def load(self, path: str | Path) -> None:
+        """Replaces the believed state and the episodic vertices by those of a memory written
+        with :meth:`save` (same configuration)."""
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if data.get("format") != FORMAT:
+            raise ValueError(f"{path} is not a saved AriGraph memory")
+        self.reset()
+        self.store = TripleStore.from_json(data["triples"])
+        self.episodic = EpisodicMemory.from_json(data["episodes"])
+        for triple in self.store.active():
+            self.index.add(triple.id, triple.text())
+        self.step, self.location = data["step"], data["location"]
+        self._changed()
+        self.stats = UpdateStats(**data["stats"])
+        self.extractor.location = self.location
