@@ -34,6 +34,8 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 from stable_baselines3.common.callbacks import BaseCallback
 
+from textmem_gym.loading import lookup
+
 
 def _text_key(text: str) -> int:
     return zlib.crc32(text.encode("utf-8", "replace"))
@@ -68,10 +70,8 @@ class EpisodicNoveltyBonus(gym.Wrapper, gym.utils.RecordConstructorArgs):
         gym.Wrapper.__init__(self, env)
         if not isinstance(bonus, (int, float)) or bonus <= 0:
             raise ValueError(f"bonus must be a positive number, got {bonus!r}")
-        if key not in NOVELTY_KEYS:
-            raise ValueError(f"unknown novelty key {key!r}; known: {sorted(NOVELTY_KEYS)}")
+        self._key_of = lookup("novelty key", key, NOVELTY_KEYS)
         self.bonus, self.key = float(bonus), key
-        self._key_of = NOVELTY_KEYS[key]
         self._seen: set[int] = set()
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:

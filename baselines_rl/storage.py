@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from baselines_rl.common import EnvSpec
-from textmem_gym.loading import load_object
+from textmem_gym.loading import load_named
 
 #: Name inside the model zip of the metadata entry.
 METADATA_ENTRY = "textmem.json"
@@ -32,9 +32,7 @@ ALGORITHMS: dict[str, str] = {
 
 def algorithm_class(name: str) -> Any:
     """The SB3 class of a registered algorithm name."""
-    if name not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {name!r}; known: {sorted(ALGORITHMS)}")
-    return load_object(ALGORITHMS[name])
+    return load_named("algorithm", name, ALGORITHMS)
 
 
 def save_model(model: Any, path: str | Path, algorithm: str, spec: EnvSpec,

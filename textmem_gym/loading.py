@@ -1,7 +1,21 @@
-"""The one ``"module:attr"`` loader every registry uses (envs, generators, memories, extractors,
-policies, RL algorithms).
+"""Finding things by name: the one registry lookup (and its error) and the one ``"module:attr"`` loader.
+
+Every registry of textmem_gym (memories, extractors, similarity indexes, game generators, text
+encodings, protocols, run backends, policies, RL algorithms...) is a mapping from a name to a thing,
+or to the ``"module:attr"`` string of a thing imported on first use. :func:`lookup` finds a name,
+:func:`load_named` finds and imports one, and both raise the same ``ValueError`` for an unknown
+name: ``unknown <kind> <name>; choose from [<the known names>]``.
 
 Example:
+    >>> COLORS = {"red": "#f00", "green": "#0f0"}
+    >>> lookup("color", "red", COLORS)
+    '#f00'
+    >>> lookup("color", "blue", COLORS)
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown color 'blue'; choose from ['green', 'red']
+    >>> load_named("container", "ordered", {"ordered": "collections:OrderedDict"}).__name__
+    'OrderedDict'
     >>> load_object("collections:OrderedDict").__name__
     'OrderedDict'
 """
@@ -9,7 +23,48 @@ Example:
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def unknown_name(kind: str, name: object, known: Iterable[str], *, detail: str = "") -> ValueError:
+    """The error for a name no registry holds, listing the valid names in the order given.
+
+    Args:
+        kind: What the name names (``"memory"``, ``"Jericho game"``...).
+        name: The name asked for.
+        known: The valid names.
+        detail: Why the name is unknown, when there is more to say (``"no module 'x'"``).
+
+    Example:
+        >>> str(unknown_name("policy", "x:y", ["random", "react"], detail="no module 'x'"))
+        "unknown policy 'x:y': no module 'x'; choose from ['random', 'react']"
+    """
+    because = f": {detail}" if detail else ""
+    return ValueError(f"unknown {kind} {name!r}{because}; choose from {list(known)}")
+
+
+def lookup(kind: str, name: object, table: Mapping[str, T]) -> T:
+    """``table[name]``, or a ``ValueError`` naming ``kind``, ``name`` and the sorted valid names.
+
+    Raises:
+        ValueError: ``name`` is not a key of ``table`` (or not a string at all).
+    """
+    if not isinstance(name, str) or name not in table:
+        raise unknown_name(kind, name, sorted(table))
+    return table[name]
+
+
+def load_named(kind: str, name: object, table: Mapping[str, str]) -> Any:
+    """The object whose ``"module:attr"`` string ``table`` holds under ``name`` (see :func:`lookup`).
+
+    Raises:
+        ValueError: ``name`` is unknown (the message lists the valid names).
+        ImportError, AttributeError: As :func:`load_object`.
+    """
+    return load_object(lookup(kind, name, table))
 
 
 def load_object(spec: str) -> Any:

@@ -119,7 +119,7 @@ def test_offline_and_disabled_downloads_say_what_to_set(isolated: Path, table, m
     assert "failed" in str(error.value) and published.GAMES_URL_ENV in str(error.value)
     with pytest.raises(PublishedGameNotFoundError, match="downloads are disabled"):
         find_published_game("hunt", download=False)
-    with pytest.raises(ValueError, match="known: clean, cook"):
+    with pytest.raises(ValueError, match=r"unknown published AriGraph game 'nope'; choose from \['clean', 'cook'"):
         find_published_game("nope")
 
 

@@ -37,6 +37,8 @@ from typing import Any
 
 from filelock import FileLock
 
+from textmem_gym.loading import lookup
+
 CACHE_FILENAME = "responses.sqlite"
 SCHEMA_VERSION = 1
 
@@ -83,10 +85,7 @@ CACHE_MODES: dict[str, CacheMode] = {
 
 def cache_mode(name: str) -> CacheMode:
     """Returns the :class:`CacheMode` called ``name``; raises ``ValueError`` for unknown names."""
-    try:
-        return CACHE_MODES[name]
-    except KeyError:
-        raise ValueError(f"unknown cache mode {name!r}; choose one of {sorted(CACHE_MODES)}") from None
+    return lookup("cache mode", name, CACHE_MODES)
 
 
 def canonical_json(value: Any) -> str:

@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import networkx as nx
 
-from textmem_gym.loading import load_object
+from textmem_gym.loading import load_named
 from textmem_gym.memory.episodic import Episode
 from textmem_gym.memory.extractors import TextParser
 from textmem_gym.memory.triples import Triple, TripleKey
@@ -136,9 +136,7 @@ MEMORIES: dict[str, str] = {
 
 def memory_class(name: str) -> type:
     """The class registered under ``name``."""
-    if name not in MEMORIES:
-        raise ValueError(f"unknown memory {name!r}; choose from {sorted(MEMORIES)}")
-    return load_object(MEMORIES[name])
+    return load_named("memory", name, MEMORIES)
 
 
 def make_memory(memory: str | Memory = "arigraph", **options: Any) -> Memory:

@@ -26,6 +26,8 @@ from typing import Protocol
 
 import numpy as np
 
+from textmem_gym.loading import lookup
+
 _TOKEN = re.compile(r"[a-z0-9]+")
 #: Words carrying no content in queries and triples.
 STOPWORDS: frozenset[str] = frozenset(
@@ -237,6 +239,4 @@ def make_index(similarity: str | SimilarityIndex = "bm25", **options: object) ->
         "openai": lambda model=None, client=None, **o: DenseIndex(
             client_embedder(client) if client is not None else openai_embedder(model or "text-embedding-3-small", **o)),
     }
-    if similarity not in builders:
-        raise ValueError(f"unknown similarity {similarity!r}; choose from {sorted(builders)}")
-    return builders[similarity](**options)
+    return lookup("similarity", similarity, builders)(**options)

@@ -26,6 +26,8 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 
+from textmem_gym.loading import lookup
+
 _WORD = re.compile(r"[a-z0-9]+")
 
 #: Default number of hash buckets (token ids ``1..hash_size-1``; ``0`` is padding).
@@ -192,6 +194,4 @@ def make_text_encoder(kind: str | dict[str, Any] | TextEncoder = "bow", **option
     if isinstance(kind, dict):
         options = {**{k: v for k, v in kind.items() if k != "kind"}, **options}
         kind = kind.get("kind", "bow")
-    if kind not in TEXT_ENCODERS:
-        raise ValueError(f"unknown text encoding {kind!r}; known: {sorted(TEXT_ENCODERS)}")
-    return TEXT_ENCODERS[kind](**options)
+    return lookup("text encoding", kind, TEXT_ENCODERS)(**options)

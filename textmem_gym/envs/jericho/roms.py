@@ -27,6 +27,7 @@ import os
 from pathlib import Path
 
 from textmem_gym.downloads import ChecksumError, DownloadError, fetch_cached, sha256_of, verify_file
+from textmem_gym.loading import unknown_name
 from textmem_gym.paths import cache_dir
 
 ROMS_DIR_ENV = "TEXTMEM_ROMS_DIR"
@@ -63,7 +64,7 @@ def rom_file_name(game: str) -> str:
         ValueError: If ``game`` is not in the Jericho game suite (the message lists them).
     """
     if not isinstance(game, str) or game.lower() not in _STEMS:
-        raise ValueError(f"unknown Jericho game {game!r}; known games: {', '.join(game_names())}")
+        raise unknown_name("Jericho game", game, game_names())
     return _STEMS[game.lower()]
 
 

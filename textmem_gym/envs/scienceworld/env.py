@@ -14,6 +14,7 @@ from textmem_gym.envs.scienceworld.facts import object_tree_facts
 from textmem_gym.envs.scienceworld.ids import SPLITS, TASKS, split_variations
 from textmem_gym.envs.scienceworld.process import ScienceWorldProcess
 from textmem_gym.envs.text_game import GameState, TextGameEnv
+from textmem_gym.loading import lookup
 
 
 class ScienceWorldEnv(TextGameEnv):
@@ -213,8 +214,7 @@ class _DatedCommands:
 
 
 def _check_arguments(task: Any, variation: Any, split: Any, game_seed: Any, simplification: Any) -> None:
-    if task not in TASKS:
-        raise ValueError(f"unknown ScienceWorld task {task!r}; known: {sorted(TASKS)}")
+    lookup("ScienceWorld task", task, TASKS)
     if split not in SPLITS:
         raise ValueError(f"split must be one of {sorted(SPLITS)}, got {split!r}")
     for name, value in (("variation", variation), ("game_seed", game_seed)):

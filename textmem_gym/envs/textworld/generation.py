@@ -29,7 +29,7 @@ from typing import Any
 
 from filelock import FileLock
 
-from textmem_gym.loading import load_object
+from textmem_gym.loading import load_object, lookup
 from textmem_gym.paths import cache_dir
 
 #: The hash seed of every generating process (the papers' games were made with it).
@@ -74,10 +74,7 @@ def register_generator(generator: GameGenerator) -> GameGenerator:
 
 def get_generator(name: str) -> GameGenerator:
     """The generator registered as ``name`` (``ValueError`` lists the known ones)."""
-    try:
-        entry = GENERATORS[name]
-    except KeyError:
-        raise ValueError(f"unknown game generator {name!r}; known: {sorted(GENERATORS)}") from None
+    entry = lookup("game generator", name, GENERATORS)
     if isinstance(entry, str):
         entry = GENERATORS[name] = load_object(entry)
     return entry

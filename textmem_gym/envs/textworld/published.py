@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from textmem_gym.downloads import ChecksumError, DownloadError, fetch_cached, verify_file
+from textmem_gym.loading import lookup
 from textmem_gym.paths import cache_dir
 
 GAMES_DIR_ENV = "TEXTMEM_ARIGRAPH_GAMES_DIR"
@@ -141,10 +142,7 @@ def _checked_copy(root: Path, game: PublishedGame) -> Path | None:
 
 
 def _game(name: str, games: Mapping[str, PublishedGame] | None) -> PublishedGame:
-    table = PUBLISHED_GAMES if games is None else games
-    if name not in table:
-        raise ValueError(f"unknown published AriGraph game {name!r}; known: {', '.join(sorted(table))}")
-    return table[name]
+    return lookup("published AriGraph game", name, PUBLISHED_GAMES if games is None else games)
 
 
 def _not_found(game: PublishedGame) -> str:

@@ -42,6 +42,7 @@ from textmem_gym.envs.textworld.game_building import (
     win_quest,
 )
 from textmem_gym.envs.textworld.generation import GameGenerator
+from textmem_gym.loading import lookup
 
 COLOURS = (
     "red", "blue", "green", "yellow", "purple", "orange", "white", "black", "grey", "pink", "brown",
@@ -154,9 +155,8 @@ def plan_treasure_hunt(seed: int, difficulty: str = "normal") -> HuntPlan:
     Raises:
         ValueError: Unknown ``difficulty``.
     """
-    if difficulty not in LEVELS:
-        raise ValueError(f"unknown treasure hunt difficulty {difficulty!r}; known: {sorted(LEVELS)}")
-    level, rng = LEVELS[difficulty], random.Random(f"treasure-hunt/{difficulty}/{seed}")
+    level = lookup("treasure hunt difficulty", difficulty, LEVELS)
+    rng = random.Random(f"treasure-hunt/{difficulty}/{seed}")
     grid = random_grid_map(rng, level.width, level.height, level.extra_edges)
     labels = room_labels(len(grid.cells))
     rng.shuffle(labels)

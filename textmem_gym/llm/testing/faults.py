@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from textmem_gym.loading import unknown_name
+
 _ALIASES = {"429": "rate_limit", "500": "server_error", "slow": "delay", "malformed": "malformed_json",
             "empty_content": "empty"}
 
@@ -77,7 +79,7 @@ class Fault:
     def __post_init__(self) -> None:
         kind = _ALIASES.get(self.kind, self.kind)
         if kind not in FAULT_KINDS:
-            raise ValueError(f"unknown fault kind {self.kind!r}; choose one of {sorted(FAULT_KINDS)}")
+            raise unknown_name("fault kind", self.kind, sorted(FAULT_KINDS))
         object.__setattr__(self, "kind", kind)
         if self.times < 1:
             raise ValueError("Fault.times must be >= 1")

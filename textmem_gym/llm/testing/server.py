@@ -49,6 +49,7 @@ from textmem_gym.llm.testing.exchange import (
 )
 from textmem_gym.llm.testing.faults import FAULT_KINDS, Fault, FaultLike, FaultRule, FaultSchedule
 from textmem_gym.llm.testing.profiles import PROFILES, constrain, request_schema
+from textmem_gym.loading import lookup
 
 logger = logging.getLogger("textmem_gym.llm.testing.server")
 
@@ -150,9 +151,7 @@ class LocalOpenAIServer:
         self.embedder = embedder
         self.embedding_dim = embedding_dim
         self.faults = FaultSchedule(faults)
-        if profile not in PROFILES:
-            raise ValueError(f"profile={profile!r}: expected one of {', '.join(PROFILES)}")
-        self.profile = PROFILES[profile]
+        self.profile = lookup("server profile", profile, PROFILES)
         self.context_window = context_window
         self.structured = frozenset(self.profile.structured if structured is None else structured)
         self.latency = latency

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from textmem_gym.loading import load_object
-from textmem_gym.memory.extractors.base import BaseExtractor, Extraction, Extractor, TextParser, exclusive_conflicts
+from textmem_gym.loading import load_named
+from textmem_gym.memory.extractors.base import Extraction, Extractor, exclusive_conflicts
 
 #: Extractor name -> ``"module:Class"`` (imported on use, so optional parts stay optional).
 EXTRACTORS: dict[str, str] = {
@@ -29,10 +29,7 @@ def make_extractor(extractor: str | Extractor = "rules", **options: Any) -> Extr
         if options:
             raise ValueError("extractor options only apply when the extractor is given by name")
         return extractor
-    if extractor not in EXTRACTORS:
-        raise ValueError(f"unknown extractor {extractor!r}; choose from {sorted(EXTRACTORS)}")
-    return load_object(EXTRACTORS[extractor])(**options)
+    return load_named("extractor", extractor, EXTRACTORS)(**options)
 
 
-__all__ = ["EXTRACTORS", "BaseExtractor", "Extraction", "Extractor", "TextParser", "exclusive_conflicts",
-           "make_extractor"]
+__all__ = ["EXTRACTORS", "Extraction", "Extractor", "exclusive_conflicts", "make_extractor"]
