@@ -10,10 +10,14 @@ from textmem_gym.cli.arguments import check_policy_kwargs, parse_pairs
 def cmd_reproduce(args: argparse.Namespace) -> int:
     """Plans, plays and prints one protocol."""
     from textmem_gym.cli.evaluation import use_working_directory
-    from textmem_gym.protocols import get_protocol
+    from textmem_gym.protocols import QA_PROTOCOLS, get_protocol
     from textmem_gym.protocols.run import format_report, paper_rows, plan_protocol, run_protocol
 
     use_working_directory()
+    if args.paper in QA_PROTOCOLS:
+        return cmd_reproduce_qa(args)
+    if not args.policy:
+        raise ValueError(f"reproduce {args.paper}: --policy is required (a game protocol)")
     protocol = get_protocol(args.paper)
     paper_rows(protocol, args.policy, args.paper_row)  # a bad row name fails before any episode
     policy_kwargs = parse_pairs(args.policy_arg)
@@ -33,13 +37,35 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reproduce_qa(args: argparse.Namespace) -> int:
+    """Runs one multi-hop QA protocol (``--data DIR`` or ``--demo``) and prints its table."""
+    from textmem_gym.protocols import get_qa_protocol, published
+    from textmem_gym.qa.data import QADataNotFoundError, shipped_data_dir
+    from textmem_gym.qa.run import reproduce
+
+    if not args.data and not args.demo:
+        raise ValueError(f"reproduce {args.paper}: give --data DIR (the official dev files) or --demo (the shipped "
+                         "set)")
+    protocol = get_qa_protocol(args.paper)
+    llm = {name: getattr(args, name) for name in ("model", "base_url") if getattr(args, name)}
+    try:
+        print(reproduce(protocol, published(args.paper), data_dir=shipped_data_dir() if args.demo else args.data,
+                        download=args.download, methods=args.method, llm_options=llm, limit=args.limit,
+                        out=args.out, workers=args.workers))
+    except QADataNotFoundError as error:  # a missing file is bad input: one line, no traceback
+        raise ValueError(str(error)) from None
+    if args.out:
+        print(f"\nresults: {args.out}")
+    return 0
+
+
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Adds ``reproduce``."""
-    from textmem_gym.protocols import PROTOCOLS
+    from textmem_gym.protocols import PROTOCOLS, QA_PROTOCOLS
 
     rep = sub.add_parser("reproduce", help="run a paper's protocol and print its table beside the paper's numbers")
-    rep.add_argument("paper", choices=sorted(PROTOCOLS), help="the paper's protocol")
-    rep.add_argument("--policy", required=True, help="policy name or package.module:Factory (as for eval)")
+    rep.add_argument("paper", choices=sorted([*PROTOCOLS, *QA_PROTOCOLS]), help="the paper's protocol")
+    rep.add_argument("--policy", help="policy name or package.module:Factory (as for eval; game protocols)")
     rep.add_argument("--policy-arg", action="append", metavar="KEY=VALUE", help="policy constructor argument")
     rep.add_argument("--model", default=None, help="LLM model name (LLM policies; else OPENAI_MODEL)")
     rep.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (else OPENAI_BASE_URL)")
@@ -60,4 +86,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     rep.add_argument("--paper-row", action="append", metavar="ROW",
                      help="published row to show (repeatable; default: the policy's row and the paper's method)")
     rep.add_argument("--quiet", action="store_true", help="no progress bar")
+    qa = rep.add_argument_group("multi-hop QA protocols (arigraph-qa, davis-qa)")
+    qa.add_argument("--data", default=None, metavar="DIR", help="folder of the official dev files")
+    qa.add_argument("--demo", action="store_true", help="the shipped synthetic set instead of --data (no download)")
+    qa.add_argument("--download", action="store_true", help="fetch missing official files into --data")
+    qa.add_argument("--limit", type=int, default=None, help="ask only the first N questions of each sample")
+    qa.add_argument("--method", action="append", metavar="NAME", help="QA method to run (repeatable; default: "
+                    "the protocol's)")
     rep.set_defaults(handler=cmd_reproduce)

@@ -120,7 +120,7 @@ class ContextReader:
         kind = prompt_kind(prompt)
         self.prompts.setdefault(kind, []).append(prompt)
         if kind in self.garble:
-            return "I would rather not say."
+            return "Let me think about it.\nThe texts mention many things.\nIt is hard to say."
         return self._rules.get(kind, lambda _: "Unknown")(prompt)
 
     # -- building ------------------------------------------------------------------------------

@@ -1,0 +1,118 @@
+"""Every QA method end to end on shipped questions, through the real local OpenAI-compatible server
+answering by rule (textmem_gym.qa.testing.ContextReader): answers scored with the official EM/F1,
+tokens split into building and answering, an unparseable answer counted (never replaced), a failed
+call counted, prompts fitted to a small context window."""
+
+from __future__ import annotations
+
+import pytest
+
+from textmem_gym.llm import LocalOpenAIServer
+from textmem_gym.qa.api import QA_METHODS, Answer, make_method
+from textmem_gym.qa.data import QAExample, load_dataset, shipped_data_dir
+from textmem_gym.qa.run import MethodSpec, run_methods, summarize_qa
+from textmem_gym.qa.scoring import score
+from textmem_gym.qa.testing import ContextReader
+
+
+@pytest.fixture(scope="module")
+def examples() -> list[QAExample]:
+    """Three bridge questions of each shipped dataset (their answers are names, not yes/no)."""
+    chosen = []
+    for name in ("hotpotqa", "musique"):
+        chosen += [ex for ex in load_dataset(name, shipped_data_dir()) if ex.answers[0] not in ("yes", "no")][:3]
+    return chosen
+
+
+def ask(method_name: str, example: QAExample, server: LocalOpenAIServer, **options: object) -> Answer:
+    method = make_method(method_name, model="stand-in", base_url=server.base_url, **options)
+    try:
+        return method.answer(example.question, example.paragraphs)
+    finally:
+        method.close()
+
+
+@pytest.mark.parametrize("name", sorted(QA_METHODS))
+def test_each_method_answers_shipped_questions_and_accounts_for_its_calls(name, examples):
+    reader = ContextReader(examples)
+    with LocalOpenAIServer(reader) as server:
+        answers = [ask(name, ex, server) for ex in examples]
+    scores = [score(a.text, ex) for a, ex in zip(answers, examples)]
+    for answer in answers:
+        assert answer.calls >= 1 and answer.tokens.prompt > 0 and answer.tokens.completion > 0
+        assert answer.calls_by_kind.get("qa_answer") or answer.calls_by_kind.get("qa_monologue")
+        assert answer.tokens.answer_prompt > 0 and answer.latency > 0
+        assert not answer.parse_failed and answer.fallback is None and answer.text
+    assert all(0.0 <= s["em"] <= s["f1"] <= 1.0 for s in scores)
+    if name in ("gold", "full-context"):  # the answer is in what the model reads: the stand-in finds it
+        assert [s["em"] for s in scores] == [1.0] * len(examples)
+    assert sum(s["em"] for s in scores) >= 1  # every method answers some question right
+
+
+def test_arigraph_qa_builds_one_episode_per_paragraph_and_reports_build_tokens_apart(examples):
+    example = examples[-1]
+    reader = ContextReader(examples)
+    with LocalOpenAIServer(reader) as server:
+        answer = ask("arigraph", example, server)
+    extraction_prompts = reader.prompts["arigraph_triplets"]
+    assert answer.calls_by_kind["arigraph_triplets"] == len(example.paragraphs) == len(extraction_prompts)
+    assert all(p.text in prompt for p, prompt in zip(example.paragraphs, extraction_prompts))
+    assert "arigraph_outdated" not in answer.calls_by_kind  # paragraphs outdate nothing
+    assert answer.tokens.build_prompt > answer.tokens.answer_prompt > 0
+    assert answer.tokens.build_prompt + answer.tokens.answer_prompt == answer.tokens.prompt
+    assert answer.detail["items"] and answer.detail["facts"] and not answer.detail["key_items_fallback"]
+    answer_prompt = reader.prompts["qa_answer"][-1]
+    assert all(fact in answer_prompt for fact in answer.detail["facts"])  # graph facts reach the answer prompt
+    assert len(answer.detail["episodes"]) <= 2
+
+
+def test_davis_qa_asks_its_world_model_in_a_monologue(examples):
+    example = examples[0]
+    reader = ContextReader(examples)
+    with LocalOpenAIServer(reader) as server:
+        answer = ask("davis", example, server)
+    monologue = answer.detail["monologue"]
+    assert monologue and monologue[0][0] == example.question  # the stand-in's first sub-question
+    assert answer.calls_by_kind["davis_extract"] == len(example.paragraphs)
+    assert answer.calls_by_kind["davis_qa_select"] == answer.calls_by_kind["davis_qa"] == len(monologue)
+    assert answer.tokens.build_prompt > 0 and answer.detail["triples"] > 0
+    said = " ".join(a for _, a in monologue).lower()
+    assert answer.text == "Unknown" or answer.text.lower() in said  # answered from what the world model said
+
+
+def test_an_unparseable_answer_is_counted_never_replaced(examples):
+    reader = ContextReader(examples, garble=("qa_answer",))
+    with LocalOpenAIServer(reader, structured=()) as server:  # a server without constrained output
+        rows = run_methods(examples, [MethodSpec("bm25", {"model": "stand-in", "base_url": server.base_url})])
+    assert [r["prediction"] for r in rows] == [""] * len(examples)
+    assert all(r["parse_failed"] and r["fallback"] == "unparseable" for r in rows)
+    assert [r["em"] for r in rows] == [0.0] * len(examples)
+    summaries = summarize_qa(rows)
+    assert sum(s["parse_failures"] for s in summaries) == len(examples)
+    assert all(s["fallbacks"] == {"unparseable": s["n"]} for s in summaries)
+
+
+def test_a_failed_call_is_a_counted_fallback(examples):
+    with LocalOpenAIServer(ContextReader(examples), faults=lambda index, body: "500") as server:
+        answer = ask("gold", examples[0], server, client_options={"max_retries": 0})
+    assert answer.text == "" and answer.fallback == "llm_error" and not answer.parse_failed
+
+
+def test_full_context_is_fitted_to_a_small_context_window_and_the_trims_counted(examples):
+    example = next(ex for ex in examples if ex.dataset == "musique")
+    reader = ContextReader(examples)
+    with LocalOpenAIServer(reader, context_window=400) as server:
+        answer = ask("full-context", example, server, client_options={"context_window": 400}, max_tokens=64)
+    assert answer.fallback is None and answer.detail["context_trims"]["texts"] > 0
+    assert answer.tokens.prompt <= 400 - 64
+    assert example.question in reader.prompts["qa_answer"][0]  # the instructions and question are never trimmed
+
+
+def test_methods_are_found_by_name_and_a_bad_name_lists_the_known_ones():
+    with pytest.raises(ValueError, match="unknown QA method 'grep'.*bm25.*gold"):
+        make_method("grep")
+    method = make_method("textmem_gym.qa.methods.context:BM25Method", model="m", base_url="http://127.0.0.1:9/v1",
+                         top_k=2)
+    assert (method.name, method.config["top_k"], method.config["model"]) == ("bm25", 2, "m")
+    with pytest.raises(ValueError, match="top_k must be a positive int"):
+        make_method("bm25", model="m", top_k=0)
