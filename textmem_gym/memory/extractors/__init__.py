@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from textmem_gym.loading import load_named
-from textmem_gym.memory.extractors.base import Extraction, Extractor, exclusive_conflicts
+from textmem_gym.memory.extractors.base import BaseExtractor, Extraction, Extractor, TextParser, exclusive_conflicts
 
 #: Extractor name -> ``"module:Class"`` (imported on use, so optional parts stay optional).
 EXTRACTORS: dict[str, str] = {
@@ -32,4 +32,5 @@ def make_extractor(extractor: str | Extractor = "rules", **options: Any) -> Extr
     return load_named("extractor", extractor, EXTRACTORS)(**options)
 
 
-__all__ = ["EXTRACTORS", "Extraction", "Extractor", "exclusive_conflicts", "make_extractor"]
+__all__ = ["EXTRACTORS", "BaseExtractor", "Extraction", "Extractor", "TextParser", "exclusive_conflicts",
+           "make_extractor"]
