@@ -24,7 +24,7 @@ from textmem_gym.core.registry import make_policy
 from textmem_gym.execution import BACKENDS, EpisodeTask, Progress, RunConfig, plan_tasks, run_task
 from textmem_gym.execution.tasks import make_env, run_episode
 from textmem_gym.llm.limits import EndpointLimits, default_request_limit, installed
-from textmem_gym.loading import load_object
+from textmem_gym.loading import load_object, lookup
 from textmem_gym.results import ResultsFile, config_id, episode_key
 
 #: More fields for each results row, per (env id, game seed): a mapping or ``f(env_id, game_seed)``.
@@ -93,8 +93,7 @@ class EvalConfig:
             raise ValueError(f"episodes must be an int >= 1, got {self.episodes!r}")
         if self.max_steps is not None and (not isinstance(self.max_steps, int) or self.max_steps < 1):
             raise ValueError(f"max_steps must be an int >= 1 or None, got {self.max_steps!r}")
-        if self.backend not in BACKENDS:
-            raise ValueError(f"unknown backend {self.backend!r}; choose one of {sorted(BACKENDS)}")
+        lookup("backend", self.backend, BACKENDS)
         object.__setattr__(self, "game_seeds", tuple(self.game_seeds))
 
     @property

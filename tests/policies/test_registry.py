@@ -51,7 +51,7 @@ def test_module_factory_names_build_any_importable_policy():
     policy = make_policy("policies.simple:RandomPolicy", seed=2)
     assert isinstance(policy, RandomPolicy)
     assert make_policy("tests.policies.test_registry:_fixed", argument="wait").act("", {}) == "wait"
-    with pytest.raises(ValueError, match="no module 'no_such_pkg_xyz.agents'; known: .*'random'"):
+    with pytest.raises(ValueError, match="no module 'no_such_pkg_xyz.agents'; choose from .*'random'"):
         make_policy("no_such_pkg_xyz.agents:Agent")
     with pytest.raises(ValueError, match="'policies.simple' has no attribute 'Nope'"):
         make_policy("policies.simple:Nope")

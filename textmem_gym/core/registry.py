@@ -35,7 +35,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from textmem_gym.core.policy import FullPolicy, adapt_policy
-from textmem_gym.loading import load_object
+from textmem_gym.loading import load_object, unknown_name
 
 #: Entry-point group through which installed packages add policy names (value ``"module:attr"``).
 ENTRY_POINT_GROUP = "textmem_gym.policies"
@@ -347,7 +347,7 @@ def _factory(name: str) -> tuple[Callable[..., Any], tuple[str, ...]]:
         return load_object(PREFIXED_POLICIES[prefix]), (argument,)
     if sep and prefix and argument:
         return _importable(name, plugins), ()
-    raise ValueError(f"unknown policy {name!r}; known: {_known(plugins)}")
+    raise unknown_name("policy", name, _known(plugins))
 
 
 def _importable(spec: str, plugins: dict[str, PolicyEntry]) -> Callable[..., Any]:
@@ -358,7 +358,7 @@ def _importable(spec: str, plugins: dict[str, PolicyEntry]) -> Callable[..., Any
     """
     module_name, _, attr = spec.partition(":")
     if not _module_exists(module_name):
-        raise ValueError(f"unknown policy {spec!r}: no module {module_name!r}; known: {_known(plugins)}")
+        raise unknown_name("policy", spec, _known(plugins), detail=f"no module {module_name!r}")
     try:
         return load_object(spec)
     except AttributeError:
