@@ -34,7 +34,9 @@ MODULES = _modules()
 
 def _module_path(name: str) -> Path:
     path = ROOT.joinpath(*name.split("."))
-    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    # a package needs its __init__.py: a data folder beside a module of the same name (qa/data/ and
+    # qa/data.py) is not the module
+    return path / "__init__.py" if (path / "__init__.py").is_file() else path.with_suffix(".py")
 
 
 def import_graph() -> nx.DiGraph:
@@ -65,6 +67,55 @@ def test_id_tables_import_no_env_code() -> None:
         reached = nx.descendants(graph, table)
         assert not {m for m in reached if m.endswith(".env")}, table
         assert "textmem_gym.envs.registration" not in reached, table
+
+
+#: The floors of the library, bottom first: a module may import its own floor and those below, never
+#: one above (lazy imports inside functions included). ``policies`` and ``baselines_rl`` sit on top.
+FLOORS: tuple[tuple[str, ...], ...] = (
+    ("textmem_gym.core", "textmem_gym.results", "textmem_gym.loading", "textmem_gym.paths", "textmem_gym.prompts",
+     "textmem_gym.downloads", "textmem_gym.fallbacks"),
+    ("textmem_gym.envs", "textmem_gym.llm"),
+    ("textmem_gym.memory",),
+    ("textmem_gym.wrappers", "textmem_gym.qa"),
+    ("textmem_gym.trajectories", "textmem_gym.execution", "textmem_gym.runner"),
+    ("textmem_gym.protocols", "textmem_gym.report", "textmem_gym.serving", "textmem_gym.webapp", "textmem_gym.cli",
+     "textmem_gym"),
+    ("policies", "baselines_rl"),
+)
+
+
+def floor_of(module: str) -> int:
+    """The floor of ``module`` (its longest matching prefix in :data:`FLOORS`)."""
+    best, floor = -1, -1
+    for level, prefixes in enumerate(FLOORS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, floor = len(prefix), level
+    assert floor >= 0, f"{module} is on no floor: add its package to FLOORS"
+    return floor
+
+
+def every_import(name: str) -> list[tuple[str, int]]:
+    """First-party modules ``name`` imports anywhere (functions included; ``TYPE_CHECKING`` blocks left
+    out: types only), with line numbers."""
+    found = []
+    tree = ast.parse(_module_path(name).read_text(encoding="utf-8"))
+    typing_only = {id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
+                   and "TYPE_CHECKING" in ast.unparse(block.test) for node in ast.walk(block)}
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.module, node.lineno))
+    return [(target, line) for target, line in found if target.split(".")[0] in PACKAGES]
+
+
+def test_no_import_runs_up_a_floor() -> None:
+    upward = [f"{name}:{line} imports {target} (floor {floor_of(target)} > {floor_of(name)})"
+              for name in MODULES for target, line in every_import(name) if floor_of(target) > floor_of(name)]
+    assert upward == []
 
 
 def test_every_package_is_found() -> None:
