@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import json
 
+import gymnasium as gym
+import pytest
+
 from policies import make_policy
 from policies.llm_agent import resolve_action
 from textmem_gym.cli import main
+from textmem_gym.core.errors import PolicyNotReady, RunAborted
 from textmem_gym.llm import Fault, LocalOpenAIServer
 from textmem_gym.results import format_table, summarize
 from textmem_gym.runner import EvalConfig, evaluate
@@ -39,15 +43,22 @@ def test_faults_are_survived_and_counted():
     assert stats["retries"] >= 3
 
 
-def test_a_dead_endpoint_falls_back_to_the_critic_every_step():
+def test_a_dead_endpoint_is_not_ready_and_stops_a_run_instead_of_falling_back():
     server = LocalOpenAIServer().start()
     url = server.base_url
     server.stop()
     policy = make_policy("ariadne", model="m", base_url=url, extractor="rules", **FAST)
-    result = evaluate(GAME, policy, EvalConfig(max_steps=4))[0]
-    stats = result["policy_stats"]
-    assert result["steps"] == 4 and stats["failed_calls"] >= 8
-    assert stats["llm_fallbacks"] >= 8 and stats["llm_errors"]["action"] == 4
+    with pytest.raises(PolicyNotReady, match="nothing answers"):
+        policy.preflight()
+    env = policy.wrap_env(gym.make(GAME))
+    observation, info = env.reset(seed=0)
+    policy.reset(observation, info)
+    with pytest.raises(RunAborted, match=f"LLM endpoint {url} is down"):
+        policy.act(observation, info)  # its first decision's calls already make the series
+    stats = policy.episode_stats()
+    assert stats["failed_calls"] >= 1 and stats["fallbacks"] == {} and stats["env_actions"] == 0
+    env.close()
+    policy.close()
 
 
 def scripted_decisions(answers):
