@@ -81,6 +81,18 @@ def test_reproduce_demo_limit_3_prints_the_table_and_resumes_without_duplicates(
         assert summary["n"] == 3 and summary["prompt_tokens"] > 0
 
 
+def test_report_has_a_qa_section_per_dataset_and_method(tmp_path, capsys):
+    out, page = tmp_path / "qa.jsonl", tmp_path / "report.html"
+    with LocalOpenAIServer(ContextReader(shipped_examples())) as server:
+        assert main(["reproduce", "arigraph-qa", "--demo", "--limit", "2", "--method", "bm25", "--method", "gold",
+                     "--model", "stand-in", "--base-url", server.base_url, "--out", str(out)]) == 0
+    assert main(["report", str(out), "-o", str(page)]) == 0
+    text = page.read_text()
+    assert '<section id="qa">' in text and "<th>prompt tokens/question</th>" in text
+    for summary in summarize_qa(read_rows(out)):  # one table row per dataset x method, EM as summarized
+        assert f"<td>{summary['dataset']}</td><td>{summary['method']}</td><td>2</td><td>{summary['em']:.1f}</td>" in text
+
+
 def test_arigraph_qa_table_shows_tokens_beside_the_papers_cost_table(tmp_path, capsys):
     with LocalOpenAIServer(ContextReader(shipped_examples())) as server:
         assert main(["reproduce", "arigraph-qa", "--demo", "--limit", "1", "--method", "arigraph", "--method",

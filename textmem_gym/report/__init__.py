@@ -27,7 +27,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from textmem_gym.qa.run import ROW_KIND as QA_ROW
+from textmem_gym.qa.run import qa_key
 from textmem_gym.report.figures import Groups, curves_svg, memory_graph_png
+from textmem_gym.report.qa import qa_section
 from textmem_gym.results import METRIC_COLUMNS, ResultsFile, episode_key, summarize
 from textmem_gym.trajectories import Trajectory, read_trajectory, trajectory_path
 
@@ -65,7 +68,7 @@ def load_rows(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
             raise ValueError(f"no results file {path}")
         for row in ResultsFile(path).read():
             row.setdefault("_results_file", str(path))
-            rows.setdefault(episode_key(row), row)
+            rows.setdefault(qa_key(row) if row.get("kind") == QA_ROW else episode_key(row), row)
     return list(rows.values())
 
 
@@ -252,6 +255,7 @@ def build_report(rows: list[dict[str, Any]], trajectories: list[Trajectory], *, 
     listed = ", ".join(f"<code>{html.escape(str(s))}</code>" for s in sources)
     chosen = pick_episodes(trajectories, episodes)
     sections = "\n".join(episode_section(t, open_=i == 0) for i, t in enumerate(chosen))
+    qa_rows, rows = [r for r in rows if r.get("kind") == QA_ROW], [r for r in rows if r.get("kind") != QA_ROW]
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>{_STYLE}</style></head><body>
@@ -261,6 +265,7 @@ def build_report(rows: list[dict[str, Any]], trajectories: list[Trajectory], *, 
 {summary_table(summarize(rows)) if rows else '<p class="note">No results.</p>'}
 <p class="note">normalized score: mean ± std over episodes of score / max score; success: share of episodes won.</p>
 </section>
+{qa_section(qa_rows)}
 <section id="figures"><h2>Over the steps of an episode</h2>
 {figures(trajectories)}
 </section>
@@ -284,7 +289,8 @@ def write_report(results: Sequence[str | Path], output: str | Path = "report.htm
         title: The page title.
     """
     rows = load_rows(results)
-    page = build_report(rows, load_trajectories(rows, trajectories), title=title, sources=results, episodes=episodes)
+    games = [r for r in rows if r.get("kind") != QA_ROW]  # QA rows have no trajectories
+    page = build_report(rows, load_trajectories(games, trajectories), title=title, sources=results, episodes=episodes)
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(page, encoding="utf-8")
