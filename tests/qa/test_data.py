@@ -132,7 +132,7 @@ def test_a_missing_file_says_where_it_looked_and_how_to_point_at_it(tmp_path: Pa
 
 
 def test_an_unknown_dataset_lists_the_known_ones():
-    with pytest.raises(ValueError, match=r"unknown QA dataset 'squad'; known: hotpotqa, musique"):
+    with pytest.raises(ValueError, match=r"unknown QA dataset 'squad'; choose from \['hotpotqa', 'musique'\]"):
         load_dataset("squad")
     assert dataset_info("musique").archive == "musique_v1.0.zip"
 

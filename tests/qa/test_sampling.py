@@ -80,7 +80,7 @@ def test_a_file_smaller_than_the_sample_is_asked_whole_in_permuted_order(shipped
 
 
 def test_unknown_protocols_list_the_known_ones_and_custom_protocols_work():
-    with pytest.raises(ValueError, match=r"unknown QA sampling protocol 'graphreader'; known: arigraph, davis"):
+    with pytest.raises(ValueError, match=r"unknown QA sampling protocol 'graphreader'; choose from \['arigraph', 'davis'\]"):
         sample([1, 2, 3], "graphreader")
     mine = SamplingProtocol("mine", size=2, seed=0, known="a test")
     assert protocol_info(mine) is mine

@@ -76,7 +76,7 @@ def test_score_uses_the_rule_of_the_examples_dataset():
     # MuSiQue rule: [yes, it, is] vs [yes]: P = 1/3, R = 1, F1 = 2 * (1/3) / (4/3) = 0.5
     assert score("yes it is", _example("musique", "yes"))["f1"] == pytest.approx(0.5)
     assert set(SCORERS) == {"hotpotqa", "musique"}
-    with pytest.raises(ValueError, match=r"no answer scorer for dataset 'squad'; known: hotpotqa, musique"):
+    with pytest.raises(ValueError, match=r"unknown QA dataset 'squad': no answer scorer; choose from \['hotpotqa', 'musique'\]"):
         score("a", _example("squad", "a"))
 
 

@@ -62,9 +62,9 @@ from typing import Any, Protocol
 from textmem_gym.core.errors import PolicyNotReady
 from textmem_gym.fallbacks import FALLBACK_CAUSES, FallbackError
 from textmem_gym.llm.answers import Answer, parse_answer
-from textmem_gym.llm.client import ChatResult, LLMClient
+from textmem_gym.llm.client import ChatResult, LLMClient, estimate_prompt_tokens
 from textmem_gym.llm.errors import ContextLengthError, LLMError
-from textmem_gym.llm.server_info import estimate_prompt_tokens
+from textmem_gym.loading import lookup
 
 #: Tokens kept free besides the completion limit (chat template tokens, counting slack).
 RESERVE_TOKENS = 32
@@ -532,8 +532,7 @@ class LLMCalls:
         """Counts ``action`` as a fallback of ``cause`` (a key of
         :data:`~textmem_gym.fallbacks.FALLBACK_CAUSES`); returns it, or raises
         :class:`~textmem_gym.fallbacks.FallbackError` in strict mode."""
-        if cause not in FALLBACK_CAUSES:
-            raise ValueError(f"unknown fallback cause {cause!r}; known: {sorted(FALLBACK_CAUSES)}")
+        lookup("fallback cause", cause, FALLBACK_CAUSES)
         self.env_actions += 1
         self.fallbacks[cause] = self.fallbacks.get(cause, 0) + 1
         self._sources.append(cause)

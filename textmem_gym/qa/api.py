@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from textmem_gym.fallbacks import FALLBACK_CAUSES
-from textmem_gym.loading import load_object
+from textmem_gym.loading import load_object, lookup, unknown_name
 from textmem_gym.qa.data import Paragraph
 
 #: A document given to a method: a paragraph, or bare text (an untitled, non-supporting paragraph).
@@ -109,8 +109,8 @@ class Answer:
     detail: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.fallback is not None and self.fallback not in FALLBACK_CAUSES:
-            raise ValueError(f"unknown fallback cause {self.fallback!r}; known: {sorted(FALLBACK_CAUSES)}")
+        if self.fallback is not None:
+            lookup("fallback cause", self.fallback, FALLBACK_CAUSES)
 
     def as_row(self) -> dict[str, Any]:
         """The answer as results-row fields (tokens flattened, answering tokens added).
@@ -168,14 +168,14 @@ def make_method(name: str, **options: Any) -> QAMethod:
     Example:
         >>> make_method("gold", model="m", base_url="http://127.0.0.1:9/v1").name
         'gold'
-        >>> make_method("grep")
+        >>> make_method("grep")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        ValueError: unknown QA method 'grep'; known: arigraph, bm25, davis, embedding, full-context, gold
+        ValueError: unknown QA method 'grep'; choose from ['arigraph', 'bm25', 'davis', ..., 'gold']
     """
     spec = QA_METHODS.get(name, name if ":" in name else None)
     if spec is None:
-        raise ValueError(f"unknown QA method {name!r}; known: {', '.join(sorted(QA_METHODS))}")
+        raise unknown_name("QA method", name, sorted(QA_METHODS))
     method = load_object(spec)(**options)
     if not isinstance(method, QAMethod):
         raise TypeError(f"{spec} did not build a QA method (needs name, config, answer, close)")

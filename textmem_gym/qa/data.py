@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from textmem_gym.downloads import DownloadError, fetch_cached
+from textmem_gym.loading import lookup
 from textmem_gym.paths import cache_dir
 
 #: Environment variable naming the folder that holds the official QA files.
@@ -276,9 +277,7 @@ def dataset_info(name: str) -> QADataset:
     Raises:
         ValueError: ``name`` is not a key of :data:`DATASETS` (the message lists the known ones).
     """
-    if name not in DATASETS:
-        raise ValueError(f"unknown QA dataset {name!r}; known: {', '.join(sorted(DATASETS))}")
-    return DATASETS[name]
+    return lookup("QA dataset", name, DATASETS)
 
 
 def qa_data_dir(data_dir: str | Path | None = None) -> Path:

@@ -41,6 +41,8 @@ from typing import TypeVar
 
 import numpy as np
 
+from textmem_gym.loading import lookup
+
 T = TypeVar("T")
 
 
@@ -91,9 +93,7 @@ def protocol_info(protocol: str | SamplingProtocol) -> SamplingProtocol:
     """
     if isinstance(protocol, SamplingProtocol):
         return protocol
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"unknown QA sampling protocol {protocol!r}; known: {', '.join(sorted(PROTOCOLS))}")
-    return PROTOCOLS[protocol]
+    return lookup("QA sampling protocol", protocol, PROTOCOLS)
 
 
 def sample(examples: Sequence[T], protocol: str | SamplingProtocol, *, limit: int | None = None) -> list[T]:

@@ -31,6 +31,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from textmem_gym.loading import unknown_name
+
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCTUATION = frozenset(string.punctuation)
 _HOTPOT_SPECIAL = ("yes", "no", "noanswer")
@@ -137,9 +139,9 @@ def score(prediction: str, example: _Example) -> dict[str, float]:
         >>> score("Ossenhaven", ex)
         {'em': 1.0, 'f1': 1.0}
     """
-    if example.dataset not in SCORERS:
-        raise ValueError(f"no answer scorer for dataset {example.dataset!r}; known: {', '.join(sorted(SCORERS))}")
-    scorer = SCORERS[example.dataset]
+    scorer = SCORERS.get(example.dataset)
+    if scorer is None:
+        raise unknown_name("QA dataset", example.dataset, sorted(SCORERS), detail="no answer scorer")
     answers = example.answers or ("",)
     return {"em": max(scorer.exact_match(prediction, gold) for gold in answers),
             "f1": max(scorer.f1(prediction, gold) for gold in answers)}
