@@ -148,3 +148,24 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="unknown memory"):
         MemoryGraphWrapper(env, memory="nope")
     env.close()
+
+
+def test_the_env_hands_its_text_parser_to_the_memory_and_the_belief_metric():
+    from textmem_gym.memory.extractors.nethack import NetHackObservedTruth, NetHackRules
+    from textmem_gym.memory.ground_truth import ObservedTruth
+
+    pytest.importorskip("nle")
+    env = MemoryGraphWrapper(gym.make("TextMem/NetHack-RoomObs-v0", privileged=True), memory="stma", goto=False)
+    try:
+        assert isinstance(env.parser, NetHackRules) and isinstance(env.belief_accuracy.truth, NetHackObservedTruth)
+        assert env.memory.extractor.parser is env.parser
+        _, info = env.reset(seed=1)
+        assert info["location"] == "dungeon level 1" and info["belief_accuracy"]["overall"]["recall"] > 0
+    finally:
+        env.close()
+    env = MemoryGraphWrapper(gym.make("TextMem/Cooking-v0"))
+    try:
+        assert env.parser is None and env.memory.extractor.parser is None
+        assert isinstance(env.belief_accuracy.truth, ObservedTruth)
+    finally:
+        env.close()

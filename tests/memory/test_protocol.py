@@ -1,0 +1,137 @@
+"""Memories are plug-ins: every registered memory satisfies the whole ``Memory`` protocol on a real
+TextMem game, the architectures are siblings (no subclassing, no imports across them, none of a
+backend), and a backend's text parser reaches the extractor only when handed over."""
+
+from __future__ import annotations
+
+import ast
+from itertools import permutations
+from pathlib import Path
+
+import gymnasium as gym
+import networkx as nx
+import pytest
+
+import textmem_gym  # noqa: F401  (registers the ids)
+from textmem_gym.memory import MEMORIES, Memory, make_memory, memory_class
+from textmem_gym.memory.extractors.nethack import NetHackRules
+from textmem_gym.memory.graph_memory import GraphMemory
+
+MEMORY_DIR = Path(textmem_gym.__file__).parent / "memory"
+ARCHITECTURES = sorted(p.name for p in MEMORY_DIR.iterdir() if (p / "__init__.py").exists() and p.name != "extractors")
+BACKENDS = sorted(p.name for p in (MEMORY_DIR.parent / "envs").iterdir() if (p / "__init__.py").exists())
+NETHACK_TEXT = ("Dungeon level 1, turn 3. HP 14/14.\n\nYou are in a room spanning x1-9 y1-5, at x3 y2. "
+                "In this room you see:\n- doorway: 6 steps east (x9 y2)\n\nInventory:\na: a robe")
+
+
+@pytest.fixture(scope="module")
+def first_steps() -> list[tuple[str, str, dict]]:
+    """The first observations of a TextMem game: the reset, then two moves."""
+    env = gym.make("TextMem/Cooking-v0")
+    try:
+        observation, info = env.reset(seed=0)
+        steps = [(observation, "", info)]
+        for action in ("go south", "go north"):
+            observation, _, _, _, info = env.step(action)
+            steps.append((observation, action, info))
+    finally:
+        env.close()
+    return steps
+
+
+def test_every_architecture_is_registered_and_none_subclasses_another():
+    assert set(ARCHITECTURES) == set(MEMORIES) == {"arigraph", "stma", "davis"}
+    classes = [memory_class(name) for name in MEMORIES]
+    for a, b in permutations(classes, 2):
+        assert not issubclass(a, b), f"{a.__name__} subclasses {b.__name__}"
+    assert all(issubclass(c, GraphMemory) for c in classes)  # siblings over the shared graph parts
+
+
+@pytest.mark.parametrize("name", sorted(MEMORIES))
+def test_memory_satisfies_the_protocol_on_a_real_game(name, first_steps, tmp_path):
+    memory = make_memory(name)
+    assert isinstance(memory, Memory) and memory.name == name
+    memory.use_parser(None)
+    memory.reset()
+    version = memory.version
+    for observation, action, info in first_steps:
+        memory.update(observation, action, info)
+    assert memory.version > version and memory.step == len(first_steps) - 1
+    assert memory.stats.episodes == len(memory.episodes()) == len(first_steps)
+    assert [e.action for e in memory.episodes()] == ["", "go south", "go north"]
+
+    believed = memory.believed_triples()
+    assert ("kitchen", "is south of", "livingroom") in believed
+    assert set(believed) <= {t.as_tuple() for t in memory.triple_history()}
+    assert memory.location == "livingroom" and {"livingroom", "kitchen"} <= set(memory.known_locations())
+    assert memory.route("livingroom", "kitchen") == [("south", "kitchen")] and memory.route("kitchen", "nowhere") is None
+    assert memory.route("livingroom", "livingroom") == []
+    assert isinstance(memory.unexplored_exits(), dict)
+    assert memory.door("livingroom", "up") is None
+
+    assert "livingroom" in memory.render() and "livingroom" in memory.render("where is the kitchen")
+    assert memory.retrieve("kitchen")  # each architecture's own result, never empty here
+
+    graph = memory.to_networkx()
+    assert isinstance(graph, nx.MultiDiGraph) and {"livingroom", "kitchen"} <= set(graph.nodes)
+    assert isinstance(memory.to_networkx(history=True, episodic=True), nx.MultiDiGraph)
+    picture = memory.draw(tmp_path / "memory.png")
+    assert picture.read_bytes()[:4] == b"\x89PNG"
+
+    memory.save(tmp_path / "memory.json")
+    assert memory.to_json()["triples"]
+    copy = make_memory(name)
+    copy.load(tmp_path / "memory.json")
+    assert copy.believed_triples() == believed and copy.location == memory.location
+
+    triple = believed[0]
+    assert memory.invalidate(*triple) and not memory.invalidate(*triple)
+    assert triple not in memory.believed_triples()
+    assert [t.end for t in memory.triple_history() if t.as_tuple() == triple] == [memory.step]
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports, at module level or inside functions."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+@pytest.mark.parametrize("architecture", ARCHITECTURES)
+def test_an_architecture_imports_no_sibling_and_no_backend(architecture):
+    forbidden = [f"textmem_gym.memory.{other}" for other in ARCHITECTURES if other != architecture]
+    forbidden += [f"textmem_gym.envs.{backend}" for backend in BACKENDS]
+    files = sorted((MEMORY_DIR / architecture).rglob("*.py"))
+    assert files
+    for path in files:
+        bad = sorted(m for m in _imports(path) if any(m == f or m.startswith(f + ".") for f in forbidden))
+        assert not bad, f"{path.relative_to(MEMORY_DIR)} imports {bad}"
+
+
+def test_the_shared_memory_modules_import_no_architecture_and_no_backend():
+    forbidden = [f"textmem_gym.memory.{a}" for a in ARCHITECTURES] + [f"textmem_gym.envs.{b}" for b in BACKENDS]
+    shared = [p for p in MEMORY_DIR.rglob("*.py") if p.parent.name not in ARCHITECTURES]
+    assert MEMORY_DIR / "graph_memory.py" in shared
+    for path in shared:
+        bad = sorted(m for m in _imports(path) if any(m == f or m.startswith(f + ".") for f in forbidden))
+        assert not bad, f"{path.relative_to(MEMORY_DIR)} imports {bad}"
+
+
+@pytest.mark.parametrize("name", sorted(MEMORIES))
+def test_a_backend_parser_is_used_only_when_handed_over(name):
+    guessing = make_memory(name)
+    guessing.update(NETHACK_TEXT, "", {})
+    assert not any(r == "is on" and o == "dungeon level 1" for _, r, o in guessing.believed_triples())
+
+    handed = make_memory(name)
+    handed.use_parser(NetHackRules())
+    handed.update(NETHACK_TEXT, "", {})
+    assert ("you", "is on", "dungeon level 1") in handed.believed_triples()
+    assert ("doorway", "is at", "level 1 x9 y2") in handed.believed_triples()
+    handed.reset()  # the parser belongs to the env: a new episode keeps it
+    handed.update(NETHACK_TEXT, "", {})
+    assert handed.location == "dungeon level 1"
