@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))  # the answerer lives with the tests
 
 import textmem_gym  # noqa: E402,F401
 from policies import make_policy  # noqa: E402
+from policies.llm_agent import answer_schema  # noqa: E402
 from tests.policies.answerer import WalkthroughAnswerer  # noqa: E402
 from textmem_gym.llm import LocalOpenAIServer  # noqa: E402
 
@@ -93,7 +94,7 @@ def measure(warmup: int) -> tuple[set[str], set[str]]:
     """Files of one decision (after ``warmup`` decisions) and of one chat call."""
     answerer = WalkthroughAnswerer(ENV_ID)
     with LocalOpenAIServer(responder=answerer) as server:
-        policy = make_policy("ariadne", model="local-test", base_url=server.base_url, extractor="rules",
+        policy: Any = make_policy("ariadne", model="local-test", base_url=server.base_url, extractor="rules",
                              similarity="bm25", structured_output="off")
         env = policy.wrap_env(gym.make(ENV_ID))
         observation, info = env.reset(seed=0)
@@ -125,7 +126,7 @@ def _decision(policy: Any, env: gym.Env) -> Callable[[Any, dict[str, Any]], tupl
 def _chat_call(policy: Any) -> set[str]:
     """Files of one ``policy.llm.ask`` (the decision kind, with its schema) after a first, warming one."""
     llm = policy.llm
-    schema = sys.modules[type(llm).__module__].answer_schema("decision", ["look", "go east"])
+    schema = answer_schema("decision", ["look", "go east"])
     prompt = "You are an action selector. Possible actions in current situation: [\"look\", \"go east\"]"
     llm.ask("action", prompt, schema=schema)
     with files_crossed() as chat:

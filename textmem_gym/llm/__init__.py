@@ -30,11 +30,12 @@ from textmem_gym.llm.client import (
     PriceTable,
     RetryPolicy,
     UsageTotals,
+    estimate_prompt_tokens,
     preflight,
 )
 from textmem_gym.llm.errors import CacheMissError, ContextLengthError, EndpointDown, EndpointUnavailable, LLMError
 from textmem_gym.llm.llama_server import LlamaCppServer, LocalModelMissingError, smollm2_path
-from textmem_gym.llm.server_info import ServerInfo, estimate_prompt_tokens
+from textmem_gym.llm.server_info import ServerInfo
 from textmem_gym.llm.testing.faults import FAULT_KINDS, Fault
 from textmem_gym.llm.testing.server import LocalOpenAIServer
 

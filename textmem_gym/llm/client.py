@@ -10,7 +10,7 @@ One request, in the order of this module:
 
 * **Answers** (:class:`ChatResult`) and **usage** (:class:`UsageTotals`, cost from a :class:`PriceTable`).
   Token counts come from the server's ``usage`` block, else they are estimated
-  (:func:`~textmem_gym.llm.server_info.estimate_prompt_tokens`) and flagged ``tokens_estimated``.
+  (:func:`estimate_prompt_tokens`: 4 characters a token, 4 tokens a message) and flagged ``tokens_estimated``.
 * **Structured output**: how a JSON schema is sent to each kind of server, each way a *mode*:
   ``json_schema`` (``response_format={"type": "json_schema", ...}``: OpenAI, llama.cpp's server,
   Ollama, vLLM), ``json_object_schema`` (``response_format={"type": "json_object", "schema": ...}``:
@@ -50,6 +50,7 @@ import asyncio
 import email.utils
 import json
 import logging
+import math
 import os
 import random
 import threading
@@ -81,9 +82,6 @@ from textmem_gym.llm.server_info import (
     ServerInfo,
     check_endpoint,
     count_tokens,
-    estimate_prompt_tokens,
-    estimate_tokens,
-    estimate_with_margin,
     probe_server,
 )
 from textmem_gym.paths import cache_dir
@@ -153,6 +151,36 @@ class ChatResult:
 
 
 # -- usage and cost ------------------------------------------------------------------------------------
+#: Tokens added per chat message by the estimate (role markers and separators).
+MESSAGE_OVERHEAD_TOKENS = 4
+#: Characters per token assumed by the estimate.
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(text: str) -> int:
+    """Estimates the token count of ``text`` as ``ceil(len(text) / 4)``."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def estimate_prompt_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
+    """Estimates prompt tokens of chat ``messages`` (text estimate + per-message overhead)."""
+    total = 0
+    for message in messages:
+        content = message.get("content") or ""
+        text = content if isinstance(content, str) else str(content)
+        total += estimate_tokens(text) + MESSAGE_OVERHEAD_TOKENS
+    return total
+
+
+#: Factor applied to the character-based estimate of a prompt that the server cannot count: English game
+#: text runs at 3.5 to 4.5 characters a token with BPE tokenizers, so 1.25 covers the usual range.
+ESTIMATE_MARGIN = 1.25
+
+
+def estimate_with_margin(messages: Messages) -> int:
+    """The character-based estimate of a prompt, times :data:`ESTIMATE_MARGIN` (errs on the long side)."""
+    return math.ceil(estimate_prompt_tokens(messages) * ESTIMATE_MARGIN)
+
 #: USD per 1M (prompt, completion) tokens. Public list prices at the time of writing; prices
 #: change, so pass ``prices=`` to :class:`~textmem_gym.llm.LLMClient` for exact accounting.
 DEFAULT_PRICES: dict[str, tuple[float, float]] = {
@@ -1153,11 +1181,11 @@ class LLMClient:
 
         Exact (``True``) with the server's tokenizer (llama.cpp's ``/tokenize``,
         llama-cpp-python's ``/extras/tokenize``); otherwise an estimate that errs on the long
-        side by :data:`~textmem_gym.llm.server_info.ESTIMATE_MARGIN` (see :mod:`.server_info`).
+        side by :data:`ESTIMATE_MARGIN` (see :mod:`.server_info`).
         """
-        if self._mode.replay_only:
-            return estimate_with_margin(messages), False
-        return count_tokens(self._sync_client(), self.server_info, self.base_url, messages)
+        exact = None if self._mode.replay_only else count_tokens(self._sync_client(), self.server_info,
+                                                                 self.base_url, messages)
+        return (exact, True) if exact is not None else (estimate_with_margin(messages), False)
 
     def close(self) -> None:
         """Closes the sync HTTP client and the cache."""
@@ -1306,7 +1334,7 @@ class LLMClient:
             try:
                 response = call.succeeded((yield _Send(call)))
             except Exception as exc:  # classified by the retry policy; bugs are re-raised
-                step = call.failed(exc)
+                step: float | Exception = call.failed(exc)
             else:
                 self._call_ended(None)
                 return call, response
@@ -1393,7 +1421,7 @@ def _drive(steps: Steps[_T], perform: Callable[[_Effect], Any]) -> _T:
         try:
             effect = steps.send(reply) if error is None else steps.throw(error)
         except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
+            return done.value
         reply, error = None, None
         try:
             reply = perform(effect)
@@ -1409,7 +1437,7 @@ async def _adrive(steps: Steps[_T], perform: Callable[[_Effect], Awaitable[Any]]
         try:
             effect = steps.send(reply) if error is None else steps.throw(error)
         except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
+            return done.value
         reply, error = None, None
         try:
             reply = await perform(effect)
@@ -1447,4 +1475,4 @@ def _resolve_cache_path(cache_path: str | Path | None) -> Path:
 
 
 __all__ = ["ChatResult", "DOWN_AFTER", "LLMClient", "PriceTable", "RetryPolicy", "STRUCTURED_SETTINGS", "UsageTotals",
-           "preflight"]
+           "estimate_prompt_tokens", "estimate_tokens", "estimate_with_margin", "preflight"]

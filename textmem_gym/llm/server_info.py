@@ -22,10 +22,8 @@ renders the messages with the model's own chat template (``POST /apply-template`
 tokenizes them (``POST /tokenize``): exact. llama-cpp-python tokenizes (``POST
 /extras/tokenize``, special tokens parsed) the messages rendered in ChatML, the template of
 SmolLM2, Qwen and many small instruct models: exact for those models, a close count for others
-(a template's markers differ by a few tokens per message). Elsewhere the count is an estimate:
-:func:`estimate_prompt_tokens` (4 characters a token, 4 tokens a
-message) times :data:`ESTIMATE_MARGIN`, so that it errs on the long side: English game text runs
-at 3.5 to 4.5 characters a token with BPE tokenizers, so 1.25 covers the usual range.
+(a template's markers differ by a few tokens per message). Elsewhere it gives ``None`` and the
+client estimates (:func:`~textmem_gym.llm.client.estimate_with_margin`).
 
 Example:
     >>> from textmem_gym.llm import LocalOpenAIServer
@@ -35,14 +33,13 @@ Example:
     ...     info = probe_server(sdk, server.base_url)
     >>> info.kind, info.context_window
     ('vllm', 4096)
-    >>> count_tokens(None, ServerInfo("unknown"), "", [{"role": "user", "content": "x" * 400}])
-    (130, False)
+    >>> count_tokens(None, ServerInfo("unknown"), "", [{"role": "user", "content": "x" * 400}]) is None
+    True
 """
 
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -54,31 +51,6 @@ from textmem_gym.llm.errors import EndpointUnavailable
 
 logger = logging.getLogger("textmem_gym.llm")
 
-#: Tokens added per chat message by the estimate (role markers and separators).
-MESSAGE_OVERHEAD_TOKENS = 4
-#: Characters per token assumed by the estimate.
-CHARS_PER_TOKEN = 4
-
-
-def estimate_tokens(text: str) -> int:
-    """Estimates the token count of ``text`` as ``ceil(len(text) / 4)``."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
-
-
-def estimate_prompt_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
-    """Estimates prompt tokens of chat ``messages`` (text estimate + per-message overhead)."""
-    total = 0
-    for message in messages:
-        content = message.get("content") or ""
-        text = content if isinstance(content, str) else str(content)
-        total += estimate_tokens(text) + MESSAGE_OVERHEAD_TOKENS
-    return total
-
-
-
-
-#: Factor applied to the character-based estimate (see the module docstring).
-ESTIMATE_MARGIN = 1.25
 #: Seconds allowed for each probe or tokenizer request.
 PROBE_TIMEOUT = 10.0
 #: ``owned_by`` of a model in ``/v1/models`` -> server kind.
@@ -204,16 +176,10 @@ def _count_llama_cpp_python(sdk: Any, root: str, messages: Messages) -> int | No
 TOKENIZERS = {"llama.cpp": _count_llama_cpp, "llama-cpp-python": _count_llama_cpp_python}
 
 
-def estimate_with_margin(messages: Messages) -> int:
-    """The character-based estimate of a prompt, times :data:`ESTIMATE_MARGIN`."""
-    return math.ceil(estimate_prompt_tokens(messages) * ESTIMATE_MARGIN)
-
-
-def count_tokens(sdk: Any, info: ServerInfo, base_url: str, messages: Messages) -> tuple[int, bool]:
-    """Prompt tokens of ``messages``: ``(count, True)`` from the server's tokenizer, else ``(estimate, False)``."""
+def count_tokens(sdk: Any, info: ServerInfo, base_url: str, messages: Messages) -> int | None:
+    """Prompt tokens of ``messages`` from the server's tokenizer, or ``None`` when it has none."""
     tokenizer = TOKENIZERS.get(info.kind)
-    count = tokenizer(sdk, server_root(base_url), messages) if tokenizer is not None and sdk is not None else None
-    return (count, True) if count is not None else (estimate_with_margin(messages), False)
+    return tokenizer(sdk, server_root(base_url), messages) if tokenizer is not None and sdk is not None else None
 
 
 def check_endpoint(sdk: Any, base_url: str, model: str, *, timeout: float, key_given: bool) -> ServerInfo:
