@@ -15,13 +15,15 @@ from textmem_gym.envs.jericho import ids as jericho_ids
 from textmem_gym.envs.nethack import ids as nethack_ids
 from textmem_gym.envs.scienceworld import ids as scienceworld_ids
 from textmem_gym.envs.textworld import ids as textworld_ids
+from textmem_gym.envs.twx import ids as twx_ids
 
-#: Every id -> its entry, in table order (TextWorld, Jericho, ScienceWorld, NetHack).
+#: Every id -> its entry, in table order (TextWorld, Jericho, ScienceWorld, NetHack, TextWorld Express).
 ENV_IDS: dict[str, EnvEntry] = {
     **textworld_ids.ENV_TABLE,
     **jericho_ids.ENV_TABLE,
     **scienceworld_ids.ENV_TABLE,
     **nethack_ids.ENV_TABLE,
+    **twx_ids.ENV_TABLE,
 }
 
 
