@@ -3,7 +3,17 @@
 Everything in it is invented: a world of towns, rivers, people, companies and landmarks with made-up
 names and dates, so no model can answer from what it learned in pre-training. Each fact is stated in
 exactly one paragraph, so the supporting paragraphs of a question are exactly the ones its chain
-reads. Paragraphs are short (2-4 sentences) so a small local model can read all of them.
+reads.
+
+Paragraphs are as long as the official files' (:data:`DETAILS`): each entity's paragraph states
+its facts in two or three sentences, then adds background sentences (a census, a fair, a fire, a
+marriage, a restoration...) with further invented names and years, as Wikipedia's first
+paragraphs do. Measured on the official files: HotpotQA distractor paragraphs hold 3.7 sentences
+and 76 words on average (the 20 paragraphs of the dev file's first two records); MuSiQue
+paragraphs 5.4 sentences and 121 words (median 110; the 404 paragraphs AriGraph's published
+MuSiQue log shows as retrieved, a sample leaning to long paragraphs). The shipped set averages
+about 4.3 sentences / 73 words (HotpotQA) and 5.7 / 103 (MuSiQue); a MuSiQue item's 20 paragraphs
+(about 2,100 words, ~3,300 SmolLM2 tokens) still fit an 8k context with the answer prompt.
 
 - ``hotpot_dev_distractor_v1.json`` (HotpotQA distractor format): 36 questions, 10 paragraphs each
   (the supporting ones plus distractors from the same world, shuffled); ``type`` ``bridge`` (two- and
@@ -40,12 +50,18 @@ from typing import Any, TypeVar
 
 from textmem_gym.qa.data import shipped_data_dir
 
-__all__ = ["FILES", "build_world", "hotpot_text", "musique_text", "shipped_data_dir", "write_synthetic"]
+__all__ = ["DETAILS", "FILES", "build_world", "hotpot_text", "musique_text", "shipped_data_dir", "write_synthetic"]
 
 HOTPOT_FILE = "hotpot_dev_distractor_v1.json"
 MUSIQUE_FILE = "musique_ans_v1.0_dev.jsonl"
 HOTPOT_SEED = 2201
 MUSIQUE_SEED = 2202
+#: Background sentences added to each paragraph (one of these counts, drawn per paragraph), per file:
+#: HotpotQA's paragraphs are shorter than MuSiQue's (see the module docstring).
+DETAILS: dict[str, tuple[int, ...]] = {"hotpotqa": (1, 2, 2, 2, 3), "musique": (2, 3, 3, 3, 4)}
+#: Added to a world's seed for the generator of background sentences (so the facts, names and
+#: questions of a seed do not depend on how much background its paragraphs get).
+DETAIL_SEED_OFFSET = 100_003
 
 _SYLLABLES = ("val", "mor", "en", "tis", "kar", "ul", "ves", "dra", "lin", "oss", "rin", "ka", "bel",
               "quen", "ith", "vor", "dun", "mir", "zel", "ko", "fen", "lo", "tar", "ev", "gal", "ris",
@@ -162,9 +178,9 @@ class World:
 class _Names:
     """Unique invented words built from syllables (never a blocked real word, never twice)."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, used: set[str] | None = None) -> None:
         self.rng = rng
-        self.used: set[str] = set()
+        self.used: set[str] = set() if used is None else used
 
     def word(self, syllables: int) -> str:
         while True:
@@ -212,14 +228,22 @@ def _landmark(rng: random.Random, names: _Names, kind: str, builder: Company) ->
                     completed=builder.founded + rng.randint(3, 40))
 
 
-def build_world(seed: int) -> World:
+def build_world(seed: int, details: Sequence[int] = (0,)) -> World:
     """The invented world of one seed: 14 towns, 20 people (14 of them company founders), 14 companies,
     12 landmarks, and one paragraph per entity.
+
+    Args:
+        seed: Seed of the entities, their names and facts.
+        details: Background sentences added to a paragraph, one count drawn per paragraph from
+            these (:data:`DETAILS`); ``(0,)``: the fact sentences alone.
 
     Example:
         >>> world = build_world(1)
         >>> len(world.docs), world.companies[0].founder in world.people
         (60, True)
+        >>> long = build_world(1, details=(3,))
+        >>> [len(d.sentences) - len(world.docs[t].sentences) for t, d in long.docs.items()] == [3] * 60
+        True
     """
     rng = random.Random(seed)
     names = _Names(rng)
@@ -231,6 +255,8 @@ def build_world(seed: int) -> World:
     for doc in (*map(_town_doc, towns), *map(_person_doc, people), *map(_company_doc, companies),
                 *map(_landmark_doc, landmarks)):
         world.docs[doc.title] = doc
+    if any(details):
+        _add_details(world, names, details, random.Random(seed + DETAIL_SEED_OFFSET))
     return world
 
 
@@ -264,6 +290,99 @@ def _landmark_doc(landmark: Landmark) -> Doc:
         f"It was built by {landmark.builder.name} and completed in {landmark.completed}.",
         "It is listed as a protected monument.",
     ), {"builder": 1, "completed": 1})
+
+
+# --- background sentences ------------------------------------------------------------------------------
+# Each fills its fields from the entity (years after the entity's own) and from new invented words;
+# none restates a fact a question reads, so each fact stays in exactly one paragraph.
+
+_TOWN_DETAILS = (
+    "At the census of {year} it had {count} inhabitants, most of whom worked in the workshops of the lower town "
+    "or on the farms of the surrounding valley.",
+    "Its best-known building is {word} Hall, a covered market built around a cobbled courtyard, which now houses "
+    "the town archive and a small museum of local history.",
+    "Every autumn the town holds the {word2} Fair, a week of horse trading, music and boat races on the river that "
+    "draws visitors from all over the province.",
+    "The old post road to {word3} crosses the valley here, and a stone milestone giving the distance still stands "
+    "beside the parish church of Saint {word4}.",
+    "The hills around the town are known for their pear and plum orchards, and its cider was once shipped "
+    "downriver in barrels stamped with the town seal.",
+)
+_PERSON_DETAILS = (
+    "{Pronoun} was the {ordinal} of {children} children of a weaver and a schoolteacher, and left school at the "
+    "age of {age} to work in a workshop near the harbour.",
+    "After an apprenticeship in the port of {word}, {pronoun} travelled for several years through the northern "
+    "provinces before settling down with a set of borrowed tools.",
+    "{Possessive} notebooks, letters and drawings are kept in the archive of the {word2} Society, which published "
+    "a selection of them in {year}.",
+    "A street and a primary school were later named after {object}, and a bronze bust by the sculptor {person} "
+    "stands in the public garden near the old quay.",
+    "{Pronoun} married {person2} in {year2}; the couple had {children2} children and lived for most of their lives "
+    "in a narrow house above {possessive} workshop.",
+)
+_COMPANY_DETAILS = (
+    "Its first workshop stood on {word} Lane close to the quay, and in {year} the firm moved to a larger site "
+    "with its own wharf on the edge of town.",
+    "Its goods were sold as far away as {word2} and {word3}, and several early pieces are kept in the "
+    "collections of the provincial museum.",
+    "A fire in {year2} destroyed most of its stock and all of its order books, but the works reopened within a "
+    "year with new machinery.",
+    "The firm was known for training its own workers, and many later masters of the trade in the province began "
+    "as apprentices in its yard.",
+    "In {year3} it was bought by the {word4} Trading Company, and its old buildings were later turned into flats "
+    "and a museum of local industry.",
+)
+_LANDMARK_DETAILS = (
+    "It rises {count} metres and was designed by the engineer {person}, whose original drawings and cost books "
+    "survive in the provincial archive.",
+    "Its construction took {children} years and was paid for by a public subscription organised by the merchants "
+    "and ship owners of the nearby harbour.",
+    "A storm badly damaged it in {year}, and it was restored in {year2}, when its walls were cleaned and the upper "
+    "stages rebuilt.",
+    "Guided tours are held on summer weekends, and a small exhibition inside tells the story of the workers who "
+    "built it and of the families who kept it.",
+    "It appears on the coat of arms of the district and on a postage stamp issued in {year3} to mark the "
+    "centenary of the province.",
+)
+_PRONOUNS = {"he": ("he", "him", "his"), "she": ("she", "her", "her"), "it": ("it", "it", "its")}
+
+
+def _detail_fields(rng: random.Random, names: _Names, start: int, pronoun: str = "it",
+                   count: tuple[int, int] = (900, 9000)) -> dict[str, str]:
+    """Values for the background templates: invented words and people, years from ``start`` on."""
+    subject, obj, possessive = _PRONOUNS[pronoun]
+    years = sorted(rng.sample(range(start + 1, start + 90), 3))
+    return {"word": names.word(2), "word2": names.word(2), "word3": names.word(2), "word4": names.word(2),
+            "person": f"{names.word(2)} {names.word(3)}", "person2": f"{names.word(2)} {names.word(3)}",
+            "year": str(years[0]), "year2": str(years[1]), "year3": str(years[2]),
+            "count": f"{rng.randint(*count):,}", "children": str(rng.randint(3, 9)), "children2": str(rng.randint(2, 6)),
+            "age": str(rng.randint(11, 15)), "ordinal": rng.choice(("second", "third", "fourth", "youngest")),
+            "pronoun": subject, "Pronoun": subject.capitalize(), "object": obj, "possessive": possessive,
+            "Possessive": possessive.capitalize()}
+
+
+#: Entity list of :class:`World` -> (its paragraph's title, its background templates, its template fields).
+_DETAIL_KINDS: tuple[tuple[str, Callable[[Any], str], tuple[str, ...],
+                           Callable[[Any, random.Random, _Names], dict[str, str]]], ...] = (
+    ("towns", lambda t: t.name, _TOWN_DETAILS, lambda t, rng, n: _detail_fields(rng, n, t.chartered)),
+    ("people", lambda p: p.name, _PERSON_DETAILS,
+     lambda p, rng, n: _detail_fields(rng, n, p.born + 18, p.pronoun)),
+    ("companies", lambda c: c.name, _COMPANY_DETAILS, lambda c, rng, n: _detail_fields(rng, n, c.founded)),
+    ("landmarks", lambda lm: lm.title, _LANDMARK_DETAILS,
+     lambda lm, rng, n: _detail_fields(rng, n, lm.completed, count=(18, 95))),
+)
+
+
+def _add_details(world: World, names: _Names, details: Sequence[int], rng: random.Random) -> None:
+    """Appends background sentences to every paragraph (a count drawn from ``details``, templates in order)."""
+    names = _Names(rng, used=names.used)
+    for pool, title, templates, fields in _DETAIL_KINDS:
+        for entity in getattr(world, pool):
+            doc = world.docs[title(entity)]
+            chosen = sorted(rng.sample(range(len(templates)), rng.choice(details)))
+            values = fields(entity, rng, names)
+            extra = tuple(templates[i].format(**values) for i in chosen)
+            world.docs[doc.title] = Doc(doc.title, doc.sentences + extra, doc.facts)
 
 
 # --- questions -------------------------------------------------------------------------------------
@@ -463,13 +582,13 @@ def musique_record(world: World, question: Question, rng: random.Random, first_i
 
 def hotpot_text(seed: int = HOTPOT_SEED) -> str:
     """The content of the synthetic ``hotpot_dev_distractor_v1.json`` (one JSON list, as the official file)."""
-    world, rng = build_world(seed), random.Random(seed + 1)
+    world, rng = build_world(seed, DETAILS["hotpotqa"]), random.Random(seed + 1)
     return json.dumps([hotpot_record(world, q, rng) for q in hotpot_questions(world, rng)], ensure_ascii=False)
 
 
 def musique_text(seed: int = MUSIQUE_SEED) -> str:
     """The content of the synthetic ``musique_ans_v1.0_dev.jsonl`` (one JSON record per line)."""
-    world, rng = build_world(seed), random.Random(seed + 1)
+    world, rng = build_world(seed, DETAILS["musique"]), random.Random(seed + 1)
     records = [musique_record(world, q, rng, 910001 + 10 * i) for i, q in enumerate(musique_questions(world, rng))]
     return "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
 
