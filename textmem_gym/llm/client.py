@@ -56,7 +56,7 @@ import random
 import threading
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -1119,14 +1119,14 @@ class LLMClient:
             CacheMissError: In replay mode, when the request was never recorded.
         """
         steps = self._chat_steps(messages, temperature, max_tokens, timeout, schema, schema_name, params)
-        return _drive(steps, self._sync_effects())
+        return _drive(steps, self._sync_transport())
 
     async def achat(self, messages: Messages, *, temperature: float | None = 0.0, max_tokens: int | None = None,
                     timeout: float | None = None, schema: Mapping[str, Any] | None = None,
                     schema_name: str | None = None, **params: Any) -> ChatResult:
         """Async :meth:`chat` (same arguments, results and errors)."""
         steps = self._chat_steps(messages, temperature, max_tokens, timeout, schema, schema_name, params)
-        return await _adrive(steps, self._async_effects())
+        return await _adrive(steps, self._async_transport())
 
     def chat_many(self, conversations: Sequence[Messages], **kwargs: Any) -> list[ChatResult]:
         """Runs several chats on ``concurrency`` threads; results keep the input order."""
@@ -1136,12 +1136,12 @@ class LLMClient:
     def embed(self, texts: Sequence[str], *, model: str | None = None,
               timeout: float | None = None) -> list[list[float]]:
         """Embeds ``texts``; returns one vector per text, in order."""
-        return _drive(self._embed_steps(texts, model, timeout), self._sync_effects())
+        return _drive(self._embed_steps(texts, model, timeout), self._sync_transport())
 
     async def aembed(self, texts: Sequence[str], *, model: str | None = None,
                      timeout: float | None = None) -> list[list[float]]:
         """Async :meth:`embed`."""
-        return await _adrive(self._embed_steps(texts, model, timeout), self._async_effects())
+        return await _adrive(self._embed_steps(texts, model, timeout), self._async_transport())
 
     # -- what the server is ---------------------------------------------------------------------
     @property
@@ -1288,13 +1288,13 @@ class LLMClient:
                 self._async_sdks[loop] = (sdk, asyncio.Semaphore(self.concurrency))
             return self._async_sdks[loop]
 
-    def _sync_effects(self) -> _SyncEffects:
+    def _sync_transport(self) -> _Transport:
         sdk = None if self._mode.replay_only else self._sync_client()  # one-time setup: not in latencies
-        return _SyncEffects(sdk, self._sync_slots, self.base_url)
+        return _Transport(sdk, self._sync_slots, self.base_url)
 
-    def _async_effects(self) -> _AsyncEffects:
+    def _async_transport(self) -> _Transport:
         sdk, slots = (None, None) if self._mode.replay_only else self._async_client()
-        return _AsyncEffects(sdk, slots, self.base_url)
+        return _Transport(sdk, slots, self.base_url)
 
     def _new_call(self, request: Request, timeout: float | None) -> Call:
         context = CallContext(
@@ -1356,10 +1356,28 @@ class LLMClient:
 
 # -- how the steps are driven: the only code that differs between sync and async -------------------------
 @dataclass(frozen=True)
+class _Transport:
+    """What effects are performed with: the SDK client (``None`` in replay mode), this process's request
+    slots (a ``threading.BoundedSemaphore``, or an ``asyncio.Semaphore`` of the running loop) and the endpoint."""
+
+    sdk: Any
+    slots: Any
+    base_url: str
+
+
+@dataclass(frozen=True)
 class _Send:
-    """Send the call's request (one attempt); the reply is the SDK's answer."""
+    """Send the call's request (one attempt) holding a request slot; the reply is the SDK's answer."""
 
     call: Call
+
+    def run(self, transport: _Transport) -> Any:
+        with transport.slots, request_slot(transport.base_url, self.call.timeout):
+            return self.call.send(transport.sdk)
+
+    async def arun(self, transport: _Transport) -> Any:
+        async with transport.slots, arequest_slot(transport.base_url, self.call.timeout):
+            return await self.call.send(transport.sdk)
 
 
 @dataclass(frozen=True)
@@ -1368,12 +1386,24 @@ class _Wait:
 
     seconds: float
 
+    def run(self, transport: _Transport) -> None:
+        time.sleep(self.seconds)
+
+    async def arun(self, transport: _Transport) -> None:
+        await asyncio.sleep(self.seconds)
+
 
 @dataclass(frozen=True)
 class _Blocking:
     """Run a function that may block on I/O (off the event loop when async); the reply is its value."""
 
     function: Callable[[], Any]
+
+    def run(self, transport: _Transport) -> Any:
+        return self.function()
+
+    async def arun(self, transport: _Transport) -> Any:
+        return await asyncio.to_thread(self.function)
 
 
 _Effect = _Send | _Wait | _Blocking
@@ -1382,38 +1412,7 @@ _T = TypeVar("_T")
 Steps = Generator[_Effect, Any, _T]
 
 
-@dataclass(frozen=True)
-class _SyncEffects:
-    sdk: openai.OpenAI | None
-    slots: threading.BoundedSemaphore
-    base_url: str
-
-    def __call__(self, effect: _Effect) -> Any:
-        if isinstance(effect, _Send):
-            with self.slots, request_slot(self.base_url, effect.call.timeout):
-                return effect.call.send(self.sdk)
-        if isinstance(effect, _Wait):
-            return time.sleep(effect.seconds)
-        return effect.function()
-
-
-@dataclass(frozen=True)
-class _AsyncEffects:
-    sdk: openai.AsyncOpenAI | None
-    slots: asyncio.Semaphore | None
-    base_url: str
-
-    async def __call__(self, effect: _Effect) -> Any:
-        if isinstance(effect, _Send):
-            assert self.slots is not None
-            async with self.slots, arequest_slot(self.base_url, effect.call.timeout):
-                return await effect.call.send(self.sdk)
-        if isinstance(effect, _Wait):
-            return await asyncio.sleep(effect.seconds)
-        return await asyncio.to_thread(effect.function)
-
-
-def _drive(steps: Steps[_T], perform: Callable[[_Effect], Any]) -> _T:
+def _drive(steps: Steps[_T], transport: _Transport) -> _T:
     """Runs ``steps`` to their result, performing each effect as it comes (blocking)."""
     reply: Any = None
     error: Exception | None = None
@@ -1424,12 +1423,12 @@ def _drive(steps: Steps[_T], perform: Callable[[_Effect], Any]) -> _T:
             return done.value
         reply, error = None, None
         try:
-            reply = perform(effect)
+            reply = effect.run(transport)
         except Exception as exc:  # thrown into the steps, which decide (outside this except: no chaining)
             error = exc
 
 
-async def _adrive(steps: Steps[_T], perform: Callable[[_Effect], Awaitable[Any]]) -> _T:
+async def _adrive(steps: Steps[_T], transport: _Transport) -> _T:
     """:func:`_drive` on an event loop."""
     reply: Any = None
     error: Exception | None = None
@@ -1440,7 +1439,7 @@ async def _adrive(steps: Steps[_T], perform: Callable[[_Effect], Awaitable[Any]]
             return done.value
         reply, error = None, None
         try:
-            reply = await perform(effect)
+            reply = await effect.arun(transport)
         except Exception as exc:  # thrown into the steps, which decide (outside this except: no chaining)
             error = exc
 
