@@ -30,6 +30,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "textmem_gym.cli.evaluation",
     "textmem_gym.cli.reproduce",
     "textmem_gym.cli.inspect",
+    "textmem_gym.cli.probe",
     "textmem_gym.cli.serving",
     "textmem_gym.cli.llm",
 )

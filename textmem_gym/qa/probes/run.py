@@ -205,8 +205,8 @@ def _check_model(memories: Sequence[str], config: ProbeConfig) -> None:
     needs = [m for m in memories if m in NEEDS_MODEL] + (["llm answers"] if "llm" in config.answers else []) + \
         (["the llm extractor"] if config.extractor == "llm" else [])
     if needs and not config.llm.get("model"):
-        raise ValueError(f"{', '.join(needs)} need a model: give --model (or set OPENAI_MODEL), or ask structural "
-                         "answers only of memories that need none")
+        raise ValueError(f"a model is needed for {', '.join(needs)}: give --model (or set OPENAI_MODEL), or ask "
+                         "structural answers only of memories built without one")
 
 
 def _asker(episode: RecordedEpisode, name: str, config: ProbeConfig, questions: Sequence[ProbeQuestion],
