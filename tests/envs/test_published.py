@@ -77,8 +77,7 @@ def test_table_records_both_files_of_every_game_and_the_ids_use_the_papers_text(
     arigraph_ids = {i: e for i, e in ENV_IDS.items() if i.startswith("TextMem/AriGraph-")}
     assert len(arigraph_ids) == 5
     for entry in arigraph_ids.values():
-        assert entry.needs == ("game_file",)
-        assert entry.kwargs["objective"] in {paper_objective(name) for name in PUBLISHED_GAMES}
+        assert entry.needs == () and entry.kwargs["published_game"] in PUBLISHED_GAMES
     assert published.SOURCE["commit"] in published.DEFAULT_GAMES_URL
 
 
@@ -136,3 +135,29 @@ def test_objective_is_the_task_text_and_follows_the_first_observation(served: Pa
     assert with_goal == f"{observation}\n\n{paper_objective('hunt')}"
     with pytest.raises(ValueError, match="objective"):
         gym.make("TextMem/TextWorld-v0", game_file=str(path), objective=3)
+
+
+def test_an_id_made_offline_without_a_copy_says_in_one_line_how_to_get_the_file(isolated: Path, monkeypatch):
+    monkeypatch.setenv(published.GAMES_URL_ENV, closed_port_url())
+    with pytest.raises(PublishedGameNotFoundError) as error:
+        gym.make("TextMem/AriGraph-Cooking-v0")
+    message = str(error.value)
+    assert "\n" not in message and "'cook'" in message
+    assert published.GAMES_DIR_ENV in message and published.GAMES_URL_ENV in message
+    with pytest.raises(PublishedGameNotFoundError, match="downloads are disabled"):
+        gym.make("TextMem/AriGraph-Cooking-v0", download=False)
+
+
+def test_an_id_made_as_typed_downloads_its_own_file_and_plays_the_papers_task(isolated: Path, tmp_path: Path):
+    from tests.published_games import published_games_server
+
+    with published_games_server(tmp_path / "www") as served:
+        env = gym.make("TextMem/AriGraph-TreasureHunt-v0")
+    try:
+        observation, info = env.reset(seed=0)
+        assert observation.endswith(paper_objective("hunt")) and info["objective"] == paper_objective("hunt")
+        assert env.spec.max_episode_steps == 150
+    finally:
+        env.close()
+    assert served.requests == ["/envs/hunt/hunt.z8", "/envs/hunt/hunt.json"]
+    assert (isolated / "cache" / "arigraph-games" / "envs" / "hunt" / "hunt.z8").is_file()

@@ -1,6 +1,10 @@
 """Generic contract tests over every registered TextMem id (DESIGN.md, environment contract).
 
-Each id gets one env for the whole contract (check_env, cleaned text, info keys, opt-in
+Every id is made as a user types it, with its defaults: AriGraph's published-file ids find their
+files themselves (downloaded, sha256-checked, from a real local HTTP server standing in for the
+repository, see :mod:`tests.published_games`); only the ids whose one purpose is to play a file the
+user names (``TextMem/TextWorld-v0``, ``TextMem/Jericho-v0``) get that file, and made bare they say
+in one line what they need. Each id gets one env for the whole contract (check_env, cleaned text, info keys, opt-in
 privileged info, bad commands, step limit, closed env) plus a second process replaying the same
 commands, and a privileged-walkthrough run: engines that start a JVM per env (ScienceWorld)
 make env creation the dominant cost, so the tests create as few envs as they can.
@@ -19,6 +23,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from tests.envs.registry_helpers import env_class, registered_ids, required_kwargs, trace_env
+from tests.published_games import published_games_server
 from textmem_gym.envs.registration import ENV_IDS
 
 IDS = registered_ids()
@@ -27,6 +32,13 @@ REQUIRED_INFO = {"score", "max_score", "normalized_score", "won", "lost", "moves
                  "admissible_commands"}
 BAD_COMMANDS = ["", "x" * 10_000, "\\help \\] \\s", "prendre la clé ☕ 北", "look\nnorth\x00\x07\x1b[2J",
                 "   \t  "]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def published_games(tmp_path_factory: pytest.TempPathFactory):
+    """The published game files behind a local HTTP server for the whole module (and the processes it spawns)."""
+    with published_games_server(tmp_path_factory.mktemp("published")) as served:
+        yield served
 
 
 def test_registry_is_not_empty():
@@ -80,6 +92,13 @@ def test_contract(env_id):
     out, err = other_process.communicate(timeout=900)
     assert other_process.returncode == 0, err[-3000:]
     assert here == json.loads(out.strip().splitlines()[-1]), "same seed, same observations across processes"
+
+
+@pytest.mark.parametrize("env_id", [i for i in IDS if i in ENV_IDS and ENV_IDS[i].needs])
+def test_an_id_made_without_the_file_it_plays_says_what_it_needs(env_id):
+    with pytest.raises(ValueError, match="|".join(ENV_IDS[env_id].needs)) as error:
+        gym.make(env_id)
+    assert "\n" not in str(error.value)
 
 
 @pytest.mark.parametrize("env_id", IDS)

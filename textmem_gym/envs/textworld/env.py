@@ -110,8 +110,9 @@ class TextWorldEnv(TextGameEnv):
         - ``TextMem/TextWorld-v0``: any compiled game, ``gym.make(id, game_file=PATH)``, 150 steps.
         - ``TextMem/AriGraph-TreasureHunt-v0``, ``-Hard-v0``, ``TextMem/AriGraph-Cooking-v0``,
           ``-Hard-v0``, ``-Hardest-v0``: AriGraph's own published game files
-          (``game_file=find_published_game(name)`` of :mod:`textmem_gym.envs.textworld.published`)
-          with the paper's task text as ``objective``; 150 steps for the hunts, 60 for cooking.
+          (:class:`~textmem_gym.envs.textworld.published_env.PublishedGameEnv`: found in
+          ``TEXTMEM_ARIGRAPH_GAMES_DIR`` or the cache, else downloaded and sha256-checked, when the
+          id is made) with the paper's task text as ``objective``; 150 steps for the hunts, 60 for cooking.
 
     Example:
         >>> import gymnasium as gym, textmem_gym
@@ -146,7 +147,8 @@ class TextWorldEnv(TextGameEnv):
     def _resolve_game(game_file: str | Path | None, generator: str | None,
                       options: Mapping[str, Any] | None, seed: int, split: str | None) -> Path:
         if (game_file is None) == (generator is None):
-            raise ValueError("give exactly one of game_file or generator")
+            raise ValueError("give exactly one of game_file=PATH (a compiled TextWorld game, its .json beside it) "
+                             f"or generator=NAME, got game_file={game_file!r}, generator={generator!r}")
         if generator is not None:
             if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
                 raise ValueError(f"game_seed must be a non-negative int, got {seed!r}")

@@ -17,8 +17,9 @@ downloaded again).
 
 The games' files state no goal (Treasure Hunt, Cleaning) or only TextWorld's generic one
 (Cooking); the paper's pipeline gave the agent a main goal in every prompt and appended the task
-rules to its first observation. :func:`paper_objective` is that text; the ``TextMem/AriGraph-*``
-ids pass it as ``objective=`` of ``TextMem/TextWorld-v0``'s env class.
+rules to its first observation. :func:`paper_objective` is that text. The ``TextMem/AriGraph-*``
+ids play these files through :class:`~textmem_gym.envs.textworld.published_env.PublishedGameEnv`,
+which calls :func:`find_published_game` when the id is made and gives the paper's text as the objective.
 
 Example:
     >>> sorted(PUBLISHED_GAMES)
