@@ -1,0 +1,188 @@
+"""Memory probes end to end on a real won Cooking episode: the walkthrough played through the runner
+with a trajectory, replayed in the real TextWorld env with privileged facts, questions generated from
+the facts, every memory asked through the real local OpenAI-compatible server answering by rule
+(textmem_gym.qa.probes.testing.ProbeReader) and structurally. ``real_llm``: SmolLM2 on llama.cpp."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from textmem_gym.cli import main
+from textmem_gym.cli.probe import recorded_episode
+from textmem_gym.llm import LocalOpenAIServer
+from textmem_gym.qa.probes import (
+    PROBE_MEMORIES,
+    ProbeConfig,
+    RecordedEpisode,
+    ReplayMismatch,
+    build_timeline,
+    generate_questions,
+    probe_episode,
+    replay_episode,
+)
+from textmem_gym.qa.probes.run import probe_key
+from textmem_gym.qa.probes.testing import ProbeReader
+from textmem_gym.runner import EvalConfig, evaluate
+
+GAME = "TextMem/Cooking-v0"
+STEPS = (10, 20, "end")
+MEMORIES = ["arigraph", "stma", "davis", "summary", "full-history", "oracle"]
+
+
+@pytest.fixture(scope="module")
+def trajectory(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A won walkthrough episode of Cooking-v0 recorded by the runner."""
+    folder = tmp_path_factory.mktemp("probe")
+    row = evaluate(GAME, "walkthrough", EvalConfig(out=folder / "runs.jsonl", trajectories=folder / "t"))[0]
+    assert row["won"] and row["steps"] > 20
+    return Path(row["trajectory"])
+
+
+@pytest.fixture(scope="module")
+def episode(trajectory: Path) -> RecordedEpisode:
+    return recorded_episode(trajectory)
+
+
+@pytest.fixture(scope="module")
+def questions(episode: RecordedEpisode) -> list:
+    timeline = build_timeline(replay_episode(episode))
+    return generate_questions(timeline, ProbeConfig(steps=STEPS).resolve_steps(episode.decisions))
+
+
+def read_rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def probe_through_stand_in(episode, questions, memories, out=None, **config):
+    reader = ProbeReader(questions)
+    with LocalOpenAIServer(reader) as server:
+        settings = ProbeConfig(steps=STEPS, llm={"model": "stand-in", "base_url": server.base_url}, **config)
+        return probe_episode(episode, memories, settings, out=out), reader
+
+
+def test_replay_gives_memories_no_privileged_key_and_keeps_the_facts_apart(episode):
+    replay = replay_episode(episode)
+    assert len([s for s in replay.steps if s.last]) == episode.decisions + 1
+    assert all("facts" not in s.info and "walkthrough" not in s.info for s in replay.steps)
+    assert all(s.facts for s in replay.steps) and replay.steps[-1].info["won"]
+    assert [s.observation for s in replay.steps if s.last] == list(episode.observations)
+
+
+def test_questions_are_deterministic_seeded_and_about_what_was_seen(episode, questions):
+    again = generate_questions(build_timeline(replay_episode(episode)), [10, 20, episode.decisions])
+    assert again == questions
+    kinds = {q.kind for q in questions}
+    assert kinds == {"location", "contents", "path", "actions", "changes", "recipe"}
+    other_seed = generate_questions(build_timeline(replay_episode(episode)), [10, 20, episode.decisions], seed=1)
+    assert [q.id for q in other_seed] != [q.id for q in questions]  # more candidates than 5: the draw moves
+    seen_by = {step: "\n".join(episode.observations[: step + 1]).lower() for step in (10, 20, episode.decisions)}
+    for question in questions:
+        if question.kind == "location":
+            assert question.args["thing"] in seen_by[question.step]  # never asked about an unseen thing
+            assert question.question.startswith(f"At step {question.step}: Where is the ")
+    recipe = [q for q in questions if q.kind == "recipe"]
+    assert recipe and recipe[0].answers[0] == "green bell pepper, orange bell pepper, yellow potato"
+    early = generate_questions(build_timeline(replay_episode(episode)), [1], kinds=["recipe"])
+    assert early == []  # the cookbook is read at step 3: no recipe question before
+
+
+def test_oracle_scores_em_1_on_location_structurally_and_through_the_stand_in(episode, questions):
+    rows, reader = probe_through_stand_in(episode, questions, MEMORIES)
+    location = [r for r in rows if r["memory"] == "oracle" and r["question_kind"] == "location"]
+    modes = {mode: [r["em"] for r in location if r["answer_mode"] == mode] for mode in ("llm", "structural")}
+    assert len(modes["llm"]) == len(modes["structural"]) >= 10
+    assert modes["llm"] == [1.0] * len(modes["llm"]) and modes["structural"] == [1.0] * len(modes["structural"])
+    assert {r["memory"] for r in rows} == set(MEMORIES)
+    llm_rows = [r for r in rows if r["answer_mode"] == "llm"]
+    assert all(r["calls"] == 1 and r["prompt_tokens"] > 0 and r["config"]["budget"] == 2048 for r in llm_rows)
+    assert len(llm_rows) == len(questions) * len(MEMORIES)  # the same questions for every memory
+    structural = {r["memory"] for r in rows if r["answer_mode"] == "structural"}
+    assert structural == {"arigraph", "stma", "davis", "oracle"}  # memories with beliefs
+    summary = [r for r in rows if r["memory"] == "summary"]
+    assert reader.summaries == len(replay_episode(episode).steps)  # one update per primitive step
+    assert all(r["memory_prompt_tokens"] > 0 for r in summary)
+    assert all(r["episode_score"] == 1.0 and r["episode_won"] for r in rows)
+
+
+def test_one_budget_for_every_memory_trims_the_long_contexts_and_counts_it(episode, questions):
+    asked = [q for q in questions if q.kind == "location"]
+    rows, _ = probe_through_stand_in(episode, asked, ["full-history", "arigraph"], budget=300,
+                                     kinds=("location",), answers=("llm",))
+    history = [r for r in rows if r["memory"] == "full-history"]
+    assert history and all(r["detail"]["context_trims"]["texts"] > 0 for r in history)
+    assert all(r["prompt_tokens"] <= 300 + 40 for r in rows)  # fitted (estimated counts err on the long side)
+
+
+def test_resume_writes_nothing_twice(episode, questions, tmp_path):
+    out = tmp_path / "probes.jsonl"
+    first, _ = probe_through_stand_in(episode, questions, ["arigraph", "oracle"], out=out)
+    lines = out.read_text().splitlines()
+    out.write_text("\n".join(lines[: len(lines) // 2]) + "\n")  # a run cut off halfway
+    second, reader = probe_through_stand_in(episode, questions, ["arigraph", "oracle"], out=out)
+    rows = read_rows(out)
+    assert len(rows) == len(first) == len(second) and len({probe_key(r) for r in rows}) == len(rows)
+    third, reader = probe_through_stand_in(episode, questions, ["arigraph", "oracle"], out=out)
+    assert len(read_rows(out)) == len(rows) and not reader.reader.prompts  # nothing asked again
+
+
+def test_a_replay_that_differs_from_the_recording_names_the_step(trajectory, tmp_path, capsys):
+    lines = trajectory.read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    changed = next(r for r in records if r.get("type") == "step" and r["step"] == 7)
+    changed["observation"] = "Something else happened."
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("".join(json.dumps(r) + "\n" for r in records))
+    with pytest.raises(ReplayMismatch, match="step 7 replays differently"):
+        replay_episode(recorded_episode(broken))
+    assert main(["probe", str(broken), "--memory", "oracle", "--structural"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and "step 7 replays differently" in error
+
+
+def test_cli_probes_a_folder_and_bad_input_is_one_line_and_exit_2(trajectory, questions, tmp_path, capsys):
+    out = tmp_path / "probes.jsonl"
+    with LocalOpenAIServer(ProbeReader(questions)) as server:
+        code = main(["probe", str(trajectory.parent), "--memory", "arigraph,oracle", "--steps", "10,20,end",
+                     "--structural", "--model", "stand-in", "--base-url", server.base_url, "--out", str(out)])
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "normalized score 1.000, won True" in text and "| oracle | structural |" in text and "| arigraph | llm |" in text
+    assert {r["memory"] for r in read_rows(out)} == {"arigraph", "oracle"}
+    for argv, message in ([["probe", str(tmp_path / "nope"), "--memory", "oracle", "--structural"], "no trajectory"],
+                          [["probe", str(trajectory), "--memory", "oracle,notes", "--structural"],
+                           f"unknown probe memory 'notes'; choose from {sorted(PROBE_MEMORIES)}"],
+                          [["probe", str(trajectory), "--memory", "oracle"], "nothing to answer with"],
+                          [["probe", str(trajectory), "--memory", "oracle", "--structural", "--steps", "10,x"],
+                           "--steps takes step numbers"],
+                          [["probe", str(trajectory), "--memory", "oracle", "--structural", "--steps", "999"],
+                           "probe step 999 is not 'end' or a step of the episode"]):
+        assert main(argv) == 2
+        error = capsys.readouterr().err.strip()
+        assert len(error.splitlines()) == 1 and message in error
+
+
+@pytest.mark.real_llm
+def test_probe_with_smollm2(trajectory, tmp_path, capsys):
+    from textmem_gym.llm import LlamaCppServer, LocalModelMissingError, smollm2_path
+    from textmem_gym.llm.llama_server import missing_server_modules
+
+    if missing_server_modules():
+        pytest.skip(f"llama-cpp-python[server] is not installed ({missing_server_modules()})")
+    try:
+        path = smollm2_path()
+    except LocalModelMissingError as error:
+        pytest.skip(str(error))
+    out = tmp_path / "probes.jsonl"
+    with LlamaCppServer(path, n_ctx=4096) as server:
+        assert main(["probe", str(trajectory), "--memory", "arigraph,full-history,oracle", "--kinds",
+                     "location,path", "--per-kind", "2", "--structural", "--model", server.model_alias,
+                     "--base-url", server.base_url, "--out", str(out)]) == 0
+    rows = read_rows(out)
+    llm = [r for r in rows if r["answer_mode"] == "llm"]
+    assert len(llm) == 3 * 4 and all(r["calls"] >= 1 and r["prompt_tokens"] > 0 for r in llm)
+    assert all(r["fallback"] in (None, "unparseable", "llm_error", "context_overflow") for r in llm)
+    assert [r["em"] for r in rows if r["memory"] == "oracle" and r["answer_mode"] == "structural"] == [1.0] * 4
+    assert "| oracle | llm |" in capsys.readouterr().out
