@@ -348,10 +348,11 @@ _PRONOUNS = {"he": ("he", "him", "his"), "she": ("she", "her", "her"), "it": ("i
 
 
 def _detail_fields(rng: random.Random, names: _Names, start: int, pronoun: str = "it",
-                   count: tuple[int, int] = (900, 9000)) -> dict[str, str]:
-    """Values for the background templates: invented words and people, years from ``start`` on."""
+                   count: tuple[int, int] = (900, 9000), end: int | None = None) -> dict[str, str]:
+    """Values for the background templates: invented words and people, three years after ``start``
+    (before ``end``: a person's background happens in their lifetime)."""
     subject, obj, possessive = _PRONOUNS[pronoun]
-    years = sorted(rng.sample(range(start + 1, start + 90), 3))
+    years = sorted(rng.sample(range(start + 1, end if end is not None else start + 90), 3))
     return {"word": names.word(2), "word2": names.word(2), "word3": names.word(2), "word4": names.word(2),
             "person": f"{names.word(2)} {names.word(3)}", "person2": f"{names.word(2)} {names.word(3)}",
             "year": str(years[0]), "year2": str(years[1]), "year3": str(years[2]),
@@ -366,7 +367,7 @@ _DETAIL_KINDS: tuple[tuple[str, Callable[[Any], str], tuple[str, ...],
                            Callable[[Any, random.Random, _Names], dict[str, str]]], ...] = (
     ("towns", lambda t: t.name, _TOWN_DETAILS, lambda t, rng, n: _detail_fields(rng, n, t.chartered)),
     ("people", lambda p: p.name, _PERSON_DETAILS,
-     lambda p, rng, n: _detail_fields(rng, n, p.born + 18, p.pronoun)),
+     lambda p, rng, n: _detail_fields(rng, n, p.born + 18, p.pronoun, end=p.died)),
     ("companies", lambda c: c.name, _COMPANY_DETAILS, lambda c, rng, n: _detail_fields(rng, n, c.founded)),
     ("landmarks", lambda lm: lm.title, _LANDMARK_DETAILS,
      lambda lm, rng, n: _detail_fields(rng, n, lm.completed, count=(18, 95))),
