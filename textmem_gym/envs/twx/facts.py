@@ -26,8 +26,8 @@ Example:
     ...               "To the North you see the kitchen. ", "Inventory: \\n  a key\\n")
     >>> world.connect("hall", "north", "kitchen")
     >>> sorted(world.facts())  # doctest: +NORMALIZE_WHITESPACE
-    [('P', 'at', 'hall'), ('chest', 'at', 'hall'), ('chest', 'is', 'closed'), ('key', 'in', 'I'),
-     ('kitchen', 'north_of', 'hall')]
+    [('P', 'at', 'hall'), ('chest', 'at', 'hall'), ('chest', 'is', 'closed'), ('hall', 'south_of', 'kitchen'),
+     ('key', 'in', 'I'), ('kitchen', 'north_of', 'hall')]
 """
 
 from __future__ import annotations
@@ -114,9 +114,9 @@ class WorldModel:
         for (room, direction), other in self.links.items():
             yield (other, f"{direction}_of", room)
         for (room, direction), (door, state) in self.doors.items():
-            other = self.links.get((room, direction))
-            if other is not None:
-                yield (room, "link", f"{door} {other}")
+            beyond = self.links.get((room, direction))
+            if beyond is not None:
+                yield (room, "link", f"{door} {beyond}")
             yield (door, "is", state)
         yield from ((item, "in", "I") for item in self.inventory)
 

@@ -38,7 +38,7 @@ DIRECTIONS = ("north", "south", "east", "west")
 #: Words TWX puts before an object's name that are not part of it.
 _ARTICLES = ("a ", "an ", "some ", "the ")
 _ADJECTIVES = ("raw ", "fried ", "roasted ", "grilled ", "chopped ", "sliced ", "diced ")
-_ROOM = re.compile(r"You are in the (.+?)\. ")
+_ROOM = re.compile(r"You are in the (.+?)\.(?=\s|$)")
 _STARTS = re.compile(r"(?:In one part of the room you see |There is also |You also see "
                      r"|In another part of the room you see )")
 _DESCRIBED = re.compile(r"^(?P<open>[Aa]n open |open )?(?P<name>.+?),? that (?P<rest>is closed|is open|is empty"
@@ -61,6 +61,8 @@ class RoomView:
             ``a box, that is empty`` for a container that has no door: no state).
         exits: Direction -> the room seen there (``None`` behind a closed door).
         doors: Direction -> ``(door, "open" | "closed")``.
+        supporters: Things that hold others on them (``has ... on it``), so that ``put X in Y``
+            puts X on Y.
     """
 
     room: str
@@ -68,6 +70,7 @@ class RoomView:
     states: dict[str, str] = field(default_factory=dict)
     exits: dict[str, str | None] = field(default_factory=dict)
     doors: dict[str, tuple[str, str]] = field(default_factory=dict)
+    supporters: set[str] = field(default_factory=set)
 
 
 def object_name(text: str) -> str:
@@ -96,6 +99,8 @@ def _thing(description: str, room: str, view: RoomView) -> None:
     holder = object_name(match.group("name"))
     view.things.append((holder, "at", room))
     rest = match.group("rest")
+    if rest.startswith("has "):
+        view.supporters.add(holder)
     if rest == "is closed":
         view.states[holder] = "closed"
     elif match.group("open") or rest == "is open":
