@@ -58,7 +58,7 @@ def test_rows_without_a_configuration_keep_their_key_and_trajectory_name(tmp_pat
     out = tmp_path / "old.jsonl"
     ResultsFile(out).append({**row, "normalized_score": 0.0, "won": False, "steps": 2})
     assert episode_key(row) == (GAME, "random", 0, 0, None, None)
-    assert trajectory_path(tmp_path, row).name == "TextMem_CookingRL-L1-v0.random.s0.e0.gNone.jsonl"
+    assert trajectory_path(tmp_path, row).name == "TextMem_CookingRL-L1-v0.random.s0.e0.gdefault.jsonl"
     resumed = evaluate(GAME, "random", EvalConfig(episodes=1, max_steps=2, out=out))
     assert resumed[0]["steps"] == 2 and "wall_time_s" not in resumed[0], "the old row was played again"
     assert len(ResultsFile(out).read()) == 1

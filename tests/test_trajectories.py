@@ -12,7 +12,7 @@ from policies import make_policy
 from textmem_gym.cli import main
 from textmem_gym.llm import Fault, LocalOpenAIServer
 from textmem_gym.runner import run_episode
-from textmem_gym.trajectories import TrajectoryWriter, read_trajectory, text_key, trajectory_path
+from textmem_gym.trajectories import TrajectoryWriter, find_trajectory, read_trajectory, text_key, trajectory_path
 
 GAME = "TextMem/CookingRL-L1-v0"
 
@@ -111,6 +111,18 @@ def test_trajectory_paths_are_safe_and_distinct(tmp_path):
     assert len(set(paths)) == len(keys) and all(p.parent == tmp_path and len(p.name) < 200 for p in paths)
     row = {"env_id": "TextMem/Cooking-v0", "policy": "explorer", "seed": 0, "episode": 0, "game_seed": None}
     assert trajectory_path(tmp_path, row) == paths[0]
+
+
+def test_default_game_names_have_no_none_and_old_names_are_still_found(tmp_path):
+    key = ("TextMem/Cooking-v0", "explorer", 0, 0, None)
+    assert trajectory_path(tmp_path, key).name == "TextMem_Cooking-v0.explorer.s0.e0.gdefault.jsonl"
+    assert "None" not in trajectory_path(tmp_path, ("E", "rl:/a/b.zip", 0, 0, None, "1f0e")).name
+    assert find_trajectory(tmp_path, key) is None
+    old = tmp_path / "TextMem_Cooking-v0.explorer.s0.e0.gNone.jsonl"
+    old.write_text("")
+    assert find_trajectory(tmp_path, key) == old
+    trajectory_path(tmp_path, key).write_text("")
+    assert find_trajectory(tmp_path, key) == trajectory_path(tmp_path, key)
 
 
 def test_not_a_trajectory_is_refused(tmp_path):

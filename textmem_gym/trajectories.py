@@ -34,7 +34,7 @@ Example:
     >>> import tempfile
     >>> path = trajectory_path(tempfile.mkdtemp(), ("TextMem/Cooking-v0", "random", 0, 0, None))
     >>> path.name
-    'TextMem_Cooking-v0.random.s0.e0.gNone.jsonl'
+    'TextMem_Cooking-v0.random.s0.e0.gdefault.jsonl'
     >>> with TrajectoryWriter(path) as writer:
     ...     writer.header(env_id="TextMem/Cooking-v0", policy="random", seed=0)
     ...     writer.reset("You are in a kitchen.", {"score": 0, "max_score": 3})
@@ -70,6 +70,10 @@ _MAX_NAME = 120
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
+#: The game-seed part of the file name of an episode played with the id's default game.
+DEFAULT_GAME = "default"
+
+
 def trajectory_path(directory: str | Path, key: EpisodeKey | tuple[Any, ...] | Mapping[str, Any]) -> Path:
     """The file of the episode ``key`` (a results key, or a results row) inside ``directory``.
 
@@ -77,22 +81,38 @@ def trajectory_path(directory: str | Path, key: EpisodeKey | tuple[Any, ...] | M
     as ``module:Factory``, a path...), a short hash of the exact key keeps distinct keys apart. A
     policy configuration's id (the key's last part, see :func:`textmem_gym.results.config_id`)
     follows the policy name (``ariadne.c1f0e2d3a4b5c``); keys without one (also the older
-    five-part keys) name their file as before.
+    five-part keys) name their file as before. An episode of the id's default game (game seed
+    ``None``) is ``g`` + :data:`DEFAULT_GAME`; :func:`find_trajectory` also finds the ``gNone``
+    names of older versions.
 
     Example:
         >>> trajectory_path("runs/t", ("TextMem/Cooking-v0", "explorer", 2, 1, 7, None)).as_posix()
         'runs/t/TextMem_Cooking-v0.explorer.s2.e1.g7.jsonl'
         >>> trajectory_path("t", ("E", "ariadne", 0, 0, None, "1f0e2d3a4b5c")).name
-        'E.ariadne.c1f0e2d3a4b5c.s0.e0.gNone.jsonl'
+        'E.ariadne.c1f0e2d3a4b5c.s0.e0.gdefault.jsonl'
         >>> trajectory_path("t", ("E", "policies.simple:RandomPolicy", 0, 0, None)).name
-        'E.policies.simple_RandomPolicy.s0.e0.gNone-39ad613b.jsonl'
+        'E.policies.simple_RandomPolicy.s0.e0.gdefault-39ad613b.jsonl'
     """
+    return _named_path(directory, key, DEFAULT_GAME)
+
+
+def find_trajectory(directory: str | Path, key: EpisodeKey | tuple[Any, ...] | Mapping[str, Any]) -> Path | None:
+    """The existing file of the episode ``key`` in ``directory``: :func:`trajectory_path`'s name, else the
+    ``gNone`` name older versions gave an episode of the default game; ``None`` when neither exists."""
+    candidates = (_named_path(directory, key, token) for token in (DEFAULT_GAME, "None"))
+    return next((path for path in candidates if path.is_file()), None)
+
+
+def _named_path(directory: str | Path, key: EpisodeKey | tuple[Any, ...] | Mapping[str, Any],
+                default_game: str) -> Path:
+    """:func:`trajectory_path` with ``default_game`` as the game part of a key without a game seed."""
     if isinstance(key, Mapping):
         key = episode_key(dict(key))
     env_id, policy, seed, episode, game_seed, *rest = key
     config = rest[0] if rest else None
     shown = policy if config is None else f"{policy}.c{config}"
-    plain = f"{env_id.replace('/', '_', 1)}.{shown}.s{seed}.e{episode}.g{game_seed}"
+    game = default_game if game_seed is None else game_seed
+    plain = f"{env_id.replace('/', '_', 1)}.{shown}.s{seed}.e{episode}.g{game}"
     name = _UNSAFE.sub("_", plain)
     if name != plain or len(name) > _MAX_NAME:
         name = f"{name[:_MAX_NAME]}-{_short_hash(repr(tuple(key[:5]) if config is None else tuple(key)))}"
@@ -419,6 +439,6 @@ def format_step(record: Mapping[str, Any], *, width: int = 100) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "PROMPT_MODES", "EpisodeRecorder", "Trajectory", "TrajectoryWriter",
-           "episode_header", "format_step", "read_trajectories", "read_trajectory", "step_record", "text_key",
-           "trajectory_path"]
+__all__ = ["DEFAULT_GAME", "FORMAT", "FORMAT_VERSION", "PROMPT_MODES", "EpisodeRecorder", "Trajectory",
+           "TrajectoryWriter", "episode_header", "find_trajectory", "format_step", "read_trajectories",
+           "read_trajectory", "step_record", "text_key", "trajectory_path"]

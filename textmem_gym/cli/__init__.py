@@ -38,7 +38,10 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``textmem-gym``."""
+    from textmem_gym import __version__
+
     parser = argparse.ArgumentParser(prog="textmem-gym", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for module in COMMAND_MODULES:
         load_object(f"{module}:add_commands")(sub)

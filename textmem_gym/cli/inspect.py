@@ -1,7 +1,7 @@
 """``textmem-gym replay`` and ``report``: look at finished runs (trajectories, results files).
 
 Example:
-    $ textmem-gym replay runs/trajectories/TextMem_Cooking-v0.explorer.s0.e0.gNone.jsonl
+    $ textmem-gym replay runs/trajectories/TextMem_Cooking-v0.explorer.s0.e0.gdefault.jsonl
     $ textmem-gym report runs/make-run.jsonl -o runs/report.html
 """
 

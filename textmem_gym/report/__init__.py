@@ -32,7 +32,7 @@ from textmem_gym.qa.run import qa_key
 from textmem_gym.report.figures import Groups, curves_svg, memory_graph_png
 from textmem_gym.report.qa import qa_section
 from textmem_gym.results import METRIC_COLUMNS, ResultsFile, episode_key, summarize
-from textmem_gym.trajectories import Trajectory, read_trajectory, trajectory_path
+from textmem_gym.trajectories import Trajectory, find_trajectory, read_trajectory
 
 #: Summary columns shown first, with their headings; the other aggregates follow.
 LEADING_COLUMNS = {"env_id": "env", "policy": "policy", "episodes": "episodes", "score_mean": "normalized score",
@@ -74,13 +74,12 @@ def load_rows(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
 
 def _trajectory_file(row: dict[str, Any], directory: str | Path | None) -> Path | None:
     if directory is not None:
-        candidates = [trajectory_path(directory, row)]
-    elif row.get("trajectory"):
+        return find_trajectory(directory, row)
+    if row.get("trajectory"):
         recorded = Path(row["trajectory"])
         candidates = [recorded, Path(row.get("_results_file", ".")).parent / recorded]
-    else:
-        return None
-    return next((c for c in candidates if c.is_file()), None)
+        return next((c for c in candidates if c.is_file()), None)
+    return None
 
 
 def load_trajectories(rows: Sequence[dict[str, Any]], directory: str | Path | None = None) -> list[Trajectory]:
