@@ -151,6 +151,12 @@ def test_cli_probes_a_folder_and_bad_input_is_one_line_and_exit_2(trajectory, qu
     text = capsys.readouterr().out
     assert "normalized score 1.000, won True" in text and "| oracle | structural |" in text and "| arigraph | llm |" in text
     assert {r["memory"] for r in read_rows(out)} == {"arigraph", "oracle"}
+    page = tmp_path / "report.html"
+    assert main(["report", str(trajectory.parent.parent / "runs.jsonl"), str(out), "-o", str(page)]) == 0
+    printed, html = capsys.readouterr().out, page.read_text()
+    assert "| TextMem/Cooking-v0 | walkthrough | 1 |" in printed and "| oracle | structural |" in printed
+    assert '<section id="probes">' in html and "normalized score 1.000, won True" in html
+    assert "<td>oracle</td><td>structural</td>" in html and "<td>100/100" in html
     for argv, message in ([["probe", str(tmp_path / "nope"), "--memory", "oracle", "--structural"], "no trajectory"],
                           [["probe", str(trajectory), "--memory", "oracle,notes", "--structural"],
                            f"unknown probe memory 'notes'; choose from {sorted(PROBE_MEMORIES)}"],

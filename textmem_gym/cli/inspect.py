@@ -36,15 +36,20 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Writes the HTML report of results files, prints their summary table and the report's path."""
+    from textmem_gym.qa.probes.run import ROW_KIND as PROBE_ROW
+    from textmem_gym.qa.probes.run import format_probe_tables
     from textmem_gym.qa.run import ROW_KIND, format_summary, summarize_qa
     from textmem_gym.report import load_rows, write_report
     from textmem_gym.results import format_table, summarize
 
     path = write_report(args.results, args.output, trajectories=args.trajectories, episodes=args.episodes)
     rows = load_rows(args.results)
-    games, qa = [r for r in rows if r.get("kind") != ROW_KIND], [r for r in rows if r.get("kind") == ROW_KIND]
-    print("\n\n".join(([format_table(summarize(games))] if games or not qa else [])
-                      + ([format_summary(summarize_qa(qa))] if qa else [])))
+    games = [r for r in rows if r.get("kind") not in (ROW_KIND, PROBE_ROW)]
+    qa = [r for r in rows if r.get("kind") == ROW_KIND]
+    probes = [r for r in rows if r.get("kind") == PROBE_ROW]
+    print("\n\n".join(([format_table(summarize(games))] if games or not (qa or probes) else [])
+                      + ([format_summary(summarize_qa(qa))] if qa else [])
+                      + ([format_probe_tables(probes)] if probes else [])))
     print(f"\nreport: {path.resolve()}")
     return 0
 

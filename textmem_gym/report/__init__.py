@@ -27,9 +27,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from textmem_gym.qa.probes.run import ROW_KIND as PROBE_ROW
+from textmem_gym.qa.probes.run import probe_key
 from textmem_gym.qa.run import ROW_KIND as QA_ROW
 from textmem_gym.qa.run import qa_key
 from textmem_gym.report.figures import Groups, curves_svg, memory_graph_png
+from textmem_gym.report.probes import probe_section
 from textmem_gym.report.qa import qa_section
 from textmem_gym.results import METRIC_COLUMNS, ResultsFile, episode_key, summarize
 from textmem_gym.trajectories import Trajectory, find_trajectory, read_trajectory
@@ -60,6 +63,10 @@ td.source.model { color: #2a6; }
 """
 
 
+#: Results-row ``kind`` -> the row's identity (episode rows have no kind: :func:`~textmem_gym.results.episode_key`).
+ROW_KEYS: dict[Any, Any] = {QA_ROW: qa_key, PROBE_ROW: probe_key}
+
+
 def load_rows(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     """The result rows of several results files (an episode in more than one counts once)."""
     rows: dict[Any, dict[str, Any]] = {}
@@ -68,7 +75,7 @@ def load_rows(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
             raise ValueError(f"no results file {path}")
         for row in ResultsFile(path).read():
             row.setdefault("_results_file", str(path))
-            rows.setdefault(qa_key(row) if row.get("kind") == QA_ROW else episode_key(row), row)
+            rows.setdefault(ROW_KEYS.get(row.get("kind"), episode_key)(row), row)
     return list(rows.values())
 
 
@@ -255,6 +262,8 @@ def build_report(rows: list[dict[str, Any]], trajectories: list[Trajectory], *, 
     chosen = pick_episodes(trajectories, episodes)
     sections = "\n".join(episode_section(t, open_=i == 0) for i, t in enumerate(chosen))
     qa_rows, rows = [r for r in rows if r.get("kind") == QA_ROW], [r for r in rows if r.get("kind") != QA_ROW]
+    probe_rows = [r for r in rows if r.get("kind") == PROBE_ROW]
+    rows = [r for r in rows if r.get("kind") != PROBE_ROW]
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>{_STYLE}</style></head><body>
@@ -265,6 +274,7 @@ def build_report(rows: list[dict[str, Any]], trajectories: list[Trajectory], *, 
 <p class="note">normalized score: mean ± std over episodes of score / max score; success: share of episodes won.</p>
 </section>
 {qa_section(qa_rows)}
+{probe_section(probe_rows)}
 <section id="figures"><h2>Over the steps of an episode</h2>
 {figures(trajectories)}
 </section>
@@ -288,7 +298,7 @@ def write_report(results: Sequence[str | Path], output: str | Path = "report.htm
         title: The page title.
     """
     rows = load_rows(results)
-    games = [r for r in rows if r.get("kind") != QA_ROW]  # QA rows have no trajectories
+    games = [r for r in rows if r.get("kind") not in ROW_KEYS]  # QA and probe rows have no trajectories
     page = build_report(rows, load_trajectories(games, trajectories), title=title, sources=results, episodes=episodes)
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
