@@ -21,7 +21,7 @@ import re
 _DIRECTION = re.compile(r"^\s*([a-z]+) the ([a-z][a-z \-]*?)\s*$", re.M)
 _RULE = re.compile(r"\b([a-z]+) (?:food|\w+) only with the ([a-z][a-z \-]*?)(?=[,.;]| and |$)", re.I)
 _INGREDIENTS = re.compile(r"ingredients:\s*(.*?)\s*directions:", re.S)
-_COOK = re.compile(r"^cook (.+) with (.+)$")
+_COOK = re.compile(r"^cook (.+) (?:with|in) (.+)$")
 _TOOL_USE = re.compile(r"^([a-z]+) (.+) with (.+)$")
 #: Verbs that apply a heat source through ``cook X with Y``.
 HEAT_VERBS = ("fry", "roast", "grill", "bake", "boil", "toast")
@@ -30,6 +30,9 @@ PARTICIPLES = {"fry": "fried", "roast": "roasted", "grill": "grilled", "bake": "
                "toast": "toasted", "slice": "sliced", "dice": "diced", "chop": "chopped"}
 #: Verbs that cut with a knife.
 CUT_VERBS = ("slice", "dice", "chop")
+#: The usual appliance of a heat verb, used when no rule was read (TextWorld Express states none;
+#: its ``cook X in Y`` follows the same kitchen rules as TextWorld's cooking games).
+USUAL_TOOLS: dict[str, tuple[str, ...]] = {"fry": ("stove",), "roast": ("oven",), "grill": ("barbeque", "bbq")}
 
 
 def read_directions(text: str) -> list[tuple[str, str]]:
@@ -74,9 +77,11 @@ class Directions:
     def _matches(self, command: str, verb: str, thing: str) -> bool:
         cook = _COOK.match(command)
         if verb in HEAT_VERBS or verb in self.tools:
-            return cook is not None and cook.group(1) == thing and cook.group(2) == self.tools.get(verb, "")
+            tools = (self.tools[verb],) if verb in self.tools else USUAL_TOOLS.get(verb, ())
+            return cook is not None and cook.group(1) == thing and cook.group(2) in tools
         use = _TOOL_USE.match(command)
-        return use is not None and use.group(1) == verb and use.group(2) == thing
+        bare = verb in CUT_VERBS and command == f"{verb} {thing}"  # TWX cuts without naming the knife
+        return bare or (use is not None and use.group(1) == verb and use.group(2) == thing)
 
     def command_for(self, commands: list[str], ready: bool = True) -> str | None:
         """The admissible command that carries out a pending direction (the finale last, once
@@ -117,4 +122,5 @@ class Directions:
 
     def tools_needed(self) -> list[tuple[str, str]]:
         """``(thing, tool)`` for the pending heat directions whose tool is known."""
-        return [(t, self.tools[v]) for v, t in self.pending if v in self.tools]
+        return [(t, self.tools[v] if v in self.tools else USUAL_TOOLS[v][0]) for v, t in self.pending
+                if v in self.tools or v in USUAL_TOOLS]
