@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -119,3 +120,16 @@ def test_console_script_play_via_stdin():
     proc = subprocess.run([sys.executable, "-m", "textmem_gym.cli", "play", "TextMem/CookingRL-L1-v0"],
                           input="admissible\nquit\n", cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0 and "[score 0/4" in proc.stdout and "  inventory" in proc.stdout
+
+
+@pytest.mark.llm
+def test_a_dead_endpoint_is_one_line_and_exit_2_before_any_row(tmp_path):
+    out = tmp_path / "r.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "textmem_gym.cli", "eval", "TextMem/CookingRL-L1-v0", "--policy", "ariadne",
+         "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--out", str(out), "--quiet"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, "OPENAI_API_KEY": "k"})
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("textmem-gym: error: ") and "http://127.0.0.1:9/v1" in lines[0]
+    assert not out.exists()
