@@ -18,7 +18,8 @@ Triples (TextWorld's names, so that :mod:`textmem_gym.memory.ground_truth` score
 ``(thing, "in", "I")`` for the inventory; ``(container, "is", "open" | "closed")``;
 ``(room2, "north_of", room1)`` when ``room2`` lies north of ``room1``; ``(room, "link", "<door>
 <room2>")`` and ``(door, "is", "open" | "closed")`` for doors. What lies in a closed container is
-not known until it is opened (TWX's text does not show it and no tree holds it).
+not known until it is opened (TWX's text does not show it and no tree holds it); once seen, it stays
+known when the container is closed again.
 
 Example:
     >>> world = WorldModel()
@@ -73,6 +74,7 @@ class WorldModel:
         if view is not None:
             self.here = view.room
             if not keep_first or view.room not in self.rooms:
+                self._keep_closed_contents(view)
                 self.rooms[view.room] = view
             for direction, (door, state) in view.doors.items():
                 self._set_door(view.room, direction, (door, state), keep_first)
@@ -82,6 +84,14 @@ class WorldModel:
         items = read_inventory(inventory)
         if items is not None:
             self.inventory = items
+
+    def _keep_closed_contents(self, view: RoomView) -> None:
+        """A container closed since the room's last view still holds what it held (TWX no longer shows it)."""
+        old = self.rooms.get(view.room)
+        if old is None:
+            return
+        closed = {thing for thing, state in view.states.items() if state == "closed"}
+        view.things += [t for t in old.things if t[1] == "in" and t[2] in closed and t not in view.things]
 
     def connect(self, room: str, direction: str, other: str) -> None:
         """Records that ``other`` lies ``direction`` of ``room`` (and the way back)."""

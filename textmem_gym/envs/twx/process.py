@@ -36,6 +36,7 @@ from gymnasium.error import DependencyNotInstalled
 
 try:
     from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
+    from py4j.protocol import Py4JJavaError
     from textworld_express.constants import BASEPATH, JAR_PATH
 except ImportError as error:  # pragma: no cover - depends on the installed extras
     raise DependencyNotInstalled(
@@ -112,6 +113,7 @@ class TWXProcess:
                                     java_process=process)
         self._tempdir = tempfile.TemporaryDirectory(prefix="textmem-twx-")
         self._finalizer = weakref.finalize(self, _stop, self._gateway, process, self._tempdir)
+        self.generation_parameters = ""
         try:
             self.server = self._gateway.jvm.textworldexpress.runtime.PythonInterface()
         except Exception:
@@ -137,6 +139,7 @@ class TWXProcess:
         Raises:
             ValueError: With TWX's message when it rejects the game or a parameter.
         """
+        self.generation_parameters = f"{game}: {params}"
         message = self.server.load(game, params)
         if message:
             raise ValueError(f"TextWorld Express rejected game {game!r} with {params!r}: {message}")
@@ -148,8 +151,17 @@ class TWXProcess:
         return [int(seed) for seed in getter()]
 
     def new_game(self, seed: int, fold: str, gold_path: bool = False) -> dict[str, Any]:
-        """Generates game ``seed`` of ``fold`` (deterministic) and returns its first step's JSON."""
-        return dict(json.loads(self.server.generateNewGameJSON(seed, fold, gold_path)))
+        """Generates game ``seed`` of ``fold`` (deterministic) and returns its first step's JSON.
+
+        Raises:
+            ValueError: When TWX cannot generate the game with the loaded parameters (e.g. Map
+                Reader with more distance than locations).
+        """
+        try:
+            return dict(json.loads(self.server.generateNewGameJSON(seed, fold, gold_path)))
+        except Py4JJavaError as error:
+            raise ValueError(f"TextWorld Express could not generate seed {seed} of {fold} with parameters "
+                             f"{self.generation_parameters!r}: {error.java_exception}") from error
 
     def step(self, command: str) -> dict[str, Any]:
         """Sends one command; TWX's step JSON (``observation``, ``look``, ``inventory``,
