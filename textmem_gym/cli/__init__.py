@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import gymnasium as gym
 
+from textmem_gym.cli.checks import Parser, not_found_errors
 from textmem_gym.cli.play import play
 from textmem_gym.core.errors import PolicyNotReady, RunAborted
 from textmem_gym.core.policy import NotAPolicy
@@ -40,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``textmem-gym``."""
     from textmem_gym import __version__
 
-    parser = argparse.ArgumentParser(prog="textmem-gym", description=__doc__.splitlines()[0])
+    parser = Parser(prog="textmem-gym", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for module in COMMAND_MODULES:
@@ -51,17 +52,20 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``textmem-gym`` console script.
 
-    Bad input (a ``ValueError`` or a Gymnasium error: unknown id, policy or argument; an object
-    that is not a policy), a policy that is not ready (a dead LLM endpoint, found before any
-    episode) and a run aborted midway (finished rows stay) print a one-line error and return 2;
-    any other exception is a bug and shows its traceback.
+    Bad input (a ``ValueError`` or a Gymnasium error: a bad argument, unknown id, policy, memory,
+    protocol or cell, a count below its minimum, a missing file, ROM or Java; an object that is
+    not a policy; see :mod:`textmem_gym.cli.checks`), a policy that is not ready (a dead LLM
+    endpoint, found before any episode) and a run aborted midway (finished rows stay) print a
+    one-line error and return 2; any other exception is a bug and shows its traceback.
     """
     import textmem_gym  # noqa: F401  (registers ids)
 
-    args = build_parser().parse_args(argv)
+    user_errors: tuple[type[BaseException], ...] = (ValueError, NotAPolicy, PolicyNotReady, RunAborted,
+                                                    gym.error.Error, *not_found_errors())
     try:
+        args = build_parser().parse_args(argv)
         return int(args.handler(args))
-    except (ValueError, NotAPolicy, PolicyNotReady, RunAborted, gym.error.Error) as error:
+    except user_errors as error:
         print(f"textmem-gym: error: {error}", file=sys.stderr)
         return 2
 

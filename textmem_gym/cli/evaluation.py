@@ -8,6 +8,14 @@ import sys
 from typing import Any
 
 from textmem_gym.cli.arguments import check_env_kwargs, check_policy_kwargs, env_kwargs, parse_pairs
+from textmem_gym.cli.checks import (
+    NON_NEGATIVE,
+    POSITIVE,
+    check_env_ids,
+    check_env_resources,
+    existing_file,
+    positive_number,
+)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -16,6 +24,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from textmem_gym.runner import EvalConfig, evaluate
 
     use_working_directory()
+    check_env_ids(args.env_ids)
     policy_kwargs = parse_pairs(args.policy_arg)
     for name in ("model", "base_url", "context_window", "structured_output"):
         if getattr(args, name, None):
@@ -26,6 +35,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     make_kwargs = env_kwargs(args)
     for env_id in args.env_ids:
         make_kwargs = check_env_kwargs(env_id, make_kwargs)
+    check_env_resources(args.env_ids, make_kwargs)  # ROMs, published files, Java: before any episode
     config = EvalConfig(episodes=args.episodes, seed=args.seed, max_steps=args.max_steps, out=args.out,
                         env_kwargs=make_kwargs, policy_kwargs=policy_kwargs, progress=not args.quiet,
                         game_seeds=args.game_seeds or (None,), **execution_kwargs(args))
@@ -53,14 +63,14 @@ def apply_strict(policy: str, policy_kwargs: dict[str, Any]) -> None:
 def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
     """Adds the options of :func:`textmem_gym.evaluate` that say where and how episodes run."""
     group = parser.add_argument_group("parallel and distributed evaluation")
-    group.add_argument("--workers", type=int, default=1,
+    group.add_argument("--workers", type=POSITIVE, default=1,
                        help="episodes played at once (worker processes, or Ray tasks in flight)")
     group.add_argument("--backend", choices=("local", "ray"), default="local",
                        help="local processes, or Ray tasks (pip install 'textmem-gym[ray]')")
     group.add_argument("--ray-address", default=None,
                        help="existing Ray cluster ('auto' or HOST:PORT); default: start a local one")
-    group.add_argument("--ray-task-cpus", type=float, default=1.0, help="CPUs each Ray task asks for")
-    group.add_argument("--max-concurrent-requests", type=int, default=None,
+    group.add_argument("--ray-task-cpus", type=positive_number, default=1.0, help="CPUs each Ray task asks for")
+    group.add_argument("--max-concurrent-requests", type=POSITIVE, default=None,
                        help="LLM requests in flight per endpoint across all workers "
                             "(default: the policy's concurrency, else the LLM client's default)")
     group.add_argument("--trajectories", default=None, metavar="DIR",
@@ -87,10 +97,15 @@ def use_working_directory() -> None:
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    """Summarizes a JSONL results file."""
+    """Summarizes a JSONL results file: the game table for episode rows, the QA table (EM/F1 and
+    tokens per question, dataset x method) for multi-hop QA rows, both when the file holds both."""
+    from textmem_gym.qa.run import ROW_KIND, format_summary, summarize_qa
     from textmem_gym.results import ResultsFile, format_table, summarize
 
-    print(format_table(summarize(ResultsFile(args.results).read())))
+    rows = ResultsFile(args.results).read()
+    games, qa = [r for r in rows if r.get("kind") != ROW_KIND], [r for r in rows if r.get("kind") == ROW_KIND]
+    print("\n\n".join(([format_table(summarize(games))] if games or not qa else [])
+                      + ([format_summary(summarize_qa(qa))] if qa else [])))
     return 0
 
 
@@ -102,11 +117,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                     help="policy name (see `textmem-gym list`, incl. names installed packages add), "
                          "prefix:ARG (e.g. rl:model.zip), or package.module:Factory (any importable "
                          "callable returning a Policy; the current directory is importable)")
-    ev.add_argument("--episodes", type=int, default=1)
-    ev.add_argument("--seed", type=int, default=0, help="first reset seed (episode i uses seed+i)")
-    ev.add_argument("--max-steps", type=int, default=None, help="override the ids' step limit")
+    ev.add_argument("--episodes", type=POSITIVE, default=1, help="episodes per id and game (1 or more)")
+    ev.add_argument("--seed", type=NON_NEGATIVE, default=0, help="first reset seed (episode i uses seed+i)")
+    ev.add_argument("--max-steps", type=POSITIVE, default=None, help="override the ids' step limit")
     ev.add_argument("--out", default=None, help="JSONL results file (resumable)")
-    ev.add_argument("--game-seeds", type=int, nargs="+", default=None, help="game instances to use")
+    ev.add_argument("--game-seeds", type=NON_NEGATIVE, nargs="+", default=None, help="game instances to use")
     ev.add_argument("--env-arg", action="append", metavar="KEY=VALUE", help="extra gym.make argument")
     ev.add_argument("--policy-arg", action="append", metavar="KEY=VALUE", help="policy constructor argument")
     ev.add_argument("--model", default=None, help="LLM model name (LLM policies; else OPENAI_MODEL)")
@@ -116,7 +131,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                          "as asked) and record it as an error with its cause (left out of the means); "
                          "policies without fallbacks (no 'strict' argument: random, explorer...) play as usual, "
                          "with a note")
-    ev.add_argument("--context-window", type=int, default=None,
+    ev.add_argument("--context-window", type=POSITIVE, default=None,
                     help="LLM policies: the model's context window in tokens (default: what the server states); "
                          "prompts are trimmed to fit it")
     ev.add_argument("--structured-output", default=None, choices=("auto", "on", "off"),
@@ -126,5 +141,5 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     add_execution_arguments(ev)
     ev.set_defaults(handler=cmd_eval)
     summ = sub.add_parser("summary", help="summarize a JSONL results file")
-    summ.add_argument("results")
+    summ.add_argument("results", type=existing_file, help="a JSONL results file")
     summ.set_defaults(handler=cmd_summary)

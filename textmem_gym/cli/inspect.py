@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import argparse
 
+from textmem_gym.cli.checks import NON_NEGATIVE, POSITIVE, existing_dir, existing_file
+
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Prints a trajectory step by step."""
     from textmem_gym.trajectories import format_step, read_trajectory
 
+    if args.steps is not None and args.steps[0] > args.steps[1]:
+        raise ValueError(f"replay: --steps FIRST LAST needs FIRST <= LAST, got {args.steps[0]} {args.steps[1]}")
     trajectory = read_trajectory(args.trajectory)
     header = trajectory.header
     print(f"{trajectory.label}  (episode {header.get('episode')}, game seed {header.get('game_seed')}, "
@@ -57,17 +61,17 @@ def cmd_report(args: argparse.Namespace) -> int:
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Adds ``replay`` and ``report``."""
     replay = sub.add_parser("replay", help="print a trajectory (JSONL) step by step")
-    replay.add_argument("trajectory", help="a trajectory file written with --trajectories")
+    replay.add_argument("trajectory", type=existing_file, help="a trajectory file written with --trajectories")
     replay.add_argument("--belief", action="store_true", help="also print the belief text of each step")
-    replay.add_argument("--steps", type=int, nargs=2, metavar=("FIRST", "LAST"), default=None,
+    replay.add_argument("--steps", type=NON_NEGATIVE, nargs=2, metavar=("FIRST", "LAST"), default=None,
                         help="only these steps")
-    replay.add_argument("--width", type=int, default=100, help="cut observation lines to this width")
+    replay.add_argument("--width", type=POSITIVE, default=100, help="cut observation lines to this width")
     replay.set_defaults(handler=cmd_replay)
     report = sub.add_parser("report", help="write a self-contained HTML report of results files")
-    report.add_argument("results", nargs="+", help="JSONL results files")
+    report.add_argument("results", nargs="+", type=existing_file, help="JSONL results files")
     report.add_argument("-o", "--output", default="report.html", help="HTML file to write")
-    report.add_argument("--trajectories", default=None,
+    report.add_argument("--trajectories", type=existing_dir, default=None,
                         help="folder of trajectories (else the paths recorded in the results rows)")
-    report.add_argument("--episodes", type=int, default=None,
+    report.add_argument("--episodes", type=NON_NEGATIVE, default=None,
                         help="most episode sections to render (default: one per env id and policy)")
     report.set_defaults(handler=cmd_report)

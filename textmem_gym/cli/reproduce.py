@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from textmem_gym.cli.arguments import check_policy_kwargs, parse_pairs
+from textmem_gym.cli.checks import POSITIVE, check_env_resources
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
@@ -25,6 +26,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         if getattr(args, name):
             policy_kwargs[name] = getattr(args, name)
     policy_kwargs = check_policy_kwargs(args.policy, policy_kwargs)  # before any game is downloaded
+    check_env_resources(cell.env_id for cell in protocol.cells  # ROMs, Java: before any game is prepared
+                        if cell.published_game is None and (not args.cell or cell.label in args.cell))
     plan = plan_protocol(protocol, cells=args.cell, limit_cells=args.limit_cells,
                          limit_instances=args.limit_instances,
                          winnable_only=False if args.include_unwinnable else None, download=not args.no_download,
@@ -69,14 +72,15 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     rep.add_argument("--policy-arg", action="append", metavar="KEY=VALUE", help="policy constructor argument")
     rep.add_argument("--model", default=None, help="LLM model name (LLM policies; else OPENAI_MODEL)")
     rep.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (else OPENAI_BASE_URL)")
-    rep.add_argument("--workers", type=int, default=1, help="episodes run in parallel")
+    rep.add_argument("--workers", type=POSITIVE, default=1, help="episodes run in parallel")
     rep.add_argument("--out", default=None, help="JSONL results file (resumable)")
     rep.add_argument("--cell", action="append", metavar="LABEL",
                      help="play only this column of the paper's table (repeatable), e.g. 'Level 1'")
-    rep.add_argument("--limit-cells", type=int, default=None, help="play only the first N columns")
-    rep.add_argument("--limit-instances", type=int, default=None, help="at most N instances per column")
-    rep.add_argument("--limit-attempts", type=int, default=None, help="N attempts per instance instead of the paper's")
-    rep.add_argument("--max-steps", type=int, default=None,
+    rep.add_argument("--limit-cells", type=POSITIVE, default=None, help="play only the first N columns")
+    rep.add_argument("--limit-instances", type=POSITIVE, default=None, help="at most N instances per column")
+    rep.add_argument("--limit-attempts", type=POSITIVE, default=None,
+                     help="N attempts per instance instead of the paper's")
+    rep.add_argument("--max-steps", type=POSITIVE, default=None,
                      help="step limit of every column instead of the paper's (a quick look; instances are checked "
                           "against it, so fewer can be won in time)")
     rep.add_argument("--include-unwinnable", action="store_true",
@@ -90,7 +94,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     qa.add_argument("--data", default=None, metavar="DIR", help="folder of the official dev files")
     qa.add_argument("--demo", action="store_true", help="the shipped synthetic set instead of --data (no download)")
     qa.add_argument("--download", action="store_true", help="fetch missing official files into --data")
-    qa.add_argument("--limit", type=int, default=None, help="ask only the first N questions of each sample")
+    qa.add_argument("--limit", type=POSITIVE, default=None, help="ask only the first N questions of each sample")
     qa.add_argument("--method", action="append", metavar="NAME", help="QA method to run (repeatable; default: "
                     "the protocol's)")
     rep.set_defaults(handler=cmd_reproduce)

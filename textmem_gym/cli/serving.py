@@ -6,6 +6,7 @@ import argparse
 import os
 
 from textmem_gym.cli.arguments import check_env_kwargs, parse_pairs
+from textmem_gym.cli.checks import POSITIVE, check_env_resources, port, positive_number
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
@@ -14,7 +15,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from textmem_gym.serving.server import serve
 
     game = args.game or os.environ.get("GAME", "")
-    kwargs = check_env_kwargs(resolve_game(game), parse_pairs(args.env_arg))  # before serving
+    env_id = resolve_game(game)
+    kwargs = check_env_kwargs(env_id, parse_pairs(args.env_arg))  # before serving
+    check_env_resources([env_id], kwargs)
     serve(game, memory=args.memory, transport=args.transport, host=args.host, port=args.port,
           token=args.token, max_sessions=args.max_sessions, idle_timeout=args.idle_timeout, env_kwargs=kwargs)
     return 0
@@ -28,11 +31,11 @@ def cmd_ui(args: argparse.Namespace) -> int:
     return 0
 
 
-def _common(parser: argparse.ArgumentParser, port: int) -> None:
+def _common(parser: argparse.ArgumentParser, default_port: int) -> None:
     parser.add_argument("--memory", default="arigraph", choices=("arigraph", "stma", "davis"))
     parser.add_argument("--host", default="127.0.0.1",
                         help="listen address (another than loopback needs --token)")
-    parser.add_argument("--port", type=int, default=port)
+    parser.add_argument("--port", type=port, default=default_port)
     parser.add_argument("--token", default=None, help="bearer token required on every request "
                         "(default: the TEXTMEM_TOKEN environment variable)")
 
@@ -44,8 +47,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                      help="TextMem id or Jericho game such as zork1 (default: the GAME environment variable)")
     mcp.add_argument("--transport", default="stdio", choices=("stdio", "http"))
     _common(mcp, 8000)
-    mcp.add_argument("--max-sessions", type=int, default=4, help="open http sessions at most (each holds a game)")
-    mcp.add_argument("--idle-timeout", type=float, default=1800.0, help="seconds before an idle session is released")
+    mcp.add_argument("--max-sessions", type=POSITIVE, default=4, help="open http sessions at most (each holds a game)")
+    mcp.add_argument("--idle-timeout", type=positive_number, default=1800.0,
+                     help="seconds before an idle session is released")
     mcp.add_argument("--env-arg", action="append", metavar="KEY=VALUE", help="extra gym.make argument")
     mcp.set_defaults(handler=cmd_mcp)
     ui = sub.add_parser("ui", help="web app: play as a human, step through trajectories, compare runs")
