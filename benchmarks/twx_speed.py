@@ -85,7 +85,7 @@ def measure(args: Args) -> dict[str, float]:
     steps = dict.fromkeys(walkers, 0)
     spent = dict.fromkeys(walkers, 0.0)
     try:
-        for name, walker in walkers.items():  # warm up (JIT, caches)
+        for walker in walkers.values():  # warm up (JIT, caches)
             for _ in range(200):
                 walker.step()
         for _ in range(args.rounds):
