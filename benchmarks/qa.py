@@ -42,7 +42,7 @@ from textmem_gym.qa.methods.base import paragraph_text  # noqa: E402
 from textmem_gym.qa.run import MethodSpec, run_methods, summarize_qa  # noqa: E402
 from textmem_gym.qa.testing import ContextReader  # noqa: E402
 
-METHODS = ("bm25", "embedding", "full-context", "gold", "arigraph", "davis")
+METHODS = ("bm25", "embedding", "full-context", "gold", "arigraph", "davis", "stma", "summary")
 
 
 def shipped(questions: int) -> list[QAExample]:

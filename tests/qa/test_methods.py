@@ -5,9 +5,12 @@ call counted, prompts fitted to a small context window."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from textmem_gym.llm import LocalOpenAIServer
+from textmem_gym.loading import unknown_name
 from textmem_gym.qa.api import QA_METHODS, Answer, make_method
 from textmem_gym.qa.data import QAExample, load_dataset, shipped_data_dir
 from textmem_gym.qa.run import MethodSpec, run_methods, summarize_qa
@@ -109,10 +112,71 @@ def test_full_context_is_fitted_to_a_small_context_window_and_the_trims_counted(
 
 
 def test_methods_are_found_by_name_and_a_bad_name_lists_the_known_ones():
-    with pytest.raises(ValueError, match="unknown QA method 'grep'.*bm25.*gold"):
+    with pytest.raises(ValueError, match="unknown QA method 'grep'.*bm25.*gold") as error:
         make_method("grep")
+    assert str(error.value) == str(unknown_name("QA method", "grep", sorted(QA_METHODS)))  # the project's one lookup
     method = make_method("textmem_gym.qa.methods.context:BM25Method", model="m", base_url="http://127.0.0.1:9/v1",
                          top_k=2)
     assert (method.name, method.config["top_k"], method.config["model"]) == ("bm25", 2, "m")
     with pytest.raises(ValueError, match="top_k must be a positive int"):
         make_method("bm25", model="m", top_k=0)
+
+
+def test_summary_qa_reads_each_paragraph_once_and_answers_from_the_summary_alone(examples):
+    example = next(ex for ex in examples if ex.dataset == "musique")
+    reader = ContextReader(examples)
+    with LocalOpenAIServer(reader) as server:
+        answer = ask("summary", example, server, words=60)
+    updates = reader.prompts["qa_summary"]
+    assert answer.calls_by_kind == {"qa_summary": len(example.paragraphs), "qa_answer": 1}
+    assert all(p.text in prompt for p, prompt in zip(example.paragraphs, updates))  # one paragraph per update, in order
+    assert 0 < answer.detail["summary_words"] <= 60 and answer.detail["summary_failures"] == 0
+    answer_prompt = reader.prompts["qa_answer"][-1]
+    assert answer.detail["summary"] in answer_prompt
+    assert not any(p.text in answer_prompt for p in example.paragraphs)  # the paragraphs are not shown again
+    assert answer.tokens.build_prompt == answer.tokens.prompt - answer.tokens.answer_prompt > answer.tokens.answer_prompt
+
+
+def test_a_failed_summary_update_keeps_the_previous_summary_and_is_counted(examples):
+    example = examples[0]
+    failing = {"count": 0}
+
+    def faults(index, body):
+        if "keep a running summary" in json.dumps(body) and failing["count"] < 2:
+            failing["count"] += 1
+            return "500"
+        return None
+
+    with LocalOpenAIServer(ContextReader(examples), faults=faults) as server:
+        answer = ask("summary", example, server, client_options={"max_retries": 0})
+    assert answer.detail["summary_failures"] == 2 and answer.detail["summary"]
+    assert answer.fallback is None  # the answer itself is still the model's
+
+
+def test_stma_qa_feeds_every_paragraph_to_the_games_stma_memory(examples):
+    example = next(ex for ex in examples if ex.dataset == "hotpotqa")
+    reader = ContextReader(examples)
+    with LocalOpenAIServer(reader) as server:
+        answer = ask("stma", example, server)
+    n = len(example.paragraphs)
+    assert answer.calls_by_kind["stma_summary"] == answer.calls_by_kind["stma_relations"] == n
+    assert answer.detail["triples"] > 0 and answer.detail["memory_llm_failures"] == 0
+    build = reader.prompts["stma_summary"]
+    assert example.paragraphs[-1].text in build[-1] and example.question in build[-1]  # the question is its goal
+    answer_prompt = reader.prompts["qa_answer"][-1]
+    assert "Temporal belief:" in answer_prompt and "Spatial belief:" in answer_prompt
+    assert answer.tokens.build_prompt > answer.tokens.answer_prompt > 0
+
+
+def test_every_method_asks_the_same_answer_prompt_schema_and_budget(examples):
+    """Like for like: the final answer request of each method has the same instructions, schema and max_tokens."""
+    example = examples[0]
+    with LocalOpenAIServer(ContextReader(examples)) as server:
+        for name in sorted(QA_METHODS):
+            ask(name, example, server)
+        finals = [b for b in server.requests if "messages" in b and "then a direct answer" in b["messages"][-1]["content"]]
+    assert len(finals) >= len(QA_METHODS) - 1  # davis may answer within its monologue
+    assert {b["max_tokens"] for b in finals} == {512}
+    assert len({json.dumps(b.get("response_format"), sort_keys=True) for b in finals}) == 1
+    assert all(b["messages"][-1]["content"].startswith(f'Your task is to answer the following question: "{example.question}"')
+               for b in finals)

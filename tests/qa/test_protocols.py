@@ -81,7 +81,7 @@ def test_reproduce_demo_limit_3_prints_the_table_and_resumes_without_duplicates(
         assert summary["n"] == 3 and summary["prompt_tokens"] > 0
 
 
-def test_report_has_a_qa_section_per_dataset_and_method(tmp_path, capsys):
+def test_report_and_summary_show_a_qa_table_per_dataset_and_method(tmp_path, capsys):
     out, page = tmp_path / "qa.jsonl", tmp_path / "report.html"
     with LocalOpenAIServer(ContextReader(shipped_examples())) as server:
         assert main(["reproduce", "arigraph-qa", "--demo", "--limit", "2", "--method", "bm25", "--method", "gold",
@@ -91,6 +91,12 @@ def test_report_has_a_qa_section_per_dataset_and_method(tmp_path, capsys):
     assert '<section id="qa">' in text and "<th>prompt tokens/question</th>" in text
     for summary in summarize_qa(read_rows(out)):  # one table row per dataset x method, EM as summarized
         assert f"<td>{summary['dataset']}</td><td>{summary['method']}</td><td>2</td><td>{summary['em']:.1f}</td>" in text
+    capsys.readouterr()
+    assert main(["summary", str(out)]) == 0  # the QA table, not the game table (QA rows have no env_id)
+    table = capsys.readouterr().out
+    assert table.startswith("| dataset | method | n | EM | F1 | prompt tok/q |") and "env_id" not in table
+    for summary in summarize_qa(read_rows(out)):
+        assert f"| {summary['dataset']} | {summary['method']} | 2 | {summary['em']:.1f} | {summary['f1']:.1f} |" in table
 
 
 def test_arigraph_qa_table_shows_tokens_beside_the_papers_cost_table(tmp_path, capsys):
@@ -113,9 +119,42 @@ def test_reproduce_qa_needs_data_or_demo_and_names_a_missing_file(tmp_path, caps
     assert "--policy is required" in capsys.readouterr().err
 
 
+def small_copy(folder: Path) -> Path:
+    """The shipped files cut to what a 135M model on a shared CPU answers in minutes: the first question
+    of each paper's sample with its supporting paragraphs and one distractor, in the official formats."""
+    shipped = shipped_data_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    hotpot = json.loads((shipped / "hotpot_dev_distractor_v1.json").read_text(encoding="utf-8"))
+    record = hotpot[int(sample_ids(len(hotpot))[0])]
+    gold = {title for title, _ in record["supporting_facts"]}
+    distractor = next(title for title, _ in record["context"] if title not in gold)
+    record["context"] = [c for c in record["context"] if c[0] in gold | {distractor}]
+    (folder / "hotpot_dev_distractor_v1.json").write_text(json.dumps([record]), encoding="utf-8")
+    lines = (shipped / "musique_ans_v1.0_dev.jsonl").read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[int(sample_ids(len(lines))[0])])
+    kept = [p for p in record["paragraphs"] if p["is_supporting"]]
+    kept.append(next(p for p in record["paragraphs"] if not p["is_supporting"]))
+    new_idx = {p["idx"]: i for i, p in enumerate(kept)}
+    record["paragraphs"] = [{**p, "idx": new_idx[p["idx"]]} for p in kept]
+    for hop in record["question_decomposition"]:
+        hop["paragraph_support_idx"] = new_idx[hop["paragraph_support_idx"]]
+    (folder / "musique_ans_v1.0_dev.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    return folder
+
+
+def sample_ids(n: int) -> list[int]:
+    """The papers' permutation of ``n`` records (its first is the first question asked)."""
+    import numpy
+
+    return [int(i) for i in numpy.random.RandomState(42).permutation(n)]
+
+
 @pytest.mark.real_llm
 @pytest.mark.parametrize("name", sorted(QA_PROTOCOLS))
-def test_reproduce_demo_with_smollm2(name, tmp_path, capsys):
+def test_reproduce_with_smollm2(name, tmp_path, capsys):
+    """Every default method of the protocol through SmolLM2-135M on llama.cpp's server, from the CLI:
+    rows for each method that can run (embeddings are skipped: the server serves none), every answer
+    the model's or a counted fallback, the table beside the paper's."""
     from textmem_gym.llm import LlamaCppServer, LocalModelMissingError, smollm2_path
     from textmem_gym.llm.llama_server import missing_server_modules
 
@@ -125,11 +164,18 @@ def test_reproduce_demo_with_smollm2(name, tmp_path, capsys):
         path = smollm2_path()
     except LocalModelMissingError as error:
         pytest.skip(str(error))
-    out = tmp_path / "qa.jsonl"
+    out, data = tmp_path / "qa.jsonl", small_copy(tmp_path / "data")
     with LlamaCppServer(path, n_ctx=4096) as server:
-        assert main(["reproduce", name, "--demo", "--limit", "2", "--model", server.model_alias, "--base-url",
-                     server.base_url, "--out", str(out)]) == 0
-    rows = read_rows(out)
-    assert rows and all(r["calls"] > 0 and r["prompt_tokens"] > 0 for r in rows)
+        assert main(["reproduce", name, "--data", str(data), "--limit", "1", "--model", server.model_alias,
+                     "--base-url", server.base_url, "--out", str(out), "--llm-arg", "timeout=1800"]) == 0
+    rows, text = read_rows(out), capsys.readouterr().out
+    assert "paper:" in text
+    protocol = get_qa_protocol(name)
+    ran = {m for m in protocol.methods if f"- {m}: not run" not in text}
+    assert ran >= {"full-context", "arigraph"}  # only a method the endpoint cannot serve (embeddings) is left out
+    assert {(r["dataset"], r["method"]) for r in rows} == {(d, m) for d in protocol.datasets for m in ran}
+    assert all(r["calls"] > 0 and r["prompt_tokens"] > 0 and r["completion_tokens"] > 0 for r in rows)
+    assert all((r["fallback"] is None) == bool(r["prediction"]) for r in rows)  # an empty answer is a counted fallback
     assert all(r["fallback"] in (None, "unparseable", "llm_error", "context_overflow") for r in rows)
-    assert "paper:" in capsys.readouterr().out
+    graph = [r for r in rows if r["method"] in ("arigraph", "davis")]
+    assert graph and all(r["build_prompt_tokens"] > 0 for r in graph)

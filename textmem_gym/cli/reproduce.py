@@ -50,7 +50,10 @@ def cmd_reproduce_qa(args: argparse.Namespace) -> int:
         raise ValueError(f"reproduce {args.paper}: give --data DIR (the official dev files) or --demo (the shipped "
                          "set)")
     protocol = get_qa_protocol(args.paper)
-    llm = {name: getattr(args, name) for name in ("model", "base_url") if getattr(args, name)}
+    llm: dict[str, object] = {name: getattr(args, name) for name in ("model", "base_url") if getattr(args, name)}
+    client_options = parse_pairs(args.llm_arg)
+    if client_options:
+        llm["client_options"] = client_options
     try:
         print(reproduce(protocol, published(args.paper), data_dir=shipped_data_dir() if args.demo else args.data,
                         download=args.download, methods=args.method, llm_options=llm, limit=args.limit,
@@ -97,4 +100,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     qa.add_argument("--limit", type=POSITIVE, default=None, help="ask only the first N questions of each sample")
     qa.add_argument("--method", action="append", metavar="NAME", help="QA method to run (repeatable; default: "
                     "the protocol's)")
+    qa.add_argument("--llm-arg", action="append", metavar="KEY=VALUE",
+                    help="LLM client option of every method (repeatable), e.g. timeout=600, max_retries=1, "
+                         "context_window=8192")
     rep.set_defaults(handler=cmd_reproduce)

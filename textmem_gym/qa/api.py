@@ -1,10 +1,11 @@
 """One QA API over documents: ``method.answer(question, documents) -> Answer``.
 
 Every method of the papers' QA tables (BM25 top-3, embeddings top-3, full context, gold
-supporting paragraphs, AriGraph QA, DAVIS world-model QA, ...) is a :class:`QAMethod`: an
-object with ``name``, ``config``, ``answer`` and ``close``. Methods are found by name through
-:data:`QA_METHODS` (``name -> "module:Factory"``, loaded on first use by the project's one
-loader); ``"package.module:Factory"`` names a method outside the library.
+supporting paragraphs, AriGraph QA, DAVIS world-model QA) and the games' other memories (STMA, a
+running summary) is a :class:`QAMethod`: an object with ``name``, ``config``, ``answer`` and
+``close``. Methods are found by name through :data:`QA_METHODS` (``name -> "module:Factory"``,
+found and imported on first use by the project's one lookup, :func:`textmem_gym.loading.load_named`);
+``"package.module:Factory"`` names a method outside the library.
 
 An :class:`Answer` keeps what the method's model said and what it cost: the answer text (never
 replaced: an answer the parser cannot read gives ``""`` with ``parse_failed`` and ``fallback``
@@ -13,7 +14,7 @@ answering cost, the calls by kind, the latency and the cost where the client pri
 
 Example:
     >>> sorted(QA_METHODS)
-    ['arigraph', 'bm25', 'davis', 'embedding', 'full-context', 'gold']
+    ['arigraph', 'bm25', 'davis', 'embedding', 'full-context', 'gold', 'stma', 'summary']
     >>> as_paragraphs(["Vellmar Island has a lighthouse."])[0].title
     ''
     >>> Tokens(prompt=120, completion=30, build_prompt=100, build_completion=20).answer_prompt
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from textmem_gym.fallbacks import FALLBACK_CAUSES
-from textmem_gym.loading import load_object, lookup, unknown_name
+from textmem_gym.loading import load_named, load_object, lookup
 from textmem_gym.qa.data import Paragraph
 
 #: A document given to a method: a paragraph, or bare text (an untitled, non-supporting paragraph).
@@ -41,6 +42,8 @@ QA_METHODS: dict[str, str] = {
     "gold": "textmem_gym.qa.methods.context:GoldMethod",
     "arigraph": "textmem_gym.qa.methods.arigraph:AriGraphQA",
     "davis": "textmem_gym.qa.methods.davis:DAVISQA",
+    "stma": "textmem_gym.qa.methods.memories:STMAQA",
+    "summary": "textmem_gym.qa.methods.memories:SummaryQA",
 }
 
 
@@ -171,14 +174,13 @@ def make_method(name: str, **options: Any) -> QAMethod:
         >>> make_method("grep")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        ValueError: unknown QA method 'grep'; choose from ['arigraph', 'bm25', 'davis', ..., 'gold']
+        ValueError: unknown QA method 'grep'; choose from ['arigraph', 'bm25', 'davis', ..., 'summary']
     """
-    spec = QA_METHODS.get(name, name if ":" in name else None)
-    if spec is None:
-        raise unknown_name("QA method", name, sorted(QA_METHODS))
-    method = load_object(spec)(**options)
+    outside = ":" in name and name not in QA_METHODS
+    factory = load_object(name) if outside else load_named("QA method", name, QA_METHODS)
+    method = factory(**options)
     if not isinstance(method, QAMethod):
-        raise TypeError(f"{spec} did not build a QA method (needs name, config, answer, close)")
+        raise TypeError(f"{name} did not build a QA method (needs name, config, answer, close)")
     return method
 
 

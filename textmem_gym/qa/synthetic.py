@@ -356,7 +356,8 @@ def _detail_fields(rng: random.Random, names: _Names, start: int, pronoun: str =
     return {"word": names.word(2), "word2": names.word(2), "word3": names.word(2), "word4": names.word(2),
             "person": f"{names.word(2)} {names.word(3)}", "person2": f"{names.word(2)} {names.word(3)}",
             "year": str(years[0]), "year2": str(years[1]), "year3": str(years[2]),
-            "count": f"{rng.randint(*count):,}", "children": str(rng.randint(3, 9)), "children2": str(rng.randint(2, 6)),
+            "count": f"{rng.randint(*count):,}", "children": str(rng.randint(3, 9)),
+            "children2": str(rng.randint(2, 6)),
             "age": str(rng.randint(11, 15)), "ordinal": rng.choice(("second", "third", "fourth", "youngest")),
             "pronoun": subject, "Pronoun": subject.capitalize(), "object": obj, "possessive": possessive,
             "Possessive": possessive.capitalize()}

@@ -14,6 +14,11 @@ more than the prompt shows it:
 * **inner monologue** (DAVIS): the question itself as the first sub-question, then the next entity
   of the chain (an object of a fact whose subject was named), then a direct answer once the
   conversation holds one;
+* **summaries** (the ``summary`` method's update, STMA's summarizer): the lead (first two)
+  sentences of each paragraph read, a summary that never looks at the question; the running
+  summary drops its oldest sentences to stay within the word limit its prompt states;
+* **STMA's relation retriever and aggregator**: the extraction rule above over the temporal
+  belief, as RDF lists; the triples given, as ``subject relation object.`` sentences;
 * **answers**: a question's gold answer (or alias) when the context the prompt gives holds it
   (the question text itself left out), else ``Unknown``. So the stand-in's EM measures whether a
   method put the answer in front of the model, which is what retrieval is for; it is no model of
@@ -58,6 +63,10 @@ KINDS: dict[str, str] = {
     "davis_qa_select": "Step 1: choose the entity types",
     "davis_qa": "answer a question about a text environment from a temporal knowledge graph",
     "qa_monologue": "by talking with your world model",
+    "qa_summary": "keep a running summary of them",
+    "stma_summary": "This summary will be referred to as the robots",
+    "stma_relations": "extracting only the spatial relationships between objects",
+    "stma_aggregate": "reconstruct the environment and describe it in plain text",
     "qa_answer": "with a chain of thoughts, then a direct answer",
 }
 
@@ -113,7 +122,8 @@ class ContextReader:
         self._rules: dict[str, Callable[[str], str]] = {
             "arigraph_triplets": self._triplets, "davis_extract": self._tuples, "qa_key_items": self._items,
             "davis_qa_select": self._select, "davis_qa": self._facts, "qa_monologue": self._monologue,
-            "qa_answer": self._answer}
+            "qa_answer": self._answer, "qa_summary": self._summary, "stma_summary": self._stma_summary,
+            "stma_relations": self._stma_relations, "stma_aggregate": self._stma_aggregate}
 
     def __call__(self, messages: list[dict[str, Any]]) -> str:
         prompt = str(messages[-1]["content"])
@@ -164,6 +174,31 @@ class ContextReader:
         return json.dumps({"thought": "I miss a fact", "sub_question": sub_question,
                            "direct_answer": "" if sub_question else "Unknown"})
 
+    # -- summarizing (the summary and STMA methods) ------------------------------------------------
+    def _summary(self, prompt: str) -> str:
+        previous = prompt.split("Your summary so far:", 1)[-1].split("New paragraph:", 1)[0].strip()
+        _, text = _titled(prompt.split("New paragraph:", 1)[-1].split("Rewrite your summary", 1)[0])
+        limit = int(m.group(1)) if (m := re.search(r"at most (\d+) words", prompt)) else 150
+        sentences = ([] if previous.startswith("(") else _sentences(previous)) + _sentences(text)[:2]
+        while len(sentences) > 1 and sum(len(x.split()) for x in sentences) > limit:
+            sentences.pop(0)
+        return " ".join(sentences)
+
+    def _stma_summary(self, prompt: str) -> str:
+        block = prompt.split("**Trajectory:**", 1)[-1]
+        observations = re.findall(r"Observation:\n(.*?)\n(?:Action|FeedBack):", block, re.S)
+        return " ".join(s for o in observations for s in _sentences(_titled(o)[1])[:2])
+
+    def _stma_relations(self, prompt: str) -> str:
+        paragraph = prompt.rsplit("Paragraph:", 1)[-1].rsplit("Entity:", 1)[0]
+        rows = [json.dumps(list(t)) for t in paragraph_triples("", paragraph)]
+        return "```\n[\n" + ",\n".join(rows) + "\n]\n```"
+
+    def _stma_aggregate(self, prompt: str) -> str:
+        given = prompt.rsplit("**Input:**", 1)[-1]
+        rows = re.findall(r'\[\s*"([^"]+)"\s*,\s*"([^"]+)"\s*,\s*"([^"]+)"\s*\]', given)
+        return " ".join(f"{s} {r} {o}." for s, r, o in rows) or "Nothing is known."
+
     # -- answering ---------------------------------------------------------------------------------
     def _answer(self, prompt: str) -> str:
         question = _question(prompt)
@@ -190,6 +225,11 @@ def _next_entity(question: str, said: str, asked: list[str]) -> str:
         if len(fact) == 3 and fact[0] and fact[0] in named and not fact[2].isdigit() and fact[2] not in named:
             return fact[2]
     return ""
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of ``text``."""
+    return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
 
 
 def _titled(paragraph: str) -> tuple[str, str]:
