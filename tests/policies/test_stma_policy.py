@@ -8,6 +8,7 @@ import pytest
 from policies import make_policy
 from policies.stma import executable, parse_plan, parse_verdict
 from tests.policies.paper_answerers import STMAAnswerer
+from textmem_gym.core.errors import PolicyNotReady
 from textmem_gym.llm import Fault, LocalOpenAIServer
 from textmem_gym.runner import EvalConfig, evaluate
 
@@ -84,12 +85,11 @@ def test_stma_survives_llm_faults():
     assert sum(stats["faults"].values()) >= 2 and stats["retries"] >= 1
 
 
-def test_a_dead_endpoint_falls_back_every_step():
+def test_a_dead_endpoint_is_not_ready_before_any_step():
     server = LocalOpenAIServer().start()
     url = server.base_url
     server.stop()
     policy = make_policy("stma", model="m", base_url=url, **FAST)
-    result = evaluate("TextMem/CookingRL-L1-v0", policy, EvalConfig(max_steps=3))[0]
-    stats = result["policy_stats"]
-    assert result["steps"] == 3 and stats["llm_fallbacks"] >= 3 and stats["memory_llm_failures"] >= 3
-    assert stats["similarity"] == "bm25"  # no embeddings served
+    with pytest.raises(PolicyNotReady, match="nothing answers"):
+        evaluate("TextMem/CookingRL-L1-v0", policy, EvalConfig(max_steps=3))
+    assert policy.llm.similarity("auto") == "bm25"  # no embeddings served
