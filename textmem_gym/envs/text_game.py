@@ -180,6 +180,13 @@ class TextGameEnv(gym.Env[str, str]):
         """The commands that win from the initial state (privileged); empty if unknown."""
         return []
 
+    def carried(self) -> list[str] | None:
+        """What the player carries, named as the game names it, read without spending a move (not
+        part of ``info``: a server's ``inventory`` tool asks for it); ``None`` where this backend
+        cannot read it without a move (callers then fall back to what they remember, and say so)."""
+        self._check_open()
+        return None
+
     # -- Gymnasium API -------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Starts a new episode; the game itself is fixed by the constructor arguments."""

@@ -122,8 +122,9 @@ def build_server(game: str, *, memory: str = "arigraph", env_kwargs: dict[str, A
 
     @server.tool()
     def inventory(ctx: Context) -> str:
-        """What the player carries (as the memory believes; no game move is spent)."""
-        return ", ".join(call(ctx, "inventory")) or "nothing (as far as the memory knows)"
+        """What the player carries, as the game itself says (no move is spent); where the game cannot
+        tell without a move, what the memory believes, marked as such."""
+        return str(call(ctx, "inventory_text"))
 
     @server.tool()
     def valid_actions(ctx: Context) -> str:

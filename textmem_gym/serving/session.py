@@ -25,6 +25,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from textmem_gym.envs.text_game import TextGameEnv
 from textmem_gym.memory.base import Memory
 from textmem_gym.memory.relations import IN, INVENTORY, LOCATION_RELATIONS, relation_direction
 from textmem_gym.memory.triples import normalize
@@ -35,6 +36,8 @@ from textmem_gym.wrappers.memory_graph import MemoryGraphWrapper
 ROOM_HISTORY = 40
 #: Longest command accepted by ``play``.
 MAX_ACTION_CHARS = 500
+#: Appended to an inventory answer that comes from the memory (the backend cannot tell without a move).
+FROM_MEMORY = "(from memory: this game cannot report its inventory without spending a move)"
 _ARTICLES = re.compile(r"^(?:the|a|an|some)\s+")
 _WHERE = re.compile(r"^\s*where(?:'s| is| are| was| were)\s+(.+?)\??\s*$", re.I)
 _EXITS = re.compile(r"^\s*(?:exits?|ways?)\s+(?:from|of|out of|in)\s*(.*?)\??\s*$", re.I)
@@ -140,10 +143,10 @@ class GameSession:
         if self.done or self.truncated:
             raise GameError("the episode is over; call reset to play again")
         assert self.env is not None
-        room, score, carried = self.room, float(self.info["score"]), set(self.inventory())
+        room, score, carried = self.room, float(self.info["score"]), set(self.carried()[0])
         observation, reward, self.done, self.truncated, self.info = self.env.step(action.strip())
         self.observation, self.reward, self.steps = observation["observation"], float(reward), self.steps + 1
-        now = set(self.inventory())
+        now = set(self.carried()[0])
         entry = RoomAction(action.strip(), score, float(self.info["score"]), self.reward, sorted(now - carried),
                            sorted(carried - now), self.observation)
         self.room_log[room].append(entry)
@@ -175,6 +178,21 @@ class GameSession:
     def inventory(self) -> list[str]:
         """What the memory believes the player carries."""
         return sorted(s for s, r, o in self.memory.believed_triples() if r == IN and o == INVENTORY)
+
+    def carried(self) -> tuple[list[str], bool]:
+        """What the player carries and whether the game said so: the game's own inventory where the
+        backend reads it without spending a move (Jericho, TextWorld), else the memory's belief."""
+        assert self.env is not None
+        game = self.env.unwrapped
+        items = game.carried() if isinstance(game, TextGameEnv) else None
+        return (items, True) if items is not None else (self.inventory(), False)
+
+    def inventory_text(self) -> str:
+        """The ``inventory`` answer: the game's items, or the memory's with :data:`FROM_MEMORY`."""
+        items, from_game = self.carried()
+        if from_game:
+            return ", ".join(items) or "nothing"
+        return f"{', '.join(items) or 'nothing known'} {FROM_MEMORY}"
 
     def valid_actions(self) -> list[str]:
         """The game's admissible commands now (with ``go to X`` macros)."""
@@ -220,7 +238,7 @@ class GameSession:
             f"VALID_ACTIONS: {', '.join(self.valid_actions()) or 'unknown'}",
             f"OBJECTS_SEEN: {'; '.join(self.objects()) or 'none'}",
             "EXPLORED_MAP:\n" + ("\n".join(f"  {line}" for line in self.map_lines()) or "  nothing yet"),
-            f"INVENTORY: {', '.join(self.inventory()) or 'nothing (as far as the memory knows)'}",
+            f"INVENTORY: {self.inventory_text()}",
             f"{self.memory_name.upper()}_BELIEF_STATE:\n{self.belief()}",
             "STATE_REVISIT_COUNT: " + (str(visits) if visits is not None else
                                        "n/a (this backend reports no world-state hash)"),
@@ -237,7 +255,7 @@ class GameSession:
         if _WHERE_AM_I.match(query):
             return f"You are in {self.room}."
         if _CARRYING.match(query):
-            return f"You carry: {', '.join(self.inventory()) or 'nothing (as far as the memory knows)'}."
+            return f"You carry: {self.inventory_text()}."
         if match := _UNEXPLORED.match(query):
             return self._unexplored(_entity(match.group(1) or ""))
         if match := _EXITS.match(query):
@@ -304,7 +322,7 @@ class GameSession:
         """Short summary: where, score, what is carried, the last ``recent`` actions, then the belief."""
         s = self.status()
         lines = [f"Location: {self.room} | Score: {s['score']:g}/{s['max_score']:g} | Steps: {self.steps}",
-                 f"Inventory: {', '.join(self.inventory()) or 'nothing known'}"]
+                 f"Inventory: {self.inventory_text()}"]
         if recent:
             actions = list(self.recent)[-recent:]
             lines.append("Recent actions:\n" + ("\n".join(f"  > {a.action} -> {_short(a.result, 150)}"

@@ -184,6 +184,12 @@ class JerichoEnv(TextGameEnv):
             return []
         return list(self._frotz.get_walkthrough())
 
+    def carried(self) -> list[str] | None:
+        """The player's children in the Z-machine object tree (Jericho's ``get_inventory``), by their
+        short names (``"jewel-encrusted egg"``): read from memory, so no move is spent."""
+        self._check_open()
+        return [item.name for item in self._frotz.get_inventory() if item.name]
+
     # -- helpers -------------------------------------------------------------------------
     def _halt(self) -> None:
         self._halt_flag.value = 1

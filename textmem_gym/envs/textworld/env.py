@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,13 @@ from textmem_gym.envs.privileged import FactTriple
 from textmem_gym.envs.text_game import GameState, TextGameEnv
 from textmem_gym.envs.text_utils import clean_observation
 from textmem_gym.envs.textworld.generation import generate_game, get_generator
+
+#: TextWorld's per-turn extra information (``<moves>3</moves>``) and Inform's debug tags
+#: (``[taking inventory - succeeded]``), which its wrappers remove from every answer.
+_EXTRA_INFO = re.compile(r"<(\w+)>.*?</\1>|\[[^\]]*\]", re.S)
+#: What follows "You are carrying" in the answer to ``inventory`` ("nothing." when empty).
+_CARRYING = re.compile(r"You are carrying:\s*(.+?)\s*\.?\s*$")
+_ARTICLE = re.compile(r"^(?:a|an|the|some)\s+", re.I)
 
 
 def proposition_to_triple(proposition: Any) -> FactTriple:
@@ -196,6 +204,19 @@ class TextWorldEnv(TextGameEnv):
     def _walkthrough(self) -> list[str]:
         return list(self._walkthrough_cache or [])
 
+    def carried(self) -> list[str] | None:
+        """The game's own answer to ``inventory``, asked of the interpreter and undone: its state is
+        saved, the command run, the state restored (what TextWorld's ``EnvInfos(inventory=True)``
+        does after every step, here only when asked), so no move is spent."""
+        self._check_open()
+        frotz = self._tw_env.unwrapped._jericho  # TextWorld's jericho.FrotzEnv (it has no public handle)
+        saved = frotz.get_state()
+        try:
+            answer = frotz.step("inventory")[0]
+        finally:
+            frotz.set_state(saved)
+        return inventory_items(answer)
+
     def _convert(self, gs: Any) -> GameState:
         facts = gs.get("facts")
         return GameState(
@@ -215,6 +236,24 @@ class TextWorldEnv(TextGameEnv):
         if isinstance(walkthrough, str):
             walkthrough = ast.literal_eval(walkthrough)
         return list(walkthrough or gs.get("policy_commands") or [])
+
+
+def inventory_items(answer: str) -> list[str]:
+    """The things a TextWorld game's answer to ``inventory`` lists, without articles.
+
+    Example:
+        >>> inventory_items("You are carrying: a knife, some milk and a red apple. [taking inventory - succeeded]"
+        ...                 "<moves>3</moves>")
+        ['knife', 'milk', 'red apple']
+        >>> inventory_items("You are carrying nothing.")
+        []
+    """
+    text = " ".join(_EXTRA_INFO.sub(" ", answer).split())
+    match = _CARRYING.search(text)
+    if match is None or not match.group(1):
+        return []
+    parts = re.split(r",\s*(?:and\s+)?|\s+and\s+", match.group(1))
+    return [name for name in (_ARTICLE.sub("", part.strip()) for part in parts) if name]
 
 
 def _has_walkthrough(game_file: Path) -> bool:
