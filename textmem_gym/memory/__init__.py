@@ -1,4 +1,6 @@
-"""Memory architectures for text-game agents (AriGraph; others register in :data:`MEMORIES`).
+"""Memory architectures for text-game agents, as plug-ins: each implements the :class:`Memory`
+protocol and registers in :data:`MEMORIES` (``arigraph``, ``stma``, ``davis``: siblings over the
+shared graph parts of :mod:`~textmem_gym.memory.graph_memory`, none importing another).
 
 Example:
     >>> from textmem_gym.memory import make_memory

@@ -38,10 +38,17 @@ class GoldPath(Protocol):
         steps: ``(action, observation, score)`` of each gold action, in order.
     """
 
-    label: str
-    objective: str
-    observation: str
-    steps: Sequence[tuple[str, str, int]]
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def objective(self) -> str: ...
+
+    @property
+    def observation(self) -> str: ...
+
+    @property
+    def steps(self) -> Sequence[tuple[str, str, int]]: ...
 
 
 @dataclass
