@@ -37,6 +37,7 @@ from typing import Any, NoReturn
 from textmem_gym.envs.jericho.ids import JERICHO_ENTRY
 from textmem_gym.envs.scienceworld.ids import SCIENCEWORLD_ENTRY
 from textmem_gym.envs.textworld.ids import PUBLISHED_ENTRY
+from textmem_gym.envs.twx.ids import TWX_ENTRY
 from textmem_gym.loading import unknown_name
 
 
@@ -160,7 +161,7 @@ def _published_game(kwargs: Mapping[str, Any]) -> None:
 
 
 def _java(kwargs: Mapping[str, Any]) -> None:
-    from textmem_gym.envs.scienceworld.process import find_java
+    from textmem_gym.envs.jvm import find_java
 
     find_java()
 
@@ -170,6 +171,7 @@ RESOURCE_CHECKS: dict[str, Callable[[Mapping[str, Any]], None]] = {
     JERICHO_ENTRY: _rom,
     PUBLISHED_ENTRY: _published_game,
     SCIENCEWORLD_ENTRY: _java,
+    TWX_ENTRY: _java,
 }
 
 

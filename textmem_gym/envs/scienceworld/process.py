@@ -3,8 +3,8 @@
 :class:`ScienceWorldProcess` is ScienceWorld's own Python API (``scienceworld.ScienceWorldEnv``)
 with a different start and stop:
 
-- Java is looked up first (``JAVA_HOME``, then ``PATH``); without it the error names the
-  package to install.
+- The JVM is started, and always stopped, by :class:`~textmem_gym.envs.jvm.JVMGateway` (Java
+  looked up first; without it the error names the package to install).
 - The JVM runs with a constant identity hash: ScienceWorld builds its worlds partly in the
   iteration order of identity-hashed sets, which with the JVM's default hashes changes after
   every reset (and with everything the JVM did before). With a constant hash a variation is one
@@ -14,8 +14,8 @@ with a different start and stop:
   Then fast-start options and a class-data-sharing archive of ScienceWorld's
   classes, built on the first start and kept in the cache dir: later starts skip most class
   loading (about 3x faster on 2 cores).
-- ``close()`` (also run by ``weakref.finalize`` when the object is collected, and at exit) shuts
-  the gateway down and waits for the JVM to exit, killing it if it does not: no stray Java
+- ``close()`` (also run when the object is collected, and at exit) waits for the JVM to exit,
+  killing it if it does not, then publishes a freshly written class archive: no stray Java
   process outlives its env.
 
 Example:
@@ -31,29 +31,23 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
-import subprocess
 import tempfile
 import uuid
-import weakref
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from gymnasium.error import DependencyNotInstalled
 
+from textmem_gym.envs.jvm import JVMGateway, find_java
 from textmem_gym.paths import cache_dir
 
 try:
-    from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
     from scienceworld import ScienceWorldEnv as EngineEnv
     from scienceworld.constants import BASEPATH, JAR_PATH
 except ImportError as error:  # pragma: no cover - depends on the installed extras
     raise DependencyNotInstalled(
         f"ScienceWorld is not installed ({error}): pip install 'textmem-gym[scienceworld]'") from error
 
-#: Package that provides Java on Debian/Ubuntu (named in the missing-Java error).
-JAVA_PACKAGE = "default-jre-headless"
 #: JVM options always used. Determinism: ScienceWorld lists objects in the iteration order of
 #: identity-hashed sets, which differs after every ``reset`` with the JVM's default identity
 #: hashes; a constant identity hash makes that order follow insertion order, the same after
@@ -64,25 +58,6 @@ REQUIRED_JAVA_OPTIONS: tuple[str, ...] = (
 )
 #: Tuning options for short-lived simulators (replaceable): quick JIT, small-footprint GC.
 DEFAULT_JAVA_OPTIONS: tuple[str, ...] = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto")
-#: Seconds to wait for the JVM to exit before killing it.
-EXIT_TIMEOUT = 30.0
-
-
-def find_java() -> str:
-    """The ``java`` executable (``$JAVA_HOME/bin/java``, else ``java`` on ``PATH``).
-
-    Raises:
-        gymnasium.error.DependencyNotInstalled: If there is no Java runtime.
-    """
-    java_home = os.environ.get("JAVA_HOME")
-    candidates = [str(Path(java_home) / "bin" / "java")] if java_home else []
-    candidates.append(shutil.which("java") or "")
-    for candidate in candidates:
-        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
-    raise DependencyNotInstalled(
-        "ScienceWorld runs on Java, but no Java runtime was found (JAVA_HOME unset or wrong, no "
-        f"`java` on PATH). Install one, e.g. `sudo apt-get install {JAVA_PACKAGE}`.")
 
 
 class ClassArchive:
@@ -120,33 +95,6 @@ class ClassArchive:
         pending.unlink(missing_ok=True)
 
 
-def _stop(gateway: Any, process: subprocess.Popen, archive: ClassArchive,
-          tempdir: tempfile.TemporaryDirectory) -> None:
-    """Shuts the gateway down and makes sure the JVM has exited (then reaps it)."""
-    try:
-        gateway.shutdown()
-    except Exception:  # noqa: BLE001 - the JVM may already be gone; it is reaped below
-        pass
-    if process.poll() is None and process.stdin is not None:
-        try:
-            process.stdin.write(b"\n")
-            process.stdin.flush()
-        except OSError:
-            pass
-    try:
-        process.wait(timeout=EXIT_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-    if process.stdin is not None:
-        try:
-            process.stdin.close()
-        except OSError:
-            pass
-    archive.publish()
-    tempdir.cleanup()
-
-
 class ScienceWorldProcess(EngineEnv):
     """ScienceWorld's Python API over a JVM that this object owns (one JVM per instance).
 
@@ -160,20 +108,17 @@ class ScienceWorldProcess(EngineEnv):
     """
 
     def __init__(self, java_options: Sequence[str] | None = None, class_archive: bool = True):
-        java = find_java()
+        java = find_java("ScienceWorld")
         self._archive = ClassArchive(JAR_PATH, java)
         options = [*REQUIRED_JAVA_OPTIONS, *(DEFAULT_JAVA_OPTIONS if java_options is None else java_options)]
         options += self._archive.java_options() if class_archive else []
-        port, process = launch_gateway(classpath=JAR_PATH, die_on_exit=True, cwd=BASEPATH,
-                                       return_proc=True, javaopts=options, java_path=java)
-        self.java_process: subprocess.Popen = process
-        self._gateway = JavaGateway(gateway_parameters=GatewayParameters(auto_field=True, port=port),
-                                    java_process=process)
         self._obj_tree_tempdir = tempfile.TemporaryDirectory(prefix="textmem-sciworld-")
-        self._finalizer = weakref.finalize(self, _stop, self._gateway, process, self._archive,
-                                           self._obj_tree_tempdir)
+        self._jvm = JVMGateway(JAR_PATH, cwd=BASEPATH, java_options=options, program="ScienceWorld", java=java,
+                               after_exit=(self._archive.publish, self._obj_tree_tempdir.cleanup))
+        self._gateway = self._jvm.gateway
+        self.java_process = self._jvm.process
         try:
-            self.server = self._gateway.jvm.scienceworld.runtime.pythonapi.PythonInterface()
+            self.server = self._jvm.jvm.scienceworld.runtime.pythonapi.PythonInterface()
         except Exception:
             self.close()
             raise
@@ -185,11 +130,11 @@ class ScienceWorldProcess(EngineEnv):
     @property
     def closed(self) -> bool:
         """Whether the JVM has been stopped."""
-        return not self._finalizer.alive
+        return self._jvm.closed
 
     def close(self) -> None:
         """Stops the JVM and waits for it to exit (idempotent)."""
-        self._finalizer()
+        self._jvm.close()
 
     def __del__(self) -> None:
         """Collection runs the finalizer; nothing else to do."""

@@ -3,13 +3,12 @@
 :class:`TWXProcess` talks to TextWorld Express's jar (``textworld-express`` on PyPI ships it)
 through py4j, as TWX's own Python API does, with three differences:
 
-- the JVM is found first (``JAVA_HOME``, then ``PATH``); without it the error names the package
-  to install;
+- the JVM is started, and always stopped, by :class:`~textmem_gym.envs.jvm.JVMGateway` (Java
+  found first; without it the error names the package to install);
 - each call is one round trip: a step asks ``stepJSON`` only (TWX's API also asks for the task
   description on every step; here it is read once per game);
-- ``close()`` (also run by ``weakref.finalize`` when the object is collected, and at exit) shuts
-  the gateway down and waits for the JVM to exit, killing it if it does not: no Java process
-  outlives its env.
+- ``close()`` (also run when the object is collected, and at exit) waits for the JVM to exit,
+  killing it if it does not: no Java process outlives its env.
 
 Example:
     >>> sim = TWXProcess()
@@ -23,74 +22,25 @@ Example:
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import tempfile
-import weakref
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from gymnasium.error import DependencyNotInstalled
 
+from textmem_gym.envs.jvm import JVMGateway
+
 try:
-    from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
     from py4j.protocol import Py4JJavaError
     from textworld_express.constants import BASEPATH, JAR_PATH
 except ImportError as error:  # pragma: no cover - depends on the installed extras
     raise DependencyNotInstalled(
         f"TextWorld Express is not installed ({error}): pip install 'textmem-gym[twx]'") from error
 
-#: Package that provides Java on Debian/Ubuntu (named in the missing-Java error).
-JAVA_PACKAGE = "default-jre-headless"
 #: JVM options by default: none (the JVM's own choices stepped fastest here, ahead of the serial
 #: collector and of TWX's ``-Xverify:none``; no JIT limit, since long runs profit from the optimizing compiler).
 DEFAULT_JAVA_OPTIONS: tuple[str, ...] = ()
-#: Seconds to wait for the JVM to exit before killing it.
-EXIT_TIMEOUT = 30.0
 #: The seed folds TWX defines (``getSeedsTrain`` / ``Dev`` / ``Test``).
 FOLDS = ("train", "dev", "test")
-
-
-def find_java() -> str:
-    """The ``java`` executable (``$JAVA_HOME/bin/java``, else ``java`` on ``PATH``).
-
-    Raises:
-        gymnasium.error.DependencyNotInstalled: If there is no Java runtime.
-    """
-    java_home = os.environ.get("JAVA_HOME")
-    candidates = [str(Path(java_home) / "bin" / "java")] if java_home else []
-    candidates.append(shutil.which("java") or "")
-    for candidate in candidates:
-        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
-    raise DependencyNotInstalled(
-        "TextWorld Express runs on Java, but no Java runtime was found (JAVA_HOME unset or wrong, no "
-        f"`java` on PATH). Install one, e.g. `sudo apt-get install {JAVA_PACKAGE}`.")
-
-
-def _stop(gateway: Any, process: subprocess.Popen, tempdir: tempfile.TemporaryDirectory) -> None:
-    """Shuts the gateway down and makes sure the JVM has exited (then reaps it)."""
-    try:
-        gateway.shutdown()
-    except Exception:  # noqa: BLE001 - the JVM may already be gone; it is reaped below
-        pass
-    if process.poll() is None and process.stdin is not None:
-        try:
-            process.stdin.write(b"\n")
-            process.stdin.flush()
-        except OSError:
-            pass
-    try:
-        process.wait(timeout=EXIT_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-    for stream in (process.stdin, process.stdout, process.stderr):
-        if stream is not None:
-            stream.close()
-    tempdir.cleanup()
 
 
 class TWXProcess:
@@ -104,18 +54,12 @@ class TWXProcess:
     """
 
     def __init__(self, java_options: Sequence[str] | None = None):
-        java = find_java()
-        options = list(DEFAULT_JAVA_OPTIONS if java_options is None else java_options)
-        port, process = launch_gateway(classpath=JAR_PATH, die_on_exit=True, cwd=BASEPATH,
-                                       return_proc=True, javaopts=options, java_path=java)
-        self.java_process: subprocess.Popen = process
-        self._gateway = JavaGateway(gateway_parameters=GatewayParameters(auto_field=True, port=port),
-                                    java_process=process)
-        self._tempdir = tempfile.TemporaryDirectory(prefix="textmem-twx-")
-        self._finalizer = weakref.finalize(self, _stop, self._gateway, process, self._tempdir)
+        options = DEFAULT_JAVA_OPTIONS if java_options is None else java_options
+        self._jvm = JVMGateway(JAR_PATH, cwd=BASEPATH, java_options=options, program="TextWorld Express")
+        self.java_process = self._jvm.process
         self.generation_parameters = ""
         try:
-            self.server = self._gateway.jvm.textworldexpress.runtime.PythonInterface()
+            self.server = self._jvm.jvm.textworldexpress.runtime.PythonInterface()
         except Exception:
             self.close()
             raise
@@ -123,11 +67,11 @@ class TWXProcess:
     @property
     def closed(self) -> bool:
         """Whether the JVM has been stopped."""
-        return not self._finalizer.alive
+        return self._jvm.closed
 
     def close(self) -> None:
         """Stops the JVM and waits for it to exit (idempotent)."""
-        self._finalizer()
+        self._jvm.close()
 
     def game_names(self) -> list[str]:
         """The games the jar knows (``cookingworld``, ``coin``, ...)."""
