@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from textmem_gym.cli.checks import NON_NEGATIVE, POSITIVE, positive_number
 from textmem_gym.llm.client import ENV_MODEL
 from textmem_gym.loading import lookup
 
@@ -87,7 +88,9 @@ def probe_config(args: argparse.Namespace) -> Any:
     if not answers:
         raise ValueError("nothing to answer with: give --model (or set OPENAI_MODEL) for model answers, or "
                          "--structural for answers from the memories' beliefs")
-    llm = {k: v for k, v in {"model": model, "base_url": args.base_url}.items() if v}
+    llm: dict[str, Any] = {k: v for k, v in {"model": model, "base_url": args.base_url}.items() if v}
+    if args.timeout is not None:
+        llm["client_options"] = {"timeout": args.timeout}
     return ProbeConfig(steps=_steps(args.steps), kinds=_names(args.kinds), per_kind=args.per_kind, seed=args.seed,
                        answers=answers, extractor=args.extractor, llm=llm, budget=args.budget,
                        max_tokens=args.max_tokens)
@@ -129,17 +132,18 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                                       "(default: end)")
     probe.add_argument("--kinds", default=None, help=f"question kinds, comma-separated (default: all: "
                                                      f"{', '.join(GENERATORS)})")
-    probe.add_argument("--per-kind", type=int, default=5, help="most questions of one kind at one step (default 5)")
-    probe.add_argument("--seed", type=int, default=0, help="seed of the question draw")
+    probe.add_argument("--per-kind", type=POSITIVE, default=5, help="most questions of a kind at a step (default 5)")
+    probe.add_argument("--seed", type=NON_NEGATIVE, default=0, help="seed of the question draw")
     probe.add_argument("--structural", action="store_true",
                        help="also answer from each memory's beliefs without a model (location, contents, path)")
     probe.add_argument("--extractor", default="rules", choices=("rules", "llm"),
                        help="extractor of the graph memories (llm: the papers' prompts through --model)")
     probe.add_argument("--model", default=None, help="LLM answering every memory (else OPENAI_MODEL)")
     probe.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (else OPENAI_BASE_URL)")
-    probe.add_argument("--budget", type=int, default=2048,
+    probe.add_argument("--budget", type=POSITIVE, default=2048,
                        help="prompt tokens every answer is fitted to, the same for every memory (default 2048)")
-    probe.add_argument("--max-tokens", type=int, default=512, help="completion limit of an answer")
+    probe.add_argument("--max-tokens", type=POSITIVE, default=512, help="completion limit of an answer")
+    probe.add_argument("--timeout", type=positive_number, default=None, help="seconds per LLM request (default 60)")
     probe.add_argument("--out", default=None, help="JSONL results file (one row per question x memory; resumable)")
     probe.set_defaults(handler=cmd_probe)
 
