@@ -56,8 +56,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from textmem_gym.core.policy import FullPolicy
+import gymnasium as gym
+
+from textmem_gym.core.policy import FullPolicy, PolicyAdapter
+from textmem_gym.envs.lazy import LazyCommands
+from textmem_gym.memory.base import Memory
 from textmem_gym.results import EpisodeKey, episode_key
+from textmem_gym.wrappers import MemoryGraphWrapper, find_wrapper
 
 #: The ``format`` field of every trajectory header.
 FORMAT = "textmem-trajectory"
@@ -135,7 +140,7 @@ def text_key(text: str | None) -> str | None:
 def _admissible_count(info: Mapping[str, Any]) -> int | None:
     """How many admissible commands, without computing a lazy list nobody asked for."""
     commands = info.get("admissible_commands")
-    if commands is None or getattr(commands, "computed", True) is False:
+    if commands is None or (isinstance(commands, LazyCommands) and not commands.computed):
         return None
     return len(commands)
 
@@ -286,7 +291,7 @@ class EpisodeRecorder:
         """Records the result and the final memory, closes the file; adds its path to ``result``
         (``result["trajectory"]``)."""
         memory = _memory_of(self.env)
-        export = memory.to_json() if memory is not None and hasattr(memory, "to_json") else None
+        export = memory.to_json() if memory is not None else None
         self.writer.finish(result, export)
         result["trajectory"] = str(self.writer.path)
 
@@ -295,22 +300,20 @@ class EpisodeRecorder:
         self.writer.close()
 
 
-def _memory_of(env: Any) -> Any:
-    from textmem_gym.wrappers import MemoryGraphWrapper, find_wrapper
-
+def _memory_of(env: Any) -> Memory | None:
     wrapper = find_wrapper(env, MemoryGraphWrapper)
     return wrapper.memory if wrapper is not None else None
 
 
-def episode_header(env: Any, policy: Any, seed: int | None) -> dict[str, Any]:
+def episode_header(env: gym.Env, policy: FullPolicy, seed: int | None) -> dict[str, Any]:
     """Header fields read from the env and the policy: id, kwargs, step limit, policy, memory."""
-    spec = getattr(env, "spec", None)
+    spec = env.spec
     memory = _memory_of(env)
-    kind = type(policy)
+    kind = type(policy.agent) if isinstance(policy, PolicyAdapter) else type(policy)  # the user's class
     return {"env_id": spec.id if spec is not None else None,
             "env_kwargs": dict(spec.kwargs) if spec is not None else {},
             "max_episode_steps": spec.max_episode_steps if spec is not None else None,
-            "policy": getattr(policy, "name", kind.__name__), "policy_class": f"{kind.__module__}:{kind.__qualname__}",
+            "policy": policy.name, "policy_class": f"{kind.__module__}:{kind.__qualname__}",
             "seed": seed, "memory": type(memory).__name__ if memory is not None else None}
 
 
