@@ -12,6 +12,8 @@ BPE tokenizers count ~1.3 per English word, the same factor for every method, so
    (``--questions`` of each dataset), prompt tokens per question split into building (the
    memory's extraction) and answering (key items, monologue, the answer prompt).
    Target: AriGraph QA answering prompt tokens <= 1/3 of full context's.
+   1b. The same answering prompts counted with SmolLM2's tokenizer (llama-cpp-python, vocabulary
+   only, when installed), AriGraph's split into key-items prompt, template, facts and texts.
 2. **Growing document sets**: one shipped question with its paragraphs plus distractors (shipped
    paragraphs of other questions, renamed copies once they run out) up to N paragraphs: AriGraph
    build time per paragraph, retrieval latency (Algorithm 1 from the key items) and BM25 top-3
@@ -68,6 +70,53 @@ def tokens_table(examples: list[QAExample], url: str) -> None:
         print(f"\nTarget (AriGraph QA answering prompt tokens <= 1/3 of full context), {s['dataset']}: "
               f"{share:.2f} -> {'met' if share <= 1 / 3 else 'NOT met'}; with building: "
               f"{s['prompt_tokens'] / full[s['dataset']]:.1f}x full context")
+
+
+def bpe_table(examples: list[QAExample], reader: ContextReader, url: str) -> None:
+    """Part 1b: the answering prompts of AriGraph QA and full context counted with SmolLM2's own
+    tokenizer (when llama-cpp-python and the model are installed), and what AriGraph's is made of."""
+    from textmem_gym.llm import LocalModelMissingError, smollm2_path
+
+    try:
+        import llama_cpp
+
+        tokenizer = llama_cpp.Llama(str(smollm2_path()), vocab_only=True, verbose=False)
+    except (ImportError, LocalModelMissingError) as error:  # an optional part: say why it is left out
+        print(f"\n(SmolLM2 token counts left out: {error})")
+        return
+
+    def count(text: str) -> int:
+        return len(tokenizer.tokenize(text.encode(), add_bos=False))
+
+    parts: dict[str, dict[str, list[int]]] = {}
+    for example in examples:
+        row = parts.setdefault(example.dataset, {k: [] for k in ("items", "template", "facts", "texts", "full")})
+        for name in ("arigraph", "full-context"):
+            reader.prompts.clear()
+            method = make_method(name, model="stand-in", base_url=url)
+            try:
+                answer = method.answer(example.question, example.paragraphs)
+            finally:
+                method.close()
+            prompt = reader.prompts["qa_answer"][-1]
+            if name == "full-context":
+                row["full"].append(count(prompt))
+                continue
+            facts = "; ".join(answer.detail["facts"]) or "none"
+            texts = prompt.split("Relevant texts from your memory:\n", 1)[1].split("\n\nAnswer the question", 1)[0]
+            row["items"].append(count(reader.prompts["qa_key_items"][-1]))
+            row["facts"].append(count(facts))
+            row["texts"].append(count(texts))
+            row["template"].append(count(prompt) - row["facts"][-1] - row["texts"][-1])
+    print("\n## Answering prompt tokens per question, SmolLM2's tokenizer (AriGraph QA's split into its parts)\n")
+    print("| dataset | key-items prompt | answer template + question | facts | 2 episodic texts | AriGraph answering "
+          "| full context | ratio |")
+    print("|---|---|---|---|---|---|---|---|")
+    for dataset, row in parts.items():
+        mean = {k: statistics.fmean(v) for k, v in row.items()}
+        ari = mean["items"] + mean["template"] + mean["facts"] + mean["texts"]
+        print(f"| {dataset} | {mean['items']:.0f} | {mean['template']:.0f} | {mean['facts']:.0f} | {mean['texts']:.0f} "
+              f"| {ari:.0f} | {mean['full']:.0f} | {ari / mean['full']:.2f} |")
 
 
 def grown(example: QAExample, pool: list[Paragraph], size: int) -> QAExample:
@@ -142,14 +191,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--questions", type=int, default=36, help="shipped questions of each dataset (part 1)")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 1000], help="document set sizes (part 2)")
+    parser.add_argument("--bpe-only", action="store_true", help="only part 1b (SmolLM2 token counts)")
     args = parser.parse_args()
     examples = shipped(args.questions)
     every = [ex for name in ("hotpotqa", "musique") for ex in load_dataset(name, shipped_data_dir())]
-    with LocalOpenAIServer(ContextReader(every)) as server:
+    reader = ContextReader(every)
+    with LocalOpenAIServer(reader) as server:
         print("Model: the rule-driven stand-in (textmem_gym.qa.testing.ContextReader) behind the local server; "
               "tokens are the server's (words).")
-        tokens_table(examples, server.base_url)
-        growth_table(every, args.sizes, server.base_url)
+        if not args.bpe_only:
+            tokens_table(examples, server.base_url)
+        bpe_table(examples, reader, server.base_url)
+        if not args.bpe_only:
+            growth_table(every, args.sizes, server.base_url)
 
 
 if __name__ == "__main__":
