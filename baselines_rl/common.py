@@ -146,6 +146,9 @@ class CommonArgs:
     """Overrides the id's step limit."""
     game_seed: int | None = None
     """Game instance (``None``: the id's default game)."""
+    env_arg: tuple[str, ...] = ()
+    """More ``gym.make`` arguments as KEY=VALUE, values read as JSON (TWX game parameters:
+    ``--env-arg numIngredients=1 numDistractorItems=0``)."""
     embedding_dim: int = 64
     """DRRN word-embedding size."""
     hidden_dim: int = 128
@@ -177,7 +180,9 @@ class CommonArgs:
             from textmem_gym.wrappers.action_encoding import CommandVocabulary
 
             encoding["vocabulary"] = list(CommandVocabulary.load(self.vocabulary).commands)
-        env_kwargs: dict[str, Any] = {}
+        from textmem_gym.cli.arguments import parse_pairs
+
+        env_kwargs: dict[str, Any] = parse_pairs(list(self.env_arg))
         if self.max_episode_steps is not None:
             env_kwargs["max_episode_steps"] = self.max_episode_steps
         if self.game_seed is not None:

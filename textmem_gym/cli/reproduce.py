@@ -27,7 +27,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             policy_kwargs[name] = getattr(args, name)
     policy_kwargs = check_policy_kwargs(args.policy, policy_kwargs)  # before any game is downloaded
     check_env_resources(cell.env_id for cell in protocol.cells  # ROMs, Java: before any game is prepared
-                        if cell.published_game is None and (not args.cell or cell.label in args.cell))
+                        if cell.published_game is None and (not args.cell or cell.label in args.cell)
+                        and not protocol.skip_unavailable)  # such a protocol lists its missing games
     plan = plan_protocol(protocol, cells=args.cell, limit_cells=args.limit_cells,
                          limit_instances=args.limit_instances,
                          winnable_only=False if args.include_unwinnable else None, download=not args.no_download,

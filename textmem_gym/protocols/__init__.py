@@ -14,7 +14,7 @@ use) and, when the paper published numbers, one data file.
 
 Example:
     >>> sorted(PROTOCOLS), sorted(QA_PROTOCOLS)
-    (['arigraph', 'arigraph-nethack', 'davis', 'stma', 'text-adventure-agent'], ['arigraph-qa', 'davis-qa'])
+    (['arigraph', 'arigraph-nethack', 'davis', 'stma', 'tales', 'text-adventure-agent'], ['arigraph-qa', 'davis-qa'])
     >>> protocol = get_protocol("stma")
     >>> [cell.label for cell in protocol.cells], protocol.attempts, protocol.cells[0].max_steps
     (['Level 1', 'Level 2', 'Level 3', 'Level 4'], 1, 50)
@@ -44,6 +44,7 @@ PROTOCOLS: dict[str, str] = {
     "stma": "textmem_gym.protocols.stma:PROTOCOL",
     "davis": "textmem_gym.protocols.davis:PROTOCOL",
     "text-adventure-agent": "textmem_gym.protocols.text_adventure_agent:PROTOCOL",
+    "tales": "textmem_gym.protocols.tales:PROTOCOL",
 }
 
 #: Multi-hop QA protocol name -> ``"module:attr"`` of its :class:`~textmem_gym.qa.run.QAProtocol`.

@@ -5,7 +5,9 @@ The protocol modules (``protocols/<paper>.py``) build these; :mod:`textmem_gym.p
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,7 @@ class Cell:
             ``fallback_id`` is played instead when the file cannot be obtained.
         fallback_id: Our generated id standing for the paper's game.
         note: Why this cell plays what it plays (shown under the table).
+        env_kwargs: More ``gym.make`` arguments of this cell (a game's parameters, a simplification).
     """
 
     label: str
@@ -35,6 +38,7 @@ class Cell:
     published_game: str | None = None
     fallback_id: str | None = None
     note: str = ""
+    env_kwargs: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,13 @@ class Protocol:
         metrics: What the table reports per cell; empty: the normalized score (``scale``d, best k
             of n where ``best_of`` says). Each metric is shown as mean ± std over the cell's episodes.
         sample_std: The paper's ± is the sample standard deviation (n - 1); else the population one.
+        restart_within_budget: Each episode is one budget of ``max_steps`` commands in which the game
+            restarts after every win or loss, scored as the best score reached (TALES; see
+            :class:`~textmem_gym.protocols.restarts.RestartWithinBudget`).
+        skip_unavailable: Cells whose game files cannot be found (a missing ROM) are listed as not
+            played instead of stopping the run.
+        report: ``"module:attr"`` of the function rendering the played cells (same arguments as
+            :func:`~textmem_gym.protocols.run.format_report`); ``None``: the paper-table layout.
     """
 
     name: str
@@ -93,3 +104,6 @@ class Protocol:
     policy_rows: dict[str, str] = field(default_factory=dict)
     metrics: tuple[Metric, ...] = ()
     sample_std: bool = False
+    restart_within_budget: bool = False
+    skip_unavailable: bool = False
+    report: str | None = None

@@ -20,8 +20,10 @@ import gymnasium as gym
 
 from textmem_gym.downloads import ChecksumError
 from textmem_gym.envs.instances import instance_info, instance_seeds
+from textmem_gym.loading import load_object
 from textmem_gym.protocols import published
 from textmem_gym.protocols.base import Cell, Metric, Protocol
+from textmem_gym.protocols.restarts import RestartWithinBudget
 from textmem_gym.results import summarize
 
 
@@ -37,6 +39,7 @@ class PlannedCell:
         instances: Game seed -> :func:`~textmem_gym.envs.instances.instance_info`.
         skipped: Instances passed over because they cannot be won within the step limit.
         note: What was played and why.
+        unavailable: Why the cell cannot be played here (a missing game file), or ``""``.
     """
 
     cell: Cell
@@ -46,6 +49,7 @@ class PlannedCell:
     instances: dict[int | None, dict[str, Any]] = field(default_factory=dict)
     skipped: list[int] = field(default_factory=list)
     note: str = ""
+    unavailable: str = ""
 
 
 @dataclass
@@ -88,11 +92,20 @@ def plan_protocol(protocol: Protocol, *, cells: list[str] | None = None, limit_c
             raise ValueError(f"max_steps must be >= 1, got {max_steps}")
         chosen = [dataclasses.replace(cell, max_steps=max_steps) for cell in chosen]
     only_winnable = protocol.winnable_only if winnable_only is None else winnable_only
-    return [_plan_cell(cell, limit_instances, only_winnable, download) for cell in chosen]
+    planned = []
+    for cell in chosen:
+        try:
+            planned.append(_plan_cell(cell, limit_instances, only_winnable, download))
+        except FileNotFoundError as error:  # a missing ROM or game file
+            if not protocol.skip_unavailable:
+                raise
+            planned.append(PlannedCell(cell, cell.env_id, dict(cell.env_kwargs), [], unavailable=str(error)))
+    return planned
 
 
 def _plan_cell(cell: Cell, limit_instances: int | None, winnable_only: bool, download: bool) -> PlannedCell:
     env_id, env_kwargs, note = _choose_game(cell, download)
+    env_kwargs = {**cell.env_kwargs, **env_kwargs}
     count = min(cell.instances, limit_instances) if limit_instances else cell.instances
     skipped: list[int] = []
     if cell.game_seeds:
@@ -148,13 +161,17 @@ def run_protocol(protocol: Protocol, policy: str, *, plan: list[PlannedCell] | N
     from textmem_gym.runner import EvalConfig, evaluate
 
     cells = plan if plan is not None else plan_protocol(protocol, **plan_options)
+    wrap = RestartWithinBudget if protocol.restart_within_budget else None
     played = []
     for planned in cells:
+        if planned.unavailable:
+            played.append(CellResult(planned, [], {}))
+            continue
         instances = {(planned.env_id, seed): info for seed, info in planned.instances.items()}
         results = evaluate(planned.env_id, policy, EvalConfig(episodes=attempts or protocol.attempts, seed=0,
                            max_steps=planned.cell.max_steps, out=out, game_seeds=planned.game_seeds,
                            env_kwargs=planned.env_kwargs, policy_kwargs=dict(policy_kwargs or {}),
-                           progress=progress, workers=workers, row_extra=instances))
+                           progress=progress, workers=workers, row_extra=instances, wrap=wrap))
         rows = summarize(results, best_of=protocol.best_of)
         played.append(CellResult(planned, results, rows[0]))
     return played
@@ -187,6 +204,8 @@ def format_report(protocol: Protocol, played: list[CellResult], policy: str,
     metric (mean ± std over the cell's episodes) and one ``paper: ROW metric`` column per
     published row and metric.
     """
+    if protocol.report is not None:
+        return str(load_object(protocol.report)(protocol, played, policy, rows))
     data = published(protocol.name)
     shown = paper_rows(protocol, policy, rows)
     if protocol.metrics:
@@ -202,6 +221,10 @@ def format_report(protocol: Protocol, played: list[CellResult], policy: str,
     notes = []
     for item in played:
         summary, planned = item.summary, item.plan
+        if planned.unavailable:
+            lines.append(f"| {planned.cell.label} | not played | - | - |" + " - |" * (len(header) - 4))
+            notes.append(f"- {planned.cell.label}: NOT PLAYED, {planned.unavailable}")
+            continue
         mean, std = ((summary["score_best_mean"], summary["score_best_std"]) if protocol.best_of
                      else (summary["score_mean"], summary["score_std"]))
         cells = [planned.cell.label, _played(planned), _winnable(planned),
