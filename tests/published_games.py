@@ -1,41 +1,62 @@
-"""AriGraph's published game files served by a real local HTTP server, standing in for the download.
+"""Stand-ins for AriGraph's published game files, served by a real local HTTP server.
 
-``tests/data/arigraph-published-games.tar.xz`` holds the five files the ``TextMem/AriGraph-*`` ids
-play, byte for byte as published in AIRI-Institute/AriGraph at the commit ``published.json`` records
-(MIT licence, its text in the archive), so the ids' sha256 checks pass on them. The library ships none
-of them; these tests download them from 127.0.0.1 through the same
-:func:`textmem_gym.downloads.fetch_cached` path a user's first ``gym.make`` takes.
+The published files are not ours to ship (in the package or in the tests). A generated TextWorld
+game (CookingRL-L1's default, cached) is laid out at each published path, and a games table in
+``published.json``'s format records the stand-ins' sha256 with the paper's task text
+(``TEXTMEM_ARIGRAPH_GAMES_TABLE``), so the ``TextMem/AriGraph-*`` ids download and check them through
+the same :func:`textmem_gym.downloads.fetch_cached` path a user's first ``gym.make`` takes.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import tarfile
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from tests.file_server import Served, serve_directory
-from textmem_gym.envs.textworld.published import GAMES_DIR_ENV, GAMES_URL_ENV
+from textmem_gym.downloads import sha256_of
+from textmem_gym.envs.textworld.generation import generate_game
+from textmem_gym.envs.textworld.published import (
+    GAMES_DIR_ENV,
+    GAMES_TABLE_ENV,
+    GAMES_URL_ENV,
+    PUBLISHED_GAMES,
+    SOURCE,
+)
 
-ARCHIVE = Path(__file__).with_name("data") / "arigraph-published-games.tar.xz"
 
-
-def unpack(directory: Path) -> Path:
-    """The archive unpacked into ``directory`` (laid out like the repository: ``envs/...``)."""
-    with tarfile.open(ARCHIVE) as archive:
-        archive.extractall(directory, filter="data")
-    return directory
+def stand_ins(directory: Path) -> Path:
+    """``directory`` laid out like the repository (``envs/...``) with a stand-in at every published
+    path, and ``directory/table.json`` recording their checksums; returns the table's path."""
+    game = generate_game("tw-cooking", 57137, {"recipe": 1, "take": 1, "go": 1, "cut": True})
+    games = {}
+    for name, published in PUBLISHED_GAMES.items():
+        for path, source in zip(published.files, (game, game.with_suffix(".json")), strict=True):
+            (directory / path).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, directory / path)
+        games[name] = {"path": published.path, "sha256": {p: sha256_of(directory / p) for p in published.files},
+                       "objective": published.objective, "main_goal": published.main_goal,
+                       "unscored": published.unscored}
+    table = directory / "table.json"
+    table.write_text(json.dumps({"source": SOURCE, "games": games}, indent=1), encoding="utf-8")
+    return table
 
 
 @contextmanager
 def published_games_server(directory: Path) -> Iterator[Served]:
-    """Serves the unpacked files over HTTP and points ``TEXTMEM_ARIGRAPH_GAMES_URL`` at them (in
-    ``os.environ``, so spawned processes download from it too) until the block ends; no
-    ``TEXTMEM_ARIGRAPH_GAMES_DIR`` meanwhile, so the files come from the cache or the server."""
-    saved = {name: os.environ.get(name) for name in (GAMES_URL_ENV, GAMES_DIR_ENV)}
-    with serve_directory(unpack(directory)) as served:
+    """Serves the stand-ins over HTTP, pointing ``TEXTMEM_ARIGRAPH_GAMES_URL`` at them and
+    ``TEXTMEM_ARIGRAPH_GAMES_TABLE`` at their table (in ``os.environ``, so spawned processes use
+    them too) until the block ends; no ``TEXTMEM_ARIGRAPH_GAMES_DIR`` meanwhile, so the files come
+    from the cache or the server."""
+    names = (GAMES_URL_ENV, GAMES_DIR_ENV, GAMES_TABLE_ENV)
+    saved = {name: os.environ.get(name) for name in names}
+    table = stand_ins(directory)
+    with serve_directory(directory) as served:
         os.environ[GAMES_URL_ENV] = served.url
+        os.environ[GAMES_TABLE_ENV] = str(table)
         os.environ.pop(GAMES_DIR_ENV, None)
         try:
             yield served

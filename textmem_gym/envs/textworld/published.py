@@ -32,6 +32,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Mapping
@@ -45,6 +46,9 @@ from textmem_gym.paths import cache_dir
 
 GAMES_DIR_ENV = "TEXTMEM_ARIGRAPH_GAMES_DIR"
 GAMES_URL_ENV = "TEXTMEM_ARIGRAPH_GAMES_URL"
+#: A games table of your own (``published.json``'s format: paths, sha256, task text) used instead of
+#: the shipped one, e.g. for a mirror of another commit of the repository.
+GAMES_TABLE_ENV = "TEXTMEM_ARIGRAPH_GAMES_TABLE"
 
 _DATA: dict[str, Any] = json.loads(Path(__file__).with_name("published.json").read_text(encoding="utf-8"))
 #: Where the files and the task text come from (repository, commit, files).
@@ -83,9 +87,30 @@ class PublishedGame:
         return self.path, str(Path(self.path).with_suffix(".json"))
 
 
+def _games_of(data: Mapping[str, Any]) -> dict[str, PublishedGame]:
+    return {name: PublishedGame(name=name, **entry) for name, entry in data["games"].items()}
+
+
 #: Name -> the published game (from ``published.json``).
-PUBLISHED_GAMES: dict[str, PublishedGame] = {
-    name: PublishedGame(name=name, **entry) for name, entry in _DATA["games"].items()}
+PUBLISHED_GAMES: dict[str, PublishedGame] = _games_of(_DATA)
+
+
+def active_games() -> Mapping[str, PublishedGame]:
+    """The games table in use: the JSON file ``TEXTMEM_ARIGRAPH_GAMES_TABLE`` names, else :data:`PUBLISHED_GAMES`.
+
+    Raises:
+        ValueError: The file named cannot be read as a games table (one line naming it).
+    """
+    path = os.environ.get(GAMES_TABLE_ENV)
+    return _table_file(path) if path else PUBLISHED_GAMES
+
+
+@functools.lru_cache(maxsize=4)
+def _table_file(path: str) -> dict[str, PublishedGame]:
+    try:
+        return _games_of(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"{GAMES_TABLE_ENV}={path} is not a games table like published.json: {error}") from None
 
 
 def paper_objective(name: str, games: Mapping[str, PublishedGame] | None = None) -> str:
@@ -105,7 +130,7 @@ def find_published_game(name: str, *, games: Mapping[str, PublishedGame] | None 
 
     Args:
         name: A key of :data:`PUBLISHED_GAMES`.
-        games: The table to use instead of :data:`PUBLISHED_GAMES` (paths and checksums).
+        games: The table to use instead of :func:`active_games` (paths and checksums).
         download: Whether step 3 (download) may run.
         timeout: Seconds to wait for the server.
 
@@ -143,7 +168,7 @@ def _checked_copy(root: Path, game: PublishedGame) -> Path | None:
 
 
 def _game(name: str, games: Mapping[str, PublishedGame] | None) -> PublishedGame:
-    return lookup("published AriGraph game", name, PUBLISHED_GAMES if games is None else games)
+    return lookup("published AriGraph game", name, active_games() if games is None else games)
 
 
 def _not_found(game: PublishedGame) -> str:
@@ -159,5 +184,5 @@ def _instead() -> str:
             f"or {GAMES_URL_ENV} to a reachable mirror.")
 
 
-__all__ = ["DEFAULT_GAMES_URL", "GAMES_DIR_ENV", "GAMES_URL_ENV", "PUBLISHED_GAMES", "SOURCE", "ChecksumError",
+__all__ = ["DEFAULT_GAMES_URL", "GAMES_DIR_ENV", "GAMES_TABLE_ENV", "GAMES_URL_ENV", "PUBLISHED_GAMES", "SOURCE", "ChecksumError",
            "PublishedGame", "PublishedGameNotFoundError", "find_published_game", "games_url", "paper_objective"]
