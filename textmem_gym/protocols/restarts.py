@@ -81,7 +81,7 @@ class RestartWithinBudget(gym.Wrapper):
             terminated, truncated = False, False
             info = {**info, "restarted": True}
         truncated = bool(truncated or (self._steps >= self.budget and not terminated))
-        return observation, reward, terminated, truncated, self._scored(info)
+        return observation, float(reward), terminated, truncated, self._scored(info)
 
     def _scored(self, info: dict[str, Any]) -> dict[str, Any]:
         """``info`` with the budget's best score, outcome and counts."""

@@ -2,7 +2,7 @@
 
 What TALES runs, read from its repository (we depend on nothing of it):
 
-- games: TextWorld Express's 16 (:data:`TWX_GAMES`, TALES's parameters), ScienceWorld's 30 tasks
+- games: TextWorld Express's 16 (:data:`TWX_GAMES`, TALES's parameters, in its order), ScienceWorld's 30 tasks
   (no simplification), Jericho's suite without ``hollywood`` and ``theatre`` (:data:`JERICHO_GAMES`,
   54), TextWorld's ``TWCookingLevel1-10`` and ALFWorld's 12 tasks;
 - instance: the first seed of TWX's test fold, the first test variation of ScienceWorld (the reset
@@ -21,8 +21,8 @@ built here) and ALFWorld is not a backend of ours. The leaderboard (per framewor
 Example:
     >>> [cell.label for cell in PROTOCOL.cells][:3], len(PROTOCOL.cells)
     (['TWXCookingWorld', 'TWXTextWorldCommonsense', 'TWXCoinCollector'], 100)
-    >>> PROTOCOL.cells[0].env_kwargs["numIngredients"], PROTOCOL.cells[0].max_steps
-    (2, 100)
+    >>> PROTOCOL.cells[2].env_id, PROTOCOL.cells[2].env_kwargs["numDistractorItems"], PROTOCOL.cells[2].max_steps
+    ('TextMem/TWX-CoinCollector-v0', 5, 100)
     >>> framework_of("ScienceWorldBoil"), framework_of("JerichoEnvZork1")
     ('ScienceWorld', 'Jericho')
 """
@@ -36,6 +36,7 @@ from typing import Any
 from textmem_gym.envs.jericho.ids import env_id as jericho_id
 from textmem_gym.envs.scienceworld.ids import TASKS as SCIENCEWORLD_TASKS
 from textmem_gym.envs.scienceworld.ids import env_id as scienceworld_id
+from textmem_gym.envs.twx.ids import VARIANTS
 from textmem_gym.envs.twx.ids import env_id as twx_id
 from textmem_gym.protocols import published
 from textmem_gym.protocols.base import Cell, Protocol
@@ -43,25 +44,20 @@ from textmem_gym.protocols.base import Cell, Protocol
 #: TALES's step budget per game.
 BUDGET = 100
 
-#: TALES's TextWorld Express games: label suffix -> (TWX game, parameters).
+#: TALES's TextWorld Express games: label suffix -> (our id, more ``gym.make`` arguments). Its
+#: parameters: CookingWorld and the nine Simon Says games have ids of their own
+#: (:data:`textmem_gym.envs.twx.ids.VARIANTS`); the others are TWX's defaults changed by these.
 TWX_GAMES: dict[str, tuple[str, dict[str, int]]] = {
-    "CookingWorld": ("cookingworld", {"numLocations": 1, "numIngredients": 2, "numDistractorItems": 5,
-                                      "includeDoors": 0, "limitInventorySize": 0}),
-    "TextWorldCommonsense": ("twc", {"numLocations": 1, "numItemsToPutAway": 1, "includeDoors": 0,
-                                     "limitInventorySize": 0}),
-    "CoinCollector": ("coin", {"numLocations": 1, "numDistractorItems": 5, "limitInventorySize": 0}),
-    "Arithmetic": ("arithmetic", {}),
-    "MapReader": ("mapreader", {"numLocations": 2, "maxDistanceApart": 1, "maxDistractorItemsPerLocation": 2,
-                                "includeDoors": 0, "limitInventorySize": 0}),
-    "Sorting": ("sorting", {}),
-    **{f"SimonSays{n}": ("simonsays", {"gameLength": n, "numDistractors": 4, "memorization": 0})
-       for n in (10, 50, 100)},
-    **{f"SimonSaysWithMemory{n}": ("simonsays", {"gameLength": n, "numDistractors": 4, "memorization": 1, "verbose": 0})
-       for n in (10, 50, 100)},
-    **{f"SimonSaysWithMemory{n}Verbose": ("simonsays", {"gameLength": n, "numDistractors": 4, "memorization": 1,
-                                                         "verbose": 1})
-       for n in (10, 50, 100)},
-    "PeckingOrder": ("peckingorder", {}),
+    "CookingWorld": ("TextMem/TWX-CookingWorld-Easy-v0", {}),
+    "TextWorldCommonsense": (twx_id("twc"), {"numLocations": 1, "numItemsToPutAway": 1, "includeDoors": 0,
+                                             "limitInventorySize": 0}),
+    "CoinCollector": (twx_id("coin"), {"numLocations": 1, "numDistractorItems": 5, "limitInventorySize": 0}),
+    "Arithmetic": (twx_id("arithmetic"), {}),
+    "MapReader": (twx_id("mapreader"), {"numLocations": 2, "maxDistanceApart": 1, "maxDistractorItemsPerLocation": 2,
+                                        "includeDoors": 0, "limitInventorySize": 0}),
+    "Sorting": (twx_id("sorting"), {}),
+    **{name: (f"TextMem/TWX-{name}-v0", {}) for name in VARIANTS if name.startswith("SimonSays")},
+    "PeckingOrder": (twx_id("peckingorder"), {}),
 }
 
 #: TALES's Jericho games (the Jericho suite without ``hollywood`` and ``theatre``, which TALES drops).
@@ -91,8 +87,8 @@ def framework_of(label: str) -> str:
 
 
 def _cells() -> tuple[Cell, ...]:
-    twx = [Cell(f"TWX{name}", twx_id(game), BUDGET, env_kwargs=params, note="TALES's parameters, test seed 0")
-           for name, (game, params) in TWX_GAMES.items()]
+    twx = [Cell(f"TWX{name}", env, BUDGET, env_kwargs=params, note="TALES's parameters, test seed 0")
+           for name, (env, params) in TWX_GAMES.items()]
     science = [Cell(f"ScienceWorld{task.title().replace('-', '')}", scienceworld_id(task), BUDGET,
                     env_kwargs={"simplification": ""}, note="first test variation, no simplification")
                for task in SCIENCEWORLD_TASKS]

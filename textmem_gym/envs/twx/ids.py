@@ -4,7 +4,8 @@ Each id is ``TextMem/TWX-<Game>-v0`` and plays TWX's game with TWX's default par
 (:data:`GAMES`); every parameter is also an env keyword (``gym.make("TextMem/TWX-CookingWorld-v0",
 numLocations=1, includeDoors=0)``), checked against the range TWX documents. The easy variant
 ``TextMem/TWX-CookingWorld-Easy-v0`` (one room, two ingredients, no doors: TALES's CookingWorld
-parameters) is the RL benchmark's game. This module imports no env code (nor starts Java).
+parameters) and TALES's nine Simon Says games (``TextMem/TWX-SimonSays10-v0`` ...
+``TextMem/TWX-SimonSaysWithMemory100Verbose-v0``) are registered too. This module imports no env code (nor starts Java).
 
 Example:
     >>> env_id("cookingworld")
@@ -78,10 +79,15 @@ GAMES: dict[str, TWXGame] = {
     "peckingorder": TWXGame("PeckingOrder", "follow the instructions book, one step after another", {}),
 }
 
-#: Registered variants beyond one id per game: id suffix -> (game, parameters).
+#: Registered variants beyond one id per game: id suffix -> (game, parameters). TALES's CookingWorld,
+#: and its nine Simon Says games (10, 50 or 100 instructions; with memorization; verbose), which
+#: are distinct games of its list (and so distinct ids: results rows are keyed by id).
 VARIANTS: dict[str, tuple[str, dict[str, int]]] = {
     "CookingWorld-Easy": ("cookingworld", {"numLocations": 1, "numIngredients": 2, "numDistractorItems": 5,
                                            "includeDoors": 0, "limitInventorySize": 0}),
+    **{f"SimonSays{memory}{n}{verbose}": ("simonsays", {"gameLength": n, "numDistractors": 4,
+                                                        "memorization": int(memory > ""), "verbose": int(verbose > "")})
+       for memory, verbose in (("", ""), ("WithMemory", ""), ("WithMemory", "Verbose")) for n in (10, 50, 100)},
 }
 
 
