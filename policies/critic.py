@@ -26,8 +26,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter, defaultdict, deque
-from typing import Any
 
+from textmem_gym.core.policy import Info
 from textmem_gym.memory.relations import SHORT_DIRECTIONS
 
 #: The directions a blocked-move check and the fallback know (the first four are tried as fallbacks).
@@ -51,7 +51,7 @@ def direction_of(command: str) -> str | None:
     return word if word in DIRECTIONS else None
 
 
-def room_from(observation: str, info: dict[str, Any], previous: str | None = None) -> str | None:
+def room_from(observation: str, info: Info, previous: str | None = None) -> str | None:
     """The current room: the memory wrapper's ``location``, else a ``-= Room =-`` header, else ``previous``."""
     if info.get("location"):
         return str(info["location"])

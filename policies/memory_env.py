@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 import gymnasium as gym
 
+from textmem_gym.core.policy import Info
 from textmem_gym.wrappers import MemoryGraphWrapper, find_wrapper
 
 _M = TypeVar("_M")
@@ -59,6 +60,6 @@ def observation_text(observation: Any) -> str:
     return str(observation or "")
 
 
-def admissible(info: dict[str, Any]) -> list[str]:
+def admissible(info: Info) -> list[str]:
     """``info["admissible_commands"]`` as a list (empty when absent)."""
     return [str(c) for c in (info.get("admissible_commands") or [])]

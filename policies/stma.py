@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -183,7 +183,8 @@ class STMAPolicy(LLMPolicy):
         self.queue: deque[str] = deque()
         self.subgoal, self.feedback = "", "none"
         self.room = room_from(observation_text(observation), info)
-        self.limit = (info.get("steps") or {}).get("limit") or "?"
+        steps: Mapping[str, Any] = info.get("steps") or {}
+        self.limit = steps.get("limit") or "?"
         self.counts: dict[str, int] = {"steps": 0, "plans": 0, "replans": 0, "critic_calls": 0,
                                        "critic_rejections": 0, "inadmissible_rejections": 0, "llm_fallbacks": 0,
                                        "parse_failures": 0}

@@ -1,24 +1,29 @@
 """Opt-in privileged information (ground truth a policy must not see by default).
 
-Modeled on TextWorld's ``EnvInfos``: callers name what they want, unknown names are rejected.
+Modeled on TextWorld's ``EnvInfos``: callers name what they want, unknown names are rejected. The
+privileged keys are those the ``info`` contract declares privileged
+(:class:`textmem_gym.core.info.PrivilegedInfo`).
 
 Example:
     >>> sorted(resolve_privileged(True, {"facts", "walkthrough"}))
     ['facts', 'walkthrough']
     >>> sorted(resolve_privileged(["facts"], {"facts", "walkthrough"}))
     ['facts']
+    >>> resolve_privileged("belief", {"facts"})
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown privileged info ['belief']; privileged keys: ['facts', 'walkthrough']
+    >>> resolve_privileged("walkthrough", {"facts"})
+    Traceback (most recent call last):
+    ...
+    ValueError: privileged info ['walkthrough'] is not available here; supported: ['facts']
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-#: A ground-truth fact ``(subject, relation, object)`` (not a memory edge: see
-#: :class:`textmem_gym.memory.triples.Triple`).
-FactTriple = tuple[str, str, str]
-
-#: Privileged keys every TextMem backend supports.
-PRIVILEGED_KEYS: frozenset[str] = frozenset({"facts", "walkthrough"})
+from textmem_gym.core.info import PRIVILEGED_KEYS, FactTriple
 
 
 def resolve_privileged(
@@ -29,13 +34,14 @@ def resolve_privileged(
     Args:
         privileged: ``False``/``None`` (nothing), ``True`` (every supported key), one key name,
             or an iterable of key names.
-        supported: The keys this backend can provide.
+        supported: The keys this backend can provide (a subset of :data:`PRIVILEGED_KEYS`).
 
     Returns:
         The requested keys.
 
     Raises:
-        ValueError: If a requested key is not supported (the message lists the supported ones).
+        ValueError: If a requested key is not a privileged key of the ``info`` contract, or this
+            backend does not provide it (the message lists the valid ones).
         TypeError: If ``privileged`` is of another type.
     """
     supported = frozenset(supported)
@@ -48,9 +54,11 @@ def resolve_privileged(
     if not isinstance(privileged, Iterable):
         raise TypeError(f"privileged must be a bool or key names, got {privileged!r}")
     keys = frozenset(privileged)
-    unknown = keys - supported
-    if unknown:
-        raise ValueError(
-            f"unknown privileged info {sorted(unknown)}; supported: {sorted(supported)}"
-        )
+    if unknown := keys - PRIVILEGED_KEYS:
+        raise ValueError(f"unknown privileged info {sorted(unknown)}; privileged keys: {sorted(PRIVILEGED_KEYS)}")
+    if unsupported := keys - supported:
+        raise ValueError(f"privileged info {sorted(unsupported)} is not available here; supported: {sorted(supported)}")
     return keys
+
+
+__all__ = ["PRIVILEGED_KEYS", "FactTriple", "resolve_privileged"]

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 from gymnasium import spaces
 
+from textmem_gym.core.info import BackendInfo, StepInfo, gym_info
 from textmem_gym.envs.lazy import LazyCommands
 from textmem_gym.envs.privileged import PRIVILEGED_KEYS, FactTriple, resolve_privileged
 from textmem_gym.envs.text_utils import PRINTABLE_CHARSET, clean_observation, sanitize_command
@@ -43,7 +44,8 @@ class GameState:
         admissible_commands: Valid commands now, or a callable computing them on demand (then
             ``info`` holds a :class:`~textmem_gym.envs.lazy.LazyCommands` that calls it on first read).
         facts: Ground-truth triples now, or a callable computing them (privileged).
-        extra: Backend-specific non-privileged ``info`` entries.
+        extra: Backend-specific non-privileged ``info`` entries (declared in
+            :class:`textmem_gym.core.info.BackendInfo`).
         truncated: The backend ended the episode early (e.g. the interpreter hung); ``step``
             then returns ``truncated=True``.
     """
@@ -56,7 +58,7 @@ class GameState:
     moves: int = 0
     admissible_commands: list[str] | Callable[[], list[str]] = field(default_factory=list)
     facts: list[FactTriple] | Callable[[], list[FactTriple]] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: BackendInfo = field(default_factory=lambda: BackendInfo())
     truncated: bool = False
 
 
@@ -97,9 +99,10 @@ class TextGameEnv(gym.Env[str, str]):
         also truncates.
 
     Info:
-        Always: ``score``, ``max_score`` (0 or less: unknown), ``normalized_score``
-        (``score / max_score``, 0.0 when the maximum is unknown), ``won``, ``lost``, ``moves``
-        (the game's own move counter), ``objective`` (the task text) and
+        A :class:`textmem_gym.core.info.StepInfo` (every key is declared there). Always:
+        ``score``, ``max_score`` (0 or less: unknown), ``normalized_score`` (``score / max_score``,
+        0.0 when the maximum is unknown), ``won``, ``lost``, ``moves`` (the game's own move
+        counter), ``objective`` (the task text) and
         ``admissible_commands`` (a list of str, or a
         :class:`~textmem_gym.envs.lazy.LazyCommands` computed on first read), plus the
         backend's own keys (``GameState.extra``). Privileged, only when asked for:
@@ -197,7 +200,7 @@ class TextGameEnv(gym.Env[str, str]):
         info = self._info(self._state)
         if "walkthrough" in self.privileged:
             info["walkthrough"] = list(self._walkthrough())
-        return observation, info
+        return observation, gym_info(info)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Sends ``action`` to the game; any string is accepted (the game answers nonsense)."""
@@ -211,7 +214,7 @@ class TextGameEnv(gym.Env[str, str]):
         reward = float(self._state.score - previous.score)
         terminated = bool(self._state.won or self._state.lost)
         observation = self._observation(self._state)
-        return observation, reward, terminated, bool(self._state.truncated), self._info(self._state)
+        return observation, reward, terminated, bool(self._state.truncated), gym_info(self._info(self._state))
 
     def render(self) -> str | None:  # type: ignore[override]
         """Returns (``ansi``) or prints (``human``) the last observation."""
@@ -237,9 +240,9 @@ class TextGameEnv(gym.Env[str, str]):
         self._last_observation = clean_observation(state.feedback)
         return self._last_observation
 
-    def _info(self, state: GameState) -> dict[str, Any]:
+    def _info(self, state: GameState) -> StepInfo:
         admissible = state.admissible_commands
-        info: dict[str, Any] = {
+        info: StepInfo = {
             "score": state.score,
             "max_score": state.max_score,
             "normalized_score": state.score / state.max_score if state.max_score > 0 else 0.0,

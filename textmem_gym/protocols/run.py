@@ -292,7 +292,7 @@ def _played(planned: PlannedCell) -> str:
 
 
 def _winnable(planned: PlannedCell) -> str:
-    flags = [info.get("winnable") for info in planned.instances.values()]
+    flags = [instance.get("winnable") for instance in planned.instances.values()]
     if all(flag is None for flag in flags):
         return "? (no walkthrough)"
     unwinnable = sum(1 for flag in flags if flag is False)
@@ -302,12 +302,12 @@ def _winnable(planned: PlannedCell) -> str:
 
 def _instance_note(planned: PlannedCell) -> str:
     parts = []
-    for seed, info in planned.instances.items():
-        steps, limit = info.get("walkthrough_steps"), info.get("step_limit")
+    for seed, instance in planned.instances.items():
+        steps, limit = instance.get("walkthrough_steps"), instance.get("step_limit")
         where = "default game" if seed is None else f"game_seed={seed}"
         if steps is None:
             parts.append(f"{where}: no walkthrough to check against {limit} steps")
-        elif info.get("winnable") is False:
+        elif instance.get("winnable") is False:
             parts.append(f"{where}: UNWINNABLE, walkthrough {steps} > {limit} steps")
     if planned.skipped:
         parts.append(f"skipped (walkthrough longer than {planned.cell.max_steps} steps): game_seed "

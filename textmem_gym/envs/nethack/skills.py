@@ -42,10 +42,11 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
+from textmem_gym.core.info import SkillSummary
 from textmem_gym.envs.nethack.actions import MOVES
 from textmem_gym.envs.nethack.text import (
     CORRIDOR,
@@ -240,7 +241,7 @@ class SkillReport:
             lines.append("Messages: " + " | ".join(self.messages[-6:]))
         return "\n".join(lines)
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> SkillSummary:
         """What goes into ``info["skill"]``."""
         return {"name": self.name, "argument": self.argument, "primitive_steps": len(self.keys),
                 "completed": self.completed, "reason": self.reason}
