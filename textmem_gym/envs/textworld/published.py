@@ -184,5 +184,6 @@ def _instead() -> str:
             f"or {GAMES_URL_ENV} to a reachable mirror.")
 
 
-__all__ = ["DEFAULT_GAMES_URL", "GAMES_DIR_ENV", "GAMES_TABLE_ENV", "GAMES_URL_ENV", "PUBLISHED_GAMES", "SOURCE", "ChecksumError",
-           "PublishedGame", "PublishedGameNotFoundError", "find_published_game", "games_url", "paper_objective"]
+__all__ = ["DEFAULT_GAMES_URL", "GAMES_DIR_ENV", "GAMES_TABLE_ENV", "GAMES_URL_ENV", "PUBLISHED_GAMES", "SOURCE",
+           "ChecksumError", "PublishedGame", "PublishedGameNotFoundError", "find_published_game", "games_url",
+           "paper_objective"]
