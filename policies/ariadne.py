@@ -32,6 +32,7 @@ import gymnasium as gym
 from policies.llm_agent import LLMAgent, Section, Turn, compact
 from policies.memory_env import admissible, ensure_memory_wrapper, find_memory_wrapper
 from textmem_gym.core.policy import Info
+from textmem_gym.envs.text_game import TextGameEnv
 from textmem_gym.llm.budget import Trimmable
 from textmem_gym.memory import make_memory
 from textmem_gym.memory.arigraph.memory import AriGraphMemory, Retrieval
@@ -81,6 +82,7 @@ class AriadnePolicy(LLMAgent):
         self.similarity = str(self.memory_options.pop("similarity", similarity))
         self.resolved_similarity: str | None = None
         self.memory: Any = None
+        self.env_navigates = False
         self._retrieved: tuple[tuple[Any, ...], Retrieval] | None = None
         super().__init__(*args, **options)
         self.config.update(top_k=top_k, extractor=extractor, similarity=self.similarity, episode_chars=episode_chars,
@@ -98,7 +100,7 @@ class AriadnePolicy(LLMAgent):
                 raise ValueError(f"Ariadne needs an AriGraph memory; the env's MemoryGraphWrapper holds "
                                  f"{type(existing.memory).__name__}")
             self.memory = existing.memory
-            self.env_navigates = bool(getattr(env.unwrapped, "provides_goto", False))
+            self.env_navigates = navigates(env)
             return env
         extractor_options = {"ask": self.extraction_ask} if self.extractor == "llm" else None
         options = dict(self.memory_options)
@@ -108,7 +110,7 @@ class AriadnePolicy(LLMAgent):
             options.setdefault("similarity_options", {"client": self.llm.client})
         self.memory = make_memory("arigraph", extractor=self.extractor, extractor_options=extractor_options,
                                   episodes=self.top_k, similarity=self.resolved_similarity, **options)
-        self.env_navigates = bool(getattr(env.unwrapped, "provides_goto", False))
+        self.env_navigates = navigates(env)
         return ensure_memory_wrapper(env, memory=self.memory, goto=not self.env_navigates, belief=self.render_belief,
                                      macro_counts_as_one_step=self.macro_counts_as_one_step)
 
@@ -124,7 +126,7 @@ class AriadnePolicy(LLMAgent):
         return self.llm.ask(kind, prompt, temperature=0.0, max_tokens=EXTRACTION_MAX_TOKENS, trim=trim)
 
     def act(self, observation: Any, info: Info) -> str:
-        if getattr(self, "env_navigates", False) and self.memory is not None:
+        if self.env_navigates and self.memory is not None:
             from textmem_gym.memory.extractors.nethack import remembered_places
 
             places = remembered_places(self.memory.believed_triples(), self.memory.location)
@@ -185,3 +187,9 @@ class AriadnePolicy(LLMAgent):
         stats = super().episode_stats()
         stats["similarity"] = self.resolved_similarity or self.similarity
         return stats
+
+
+def navigates(env: gym.Env) -> bool:
+    """Whether the game behind ``env`` takes ``go to <place>`` itself (NetHack's skills)."""
+    unwrapped = env.unwrapped
+    return isinstance(unwrapped, TextGameEnv) and bool(unwrapped.provides_goto)

@@ -84,8 +84,10 @@ def parse_prediction(answer: str | None) -> tuple[str, Any]:
 
 def scienceworld_task(env: gym.Env) -> str | None:
     """The ScienceWorld task name of ``env``, if it is a ScienceWorld env."""
-    task = getattr(env.unwrapped, "task", None)
-    return task if type(env.unwrapped).__name__ == "ScienceWorldEnv" and isinstance(task, str) else None
+    from textmem_gym.envs.scienceworld.env import ScienceWorldEnv
+
+    unwrapped = env.unwrapped
+    return unwrapped.task if isinstance(unwrapped, ScienceWorldEnv) else None
 
 
 class DAVISPolicy(LLMPolicy):

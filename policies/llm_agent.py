@@ -114,6 +114,7 @@ class LLMPolicy(BasePolicy):
     """
 
     llm: LLMCalls
+    config: dict[str, Any]  # the settings each subclass fills in (see BasePolicy.policy_config)
 
     def preflight(self) -> None:
         """Checks the LLM endpoint once, before the first episode (one line and

@@ -153,6 +153,9 @@ class TextGameEnv(gym.Env[str, str]):
     #: to the memory's extractor); ``None``: the generic text-adventure reading. Named, not
     #: imported: the envs import no memory code.
     text_parser: ClassVar[str | None] = None
+    #: Whether the game itself takes ``go to <place>`` (NetHack's skills): a memory wrapper then adds
+    #: no macro of its own.
+    provides_goto: bool = False
 
     def __init__(self, *, privileged: bool | str | Iterable[str] = False, render_mode: str | None = None):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
