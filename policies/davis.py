@@ -47,6 +47,7 @@ from policies.critic import HeuristicCritic, room_from
 from policies.llm_agent import SAFE_COMMAND, LLMPolicy, Turn, answer_schema, compact, render_prompt
 from policies.memory_env import admissible, adopt_memory, ensure_memory_wrapper, observation_text
 from policies.stma import executable
+from textmem_gym.core.info import step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm.answers import parse_answer
 from textmem_gym.llm.budget import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
@@ -132,7 +133,7 @@ class DAVISPolicy(LLMPolicy):
         self.macro_counts_as_one_step = bool(macro_counts_as_one_step)
         self.critic = HeuristicCritic()
         self.memory: DAVISMemory | None = None
-        self.reset("", {})
+        self.reset("", step_info({}))
 
     def _ask(self, kind: str, prompt: str | Callable[[], str], *, trim: Sequence[Trimmable] = ()) -> str | None:
         """The :class:`~textmem_gym.llm.budget.Ask` of this agent and its memory (extraction, graph QA):

@@ -32,6 +32,7 @@ from policies.affinity import PlaceIndex
 from policies.critic import HeuristicCritic, LoopGuard, direction_of, room_from
 from policies.instructions import Directions
 from policies.memory_env import admissible, ensure_memory_wrapper, find_memory_wrapper, observation_text
+from textmem_gym.core.info import step_info
 from textmem_gym.core.policy import BasePolicy, Info
 from textmem_gym.memory.base import Memory
 
@@ -98,7 +99,7 @@ class ExplorerPolicy(BasePolicy):
         self._rng = random.Random(seed)
         self.critic, self.guard = HeuristicCritic(), LoopGuard()
         self._memory: Memory | None = None
-        self.reset("", {})
+        self.reset("", step_info({}))
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds the MemoryGraphWrapper (only when ``memory`` is on)."""
@@ -135,7 +136,7 @@ class ExplorerPolicy(BasePolicy):
         self._observe_room(observation, info)
 
     def _observe_room(self, observation: Any, info: Info) -> None:
-        view = info if self.memory else {}
+        view = info if self.memory else step_info({})
         self.room = room_from(observation_text(observation), view, self.room)
 
     # -- rules ---------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from typing import Any, ClassVar
 
 from policies.critic import HeuristicCritic, room_from
 from policies.memory_env import admissible, observation_text
+from textmem_gym.core.info import step_info
 from textmem_gym.core.policy import BasePolicy, Info
 from textmem_gym.llm.answers import match_command
 from textmem_gym.llm.budget import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands, with_actions
@@ -186,7 +187,7 @@ class LLMAgent(LLMPolicy):
         self.n_prev, self.max_tokens, self.observation_chars = n_prev, max_tokens, observation_chars
         self.plan_temperature, self.action_temperature = plan_temperature, action_temperature
         self.critic = HeuristicCritic()
-        self.reset("", {})
+        self.reset("", step_info({}))
 
     # -- episode -------------------------------------------------------------------------
     def reset(self, observation: Any, info: Info) -> None:

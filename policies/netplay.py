@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 
 from policies.llm_agent import LLMPolicy, answer_schema, render_prompt
 from policies.memory_env import admissible, observation_text
+from textmem_gym.core.info import SkillSummary, step_info
 from textmem_gym.core.policy import BasePolicy, Info
 from textmem_gym.llm.budget import LLMCalls, Trimmable
 
@@ -53,7 +54,7 @@ class NetPlayHeuristic(BasePolicy):
     def __init__(self, seed: int | None = None) -> None:
         self._seed = seed
         self.rng = random.Random(seed)
-        self.reset("", {})
+        self.reset("", step_info({}))
 
     def seed(self, seed: int | None) -> None:
         self.rng = random.Random(seed if seed is not None else self._seed)
@@ -63,7 +64,7 @@ class NetPlayHeuristic(BasePolicy):
         self.peaceful: set[str] = set()
         self.explored: dict[int, int] = {}
         self.failed_goto: set[tuple[int, int, int]] = set()
-        self.last_skill: dict[str, Any] | None = None
+        self.last_skill: SkillSummary | None = None
         self.counts = {"steps": 0, "explore": 0, "descend": 0, "fight": 0, "search": 0, "rest": 0, "eat": 0,
                        "go_to_stairs": 0, "random_run": 0, "answer_prompt": 0}
         self._read(observation_text(observation))
@@ -167,7 +168,7 @@ class NetPlayPolicy(LLMPolicy):
                        **{k: v for k, v in client_options.items() if k in ("structured_output", "context_window")}}
         self.n_events, self.temperature, self.max_tokens = n_events, temperature, max_tokens
         self.fallback = NetPlayHeuristic(seed)
-        self.reset("", {})
+        self.reset("", step_info({}))
 
     def seed(self, seed: int | None) -> None:
         self.fallback.seed(seed)

@@ -54,6 +54,7 @@ from policies.llm_agent import (
     resolve_action,
 )
 from policies.memory_env import admissible, ensure_memory_wrapper, observation_text
+from textmem_gym.core.info import step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm.answers import parse_answer
 from textmem_gym.llm.budget import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
@@ -128,7 +129,7 @@ class ReflActPolicy(LLMPolicy):
             temperature, history, narrative_every, max_tokens
         self.critic, self.guard = HeuristicCritic(), LoopGuard()
         self.macro_counts_as_one_step = bool(macro_counts_as_one_step)
-        self.reset("", {})
+        self.reset("", step_info({}))
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds MemoryGraphWrapper (the AriGraph belief state of the prompt); with

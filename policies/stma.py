@@ -43,6 +43,7 @@ import gymnasium as gym
 from policies.critic import HeuristicCritic, room_from
 from policies.llm_agent import SAFE_COMMAND, LLMPolicy, answer_schema, compact, render_prompt
 from policies.memory_env import admissible, adopt_memory, ensure_memory_wrapper, find_memory_wrapper, observation_text
+from textmem_gym.core.info import step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm.answers import match_command, parse_answer
 from textmem_gym.llm.budget import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
@@ -128,7 +129,7 @@ class STMAPolicy(LLMPolicy):
         self.macro_counts_as_one_step = bool(macro_counts_as_one_step)
         self.critic = HeuristicCritic()
         self.memory: STMAMemory | None = None
-        self.reset("", {})
+        self.reset("", step_info({}))
 
     def _ask(self, kind: str, prompt: str | Callable[[], str], *, trim: Sequence[Trimmable] = ()) -> str | None:
         """The memory's :class:`~textmem_gym.llm.budget.Ask`: fitted, counted by kind, recorded."""

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 import gymnasium as gym
 
+from textmem_gym.core.info import step_info
 from textmem_gym.core.policy import FullPolicy, Info, adapt_policy
 from textmem_gym.fallbacks import FallbackError
 
@@ -68,7 +69,8 @@ def play_episode(env: gym.Env, policy: Any, *, seed: int | None = None,
     agent = adapt_policy(policy)
     start = time.perf_counter()
     agent.seed(seed)
-    observation, info = env.reset(seed=seed)
+    observation, raw = env.reset(seed=seed)
+    info = step_info(raw)
     agent.reset(observation, info)
     for observer in observers:
         observer.reset(observation, info)
@@ -80,7 +82,8 @@ def play_episode(env: gym.Env, policy: Any, *, seed: int | None = None,
         except FallbackError as failure:
             error = {"cause": failure.cause, "step": steps + 1, "message": str(failure)}
             break
-        observation, reward, terminated, truncated, info = env.step(action)
+        observation, reward, terminated, truncated, raw = env.step(action)
+        info = step_info(raw)
         steps += 1
         total_reward += float(reward)
         agent.observe(action, observation, float(reward), terminated, truncated, info)

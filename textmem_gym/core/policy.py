@@ -27,8 +27,10 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import gymnasium as gym
 
-#: What ``info`` is to a policy (the env's step info; see :mod:`textmem_gym.core.info`).
-Info = dict[str, Any]
+from textmem_gym.core.info import StepInfo
+
+#: What ``info`` is to a policy: the env's step info, typed by the contract of :mod:`textmem_gym.core.info`.
+Info = StepInfo
 
 
 @runtime_checkable
