@@ -2,8 +2,12 @@
 
 Per step, the memory's believed triples of the scored relation classes (spatial,
 containment, state; see :mod:`textmem_gym.memory.ground_truth`) are compared with the
-privileged ground truth restricted to what the agent has observed. Totals are micro-averaged
-over steps (sum of true positives over sums of believed / true triples), overall and per class.
+privileged ground truth restricted to what the agent has observed. Every other believed triple
+(a recipe, what a note says, a relation an LLM made up) cannot be checked against the facts: it is
+counted as ``unverifiable`` (in ``overall``, with the count per relation in
+:attr:`BeliefAccuracy.unverifiable_relations`), never silently dropped, so ``believed`` =
+``tp + fp + unverifiable``. Totals are micro-averaged over steps (sum of true positives over sums
+of believed / true triples), overall and per class.
 
 Example:
     >>> truth = {("knife", "is on", "table"), ("table", "is at", "kitchen"), ("fridge", "is", "open")}
@@ -13,10 +17,14 @@ Example:
     (0.5, 0.3333333333333333)
     >>> score["state"].recall
     0.0
+    >>> score = score_beliefs(believed | {("note", "says", "hello")}, truth)
+    >>> score["overall"].unverifiable, score["overall"].believed
+    (1, 3)
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -27,15 +35,22 @@ from textmem_gym.memory.triples import TripleKey, normalize
 
 @dataclass
 class Counts:
-    """True positives, false positives and false negatives."""
+    """True positives, false positives, false negatives and believed triples no fact can check."""
 
     tp: int = 0
     fp: int = 0
     fn: int = 0
+    unverifiable: int = 0
 
     def __iadd__(self, other: Counts) -> Counts:
         self.tp, self.fp, self.fn = self.tp + other.tp, self.fp + other.fp, self.fn + other.fn
+        self.unverifiable += other.unverifiable
         return self
+
+    @property
+    def believed(self) -> int:
+        """Every believed triple counted: checked (TP + FP) and unverifiable."""
+        return self.tp + self.fp + self.unverifiable
 
     @property
     def precision(self) -> float:
@@ -55,20 +70,36 @@ class Counts:
 
     def as_dict(self) -> dict[str, float]:
         """Counts and ratios."""
-        return {"tp": self.tp, "fp": self.fp, "fn": self.fn, "precision": self.precision,
-                "recall": self.recall, "f1": self.f1}
+        return {"tp": self.tp, "fp": self.fp, "fn": self.fn, "unverifiable": self.unverifiable,
+                "believed": self.believed, "precision": self.precision, "recall": self.recall, "f1": self.f1}
+
+
+def _normalized(triples: Iterable[TripleKey]) -> set[TripleKey]:
+    return {(normalize(s), normalize(r), normalize(o)) for s, r, o in triples}
 
 
 def _scored(triples: Iterable[TripleKey]) -> set[TripleKey]:
     """The triples normalized, keeping those of a scored relation class."""
-    normalized = ((normalize(s), normalize(r), normalize(o)) for s, r, o in triples)
-    return {triple for triple in normalized if relation_class(triple)}
+    return {triple for triple in _normalized(triples) if relation_class(triple)}
+
+
+def unverifiable(believed: Iterable[TripleKey]) -> set[TripleKey]:
+    """The believed triples of no scored relation class (no fact can check them).
+
+    Example:
+        >>> sorted(unverifiable([("recipe", "requires", "apple"), ("apple", "is in", "inventory")]))
+        [('recipe', 'requires', 'apple')]
+    """
+    return {triple for triple in _normalized(believed) if not relation_class(triple)}
 
 
 def score_beliefs(believed: Iterable[TripleKey], truth: Iterable[TripleKey]) -> dict[str, Counts]:
-    """Counts per relation class and ``overall`` (unscored relations are ignored)."""
+    """Counts per relation class and ``overall`` (believed triples of no class are counted as
+    ``unverifiable`` in ``overall``)."""
+    believed = list(believed)
     believed_set, truth_set = _scored(believed), _scored(truth)
     result = {name: Counts() for name in (*RELATION_CLASSES, "overall")}
+    result["overall"].unverifiable = len(unverifiable(believed))
     for triple in believed_set | truth_set:
         cls = relation_class(triple)
         assert cls is not None  # _scored keeps scored triples only
@@ -100,7 +131,9 @@ class BeliefAccuracy:
         self.totals = {name: Counts() for name in (*RELATION_CLASSES, "overall")}
         self.steps = 0
         self.truth: Truth = ObservedTruth() if truth is None else truth
-        self.last_errors: dict[str, set[TripleKey]] = {"false_positives": set(), "false_negatives": set()}
+        self.last_errors: dict[str, set[TripleKey]] = {"false_positives": set(), "false_negatives": set(),
+                                                       "unverifiable": set()}
+        self.unverifiable_relations: Counter[str] = Counter()
 
     def reset(self) -> None:
         """New episode (totals are kept)."""
@@ -111,14 +144,18 @@ class BeliefAccuracy:
         """Scores one step: ``facts`` are the privileged facts after ``action``, ``observation``
         the text the agent saw (it scopes which states count as observed)."""
         truth = self.truth.step(facts, action, observation)
-        scored = _scored(believed)
-        self.last_errors = {"false_positives": scored - set(truth), "false_negatives": set(truth) - scored}
-        score = score_beliefs(scored, truth)
+        believed = list(believed)
+        scored, unchecked = _scored(believed), unverifiable(believed)
+        self.last_errors = {"false_positives": scored - set(truth), "false_negatives": set(truth) - scored,
+                            "unverifiable": unchecked}
+        self.unverifiable_relations.update(relation for _, relation, _ in unchecked)
+        score = score_beliefs(believed, truth)
         for name, counts in score.items():
             self.totals[name] += counts
         self.steps += 1
         return score
 
     def summary(self) -> dict[str, dict[str, float]]:
-        """Micro-averaged counts and ratios per class and overall."""
+        """Micro-averaged counts and ratios per class and overall (``overall`` also counts the
+        ``unverifiable`` believed triples and all ``believed`` ones, summed over steps)."""
         return {name: counts.as_dict() for name, counts in self.totals.items()}

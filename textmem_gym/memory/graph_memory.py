@@ -12,7 +12,9 @@ the same way for all of them:
   current location, unexplored exits, routes and doors;
 - exports: ``networkx`` graph, PNG picture, JSON (``to_json``/``save``/``load``).
 
-One update: the extractor reads the step; outdated triples are looked for among those incident
+One update: the step passes the memory hygiene (:mod:`~textmem_gym.memory.hygiene`: a refused
+command is not read, only counted; a triple naming an entity the game never printed is dropped);
+the extractor reads the step; outdated triples are looked for among those incident
 to the new triples' entities and invalidated; the new triples are added (spatial ones with their
 inverse, marked inferred); an episodic vertex holds the observation and links every triple
 extracted at that step. The step's own (not inferred) triples stay in :attr:`GraphMemory.step_triples`
@@ -43,7 +45,8 @@ import networkx as nx
 from textmem_gym.memory.base import UpdateStats
 from textmem_gym.memory.episodic import Episode, EpisodicMemory
 from textmem_gym.memory.export import draw_memory, memory_graph
-from textmem_gym.memory.extractors import Extractor, TextParser, make_extractor
+from textmem_gym.memory.extractors import Extraction, Extractor, TextParser, make_extractor
+from textmem_gym.memory.hygiene import Hygiene
 from textmem_gym.memory.retrieval import SimilarityIndex, make_index
 from textmem_gym.memory.spatial import SpatialMap, inverse_spatial
 from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
@@ -103,6 +106,7 @@ class GraphMemory:
         self._similarity, self._similarity_options = similarity, dict(similarity_options or {})
         self.depth, self.width, self.episodes_k, self.max_episode_chars = depth, width, episodes, max_episode_chars
         self.version = self.retrievals = 0
+        self.hygiene = Hygiene()
         self.reset()
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -117,6 +121,7 @@ class GraphMemory:
         self.step_triples: list[TripleKey] = []
         self._changed()
         self.extractor.reset()
+        self.hygiene.reset()
 
     def _changed(self) -> None:
         """Forgets what was derived from the content, and moves :attr:`version` on."""
@@ -128,13 +133,16 @@ class GraphMemory:
         (:attr:`~textmem_gym.envs.text_game.TextGameEnv.text_parser`), handed to the extractor;
         ``None``: the generic text-adventure reading."""
         self.extractor.use_parser(parser)
+        self.hygiene.builds = None if parser is None else parser.builds
 
     def update(self, observation: str, action: str, info: dict[str, Any]) -> None:
         """Learns from one step: extraction, outdated-triple replacement, episodic vertex."""
         self.step += 1
-        extraction = self.extractor.extract(observation, action, info, self.store)
+        extraction = self._extract(observation, action, info)
         named = (t for t in extraction.triples if all(str(x).strip() for x in t))
         new: list[TripleKey] = list(dict.fromkeys((normalize(s), normalize(r), normalize(o)) for s, r, o in named))
+        if self.extractor.reads_text:
+            new = self.hygiene.keep(new)
         inverses = (inverse_spatial(t) for t in new)
         inferred = [inv for inv in inverses if inv is not None and inv not in new]
         before = len(self.store.triples)
@@ -149,6 +157,15 @@ class GraphMemory:
         self.stats = UpdateStats(len(self.store.triples) - before, invalidated, len(self.store),
                                  len(self.store.triples), len(self.episodic))
         self._changed()
+
+    def _extract(self, observation: str, action: str, info: dict[str, Any]) -> Extraction:
+        """The extractor's reading of the step, or nothing when the game refused the command."""
+        if not self.extractor.reads_text:
+            return self.extractor.extract(observation, action, info, self.store)
+        readable = self.hygiene.read(observation, action, info, self.location)
+        if readable is None:
+            return Extraction(location=self.location)
+        return self.extractor.extract(readable, action, info, self.store)
 
     def _invalidate_outdated(self, new: list[TripleKey], inferred: list[TripleKey],
                              stated: list[TripleKey]) -> int:
@@ -294,6 +311,7 @@ class GraphMemory:
         for triple in self.store.active():
             self.index.add(triple.id, triple.text())
         self.step, self.location = data["step"], data["location"]
+        self.hygiene.know(self.store.entities())
         self._changed()
         self.stats = UpdateStats(**data["stats"])
         self.extractor.location = self.location

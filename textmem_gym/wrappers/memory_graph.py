@@ -239,5 +239,5 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         if enabled and "facts" in info:
             # with the text seen, as benchmarks/belief_accuracy.py scores: open/closed states count once revealed
             score = self.belief_accuracy.step(info["facts"], action, self.memory.believed_triples(), observation)
-            info["belief_accuracy"] = {name: {"precision": c.precision, "recall": c.recall, "f1": c.f1}
-                                       for name, c in score.items()}
+            info["belief_accuracy"] = {name: {"precision": c.precision, "recall": c.recall, "f1": c.f1,
+                                              "unverifiable": c.unverifiable} for name, c in score.items()}

@@ -58,6 +58,11 @@ class TextParser(Protocol):
     def observed_truth(self) -> Truth:
         """A new tracker of the observed ground truth in the same vocabulary (belief metrics, ``oracle``)."""
 
+    def builds(self, name: str) -> bool:
+        """Whether ``name`` is a name this parser builds from the text's structure rather than
+        copies from it (NetHack's positions, ``level 2 x48 y8``): the memory hygiene accepts it
+        although the game never printed it (:mod:`~textmem_gym.memory.hygiene`)."""
+
 
 class Extractor(Protocol):
     """The extractor interface (``rules``, ``llm``, ``oracle`` and user-defined ones; inherit
@@ -65,9 +70,13 @@ class Extractor(Protocol):
 
     Attributes:
         location: The room the extractor believes the agent is in (a memory's ``load`` restores it).
+        reads_text: Whether its triples come from the game's text (the memory hygiene applies:
+            refusals are not read, never-mentioned names are dropped); ``False`` for the
+            privileged ``oracle``, which reads facts.
     """
 
     location: str | None
+    reads_text: bool
 
     def reset(self) -> None:
         """Forgets per-episode state."""
@@ -124,6 +133,7 @@ class BaseExtractor:
 
     Attributes:
         location: The room the extractor believes the agent is in (``None``: not known).
+        reads_text: ``True``: its triples come from the game's text (memory hygiene applies).
         parser: The backend's text parser handed over by :meth:`use_parser` (``None``: none).
 
     Example:
@@ -137,6 +147,7 @@ class BaseExtractor:
 
     location: str | None = None
     parser: TextParser | None = None
+    reads_text: bool = True
 
     def reset(self) -> None:
         """Forgets per-episode state (none by default)."""

@@ -23,7 +23,8 @@ the text shows is a snapshot of its scope (the whole level with *Level obs*; wit
 room's extent, ``spanning x40-52 y3-9``, and the cells around the hero), so a believed thing
 there that is no longer listed (an item picked up, a monster killed or gone) is invalidated; the
 inventory list replaces the believed inventory. Things of a level left stay believed (NetHack
-remembers a level's map too).
+remembers a level's map too), except creatures (the text marks them ``, monster`` or ``, pet``):
+those of a level the hero left are forgotten, they will have moved.
 
 The ground truth (:class:`NetHackObservedTruth`) maps the env's privileged facts
 (``("staircase down", "at", "level 2 x48 y8")``, ``("you", "carry", item)``, ...) to the same
@@ -53,10 +54,11 @@ from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
 HERO = "you"
 _STATUS = re.compile(r"^Dungeon level (\d+), turn \d+\.", re.M)
 _PLACE = re.compile(r"You are in a (room|corridor)(?: spanning x(\d+)-(\d+) y(\d+)-(\d+))?, at x(\d+) y(\d+)\.")
-_THING = re.compile(r"^- (.+?): .*\(x(\d+) y(\d+)\)\s*$", re.M)
+_THING = re.compile(r"^- (.+?): .*\(x(\d+) y(\d+)\)(, (?:monster|pet))?\s*$", re.M)
 _ITEM = re.compile(r"^[a-zA-Z$]: (.+)$", re.M)
 _POSITION = re.compile(r"^level (\d+) x(\d+) y(\d+)$")
 _MENTIONED = re.compile(r"\(x(\d+) y(\d+)\)")
+_LEVEL = re.compile(r"^dungeon level \d+$")
 
 
 def place(level: int, x: int, y: int) -> str:
@@ -81,6 +83,7 @@ class NetHackView:
     things: list[tuple[str, int, int]] = field(default_factory=list)
     inventory: list[str] | None = None
     triples: list[TripleKey] = field(default_factory=list)
+    creatures: set[str] = field(default_factory=set)
 
     def shows(self, x: int, y: int) -> bool:
         """Whether the text's snapshot covers cell ``(x, y)``."""
@@ -110,6 +113,8 @@ def read_nethack(observation: str) -> NetHackView:
         x, y = int(match.group(2)), int(match.group(3))
         view.things.append((match.group(1), x, y))
         add((match.group(1), AT, place(level, x, y)))
+        if match.group(4):
+            view.creatures.add(match.group(1))
     if "\nInventory:" in observation:
         block = observation.split("\nInventory:", 1)[1]
         view.inventory = _ITEM.findall(block.split("\n\n", 1)[0])
@@ -129,10 +134,15 @@ class NetHackRules:
         'NetHackObservedTruth'
     """
 
+    def __init__(self) -> None:
+        self.creatures: set[str] = set()
+
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
-        """Triples of one step and the believed ones its snapshot shows to be gone."""
+        """Triples of one step and the believed ones its snapshot shows to be gone (creatures of
+        a level the hero left are forgotten: they will have moved by the time it comes back)."""
         view = read_nethack(observation)
         out = Extraction(list(view.triples), location=f"dungeon level {view.level}" if view.level else None)
+        self.creatures |= {normalize(c) for c in view.creatures}
         listed = {normalize(t) for t in view.triples}
         for triple in store.active():
             key = triple.as_tuple()
@@ -140,6 +150,8 @@ class NetHackRules:
                 continue
             spot = parse_place(triple.object) if triple.relation == AT else None
             if spot is not None and triple.subject != HERO and spot[0] == view.level and view.shows(spot[1], spot[2]):
+                out.outdated.append(key)
+            elif spot is not None and view.level and spot[0] != view.level and triple.subject in self.creatures:
                 out.outdated.append(key)
             elif triple.relation == IN and triple.object == INVENTORY and view.inventory is not None:
                 out.outdated.append(key)
@@ -154,6 +166,16 @@ class NetHackRules:
     def observed_truth() -> NetHackObservedTruth:
         """The ground truth of the NetHack envs' facts in this parser's vocabulary."""
         return NetHackObservedTruth()
+
+    @staticmethod
+    def builds(name: str) -> bool:
+        """Positions (``level 2 x48 y8``) and levels (``dungeon level 2``) are built from the text.
+
+        Example:
+            >>> NetHackRules.builds("level 2 x48 y8"), NetHackRules.builds("dragon")
+            (True, False)
+        """
+        return parse_place(name) is not None or _LEVEL.match(name) is not None
 
 
 def remembered_places(triples: Iterable[TripleKey], location: str | None) -> list[str]:

@@ -26,6 +26,7 @@ class OracleExtractor(BaseExtractor):
     """Believes the observed ground truth; invalidates whatever stopped being true."""
 
     privileged = True
+    reads_text = False
 
     def __init__(self) -> None:
         self.truth: Truth = ObservedTruth()

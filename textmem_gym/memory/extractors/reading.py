@@ -10,12 +10,15 @@ Example:
     >>> text = "Recipe #1\\n\\nIngredients:\\n  red apple\\n\\nDirections:\\n  slice the red apple\\n  prepare meal"
     >>> read_text(text)
     [('recipe', 'requires', 'red apple'), ('red apple', 'needs to be', 'sliced')]
+    >>> read_text("Welcome to the kitchen.", "look at the cookbook")
+    [('cookbook', 'says', 'Welcome to the kitchen.')]
 """
 
 from __future__ import annotations
 
 import re
 
+from textmem_gym.memory.relations import OPPOSITE
 from textmem_gym.memory.triples import TripleKey
 
 _SECTION = re.compile(r"Ingredients:\s*\n(?P<ingredients>.*?)\n\s*\n"
@@ -26,6 +29,8 @@ _PARTICIPLE = {"slice": "sliced", "dice": "diced", "chop": "chopped", "fry": "fr
 _OPENS = re.compile(r"\b(?:the )?([\w -]+? key) (?:opens|unlocks|fits) (?:the )?([\w -]+?)"
                     r"(?: (?:in|at) (?:the )?([\w -]+?))?[.!]", re.I)
 _READ_VERBS = frozenset({"read", "examine", "x", "look"})
+#: What precedes the thing read in a command (``look at the cookbook``: the cookbook).
+_READ_OBJECT = re.compile(r"^(?:(?:at|in|into|inside|on|under)\s+)?(?:(?:the|a|an)\s+)?", re.I)
 
 
 def read_recipe(text: str) -> list[TripleKey]:
@@ -53,7 +58,9 @@ def read_text(text: str, action: str = "") -> list[TripleKey]:
         if place:
             triples.append((locker.strip(), "is said to be in", place.strip()))
     words = action.strip().split(maxsplit=1)
-    if len(words) == 2 and words[0].lower() in _READ_VERBS and text.strip() and "-=" not in text:
+    thing = _READ_OBJECT.sub("", words[1].strip()) if len(words) == 2 else ""
+    if thing and thing.lower() not in OPPOSITE and words[0].lower() in _READ_VERBS and text.strip() \
+            and "-=" not in text:
         first = re.split(r"(?<=[.!?])\s", " ".join(text.split()), maxsplit=1)[0]
-        triples.append((words[1].strip(), "says", first[:200]))
+        triples.append((thing, "says", first[:200]))
     return triples

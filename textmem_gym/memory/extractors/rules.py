@@ -73,6 +73,29 @@ FEEDBACK: tuple[tuple[frozenset[str], re.Pattern[str], str, tuple[str, ...]], ..
 )
 
 
+def inventory_items(listed: str) -> list[str]:
+    """The things of an inventory list: ``"a knife and an apple"``, or one per indented line
+    (deeper lines are a container's content; the first line not indented ends the list).
+
+    Example:
+        >>> inventory_items("\\n  A brass lantern\\n  The glass bottle contains:\\n    A quantity of water\\n"
+        ...                 "  A brown sack\\nYou hear a song bird.")
+        ['brass lantern', 'brown sack']
+    """
+    lines = [line for line in listed.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return split_list(" ".join(listed.split())) if listed.strip() else []
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    items = []
+    for line in lines:
+        depth = len(line) - len(line.lstrip())
+        if depth < indent or (depth == 0 and items):
+            break
+        if depth == indent and not line.rstrip().endswith(":"):
+            items.extend(split_list(line.strip()))
+    return items
+
+
 def move_direction(action: str) -> str | None:
     """The direction of a movement command (``go north``, ``north``, ``n``), else ``None``."""
     words = action.lower().split()
@@ -225,8 +248,7 @@ class RulesExtractor(BaseExtractor):
                 self._forget_location(out, t.object)
 
     def _inventory(self, out: Extraction, match: re.Match[str]) -> None:
-        listed = " ".join(match.group(1).split()) if match.group(1) else ""
-        things = split_list(listed) if listed else []
+        things = inventory_items(match.group(1) or "")
         out.triples.extend((t, IN, INVENTORY) for t in things)
         shown = {normalize(t) for t in things}
         out.outdated.extend(t.as_tuple() for t in self._store.incident(INVENTORY)

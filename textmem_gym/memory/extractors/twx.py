@@ -127,6 +127,11 @@ class TWXRules:
         """The ground truth of the TWX envs' facts in this parser's vocabulary."""
         return TWXObservedTruth()
 
+    @staticmethod
+    def builds(name: str) -> bool:
+        """Every name comes from TWX's text as printed (none is built)."""
+        return False
+
     # -- rooms ---------------------------------------------------------------------------
     def _room(self, out: Extraction, view: RoomView, store: TripleStore) -> None:
         self.location = view.room
