@@ -7,8 +7,12 @@ scored -1 is *rejected*: :meth:`HeuristicCritic.rejected` lists the rejected adm
 (a policy can keep them from the model's choice), :meth:`HeuristicCritic.why` says why one is
 rejected (feedback for the model), and :meth:`HeuristicCritic.review` substitutes the best
 untried valid command for a rejected one.
-:class:`LoopGuard` forces ``look`` after three identical commands, warns when a command fills
-4 of the last 10 decisions, and warns when a game state is revisited.
+:class:`LoopGuard` acts on loops: it forbids a command that would be the third identical one in
+a row, the fifth of the last 10 decisions, or one already played from the very same game state
+(the env's world-state hash where it gives one: Jericho), and plays the first alternative that
+does not loop instead (``look`` when none); it warns when a command fills 4 of the last 10
+decisions and when a game state is revisited. :func:`place_of` keys locations by the game's
+stable id (Jericho's Z-machine object) rather than the printed room name.
 
 Example:
     >>> critic = HeuristicCritic()
@@ -26,10 +30,12 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter, defaultdict, deque
+from collections.abc import Sequence
 
 from textmem_gym.core.policy import Info
 from textmem_gym.memory.relations import SHORT_DIRECTIONS
 
+_HEX = re.compile(r"[0-9a-f]{32}")
 #: The directions a blocked-move check and the fallback know (the first four are tried as fallbacks).
 DIRECTIONS = ("north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest", "up", "down")
 _HEADER = re.compile(r"-=\s*(.+?)\s*=-")
@@ -49,6 +55,20 @@ def direction_of(command: str) -> str | None:
         return None
     word = SHORT_DIRECTIONS.get(words[0], words[0])
     return word if word in DIRECTIONS else None
+
+
+def place_of(observation: str, info: Info, previous: str | None = None) -> str | None:
+    """A stable key of the current location: the game's own location id (Jericho's Z-machine
+    object, ``info["location_id"]``) when it gives one, else the room (:func:`room_from`), so a room
+    that prints another name (Lost Pig) keeps its tried actions.
+
+    Example:
+        >>> place_of("Hole\\nYou are in a hole.", {"location_id": "z52"}), place_of("-= Hall =-", {})
+        ('z52', 'hall')
+    """
+    if info.get("location_id"):
+        return str(info["location_id"])
+    return room_from(observation, info, previous)
 
 
 def room_from(observation: str, info: Info, previous: str | None = None) -> str | None:
@@ -186,23 +206,44 @@ class LoopGuard:
         """Forgets the episode."""
         self.actions: deque[str] = deque(maxlen=self.window)
         self.states: Counter[str] = Counter()
+        self.played: dict[str, set[str]] = defaultdict(set)
         self.current_state = ""
         self.forced = 0
 
-    def check(self, action: str) -> tuple[str, bool]:
-        """``("look", True)`` when ``action`` would be the ``repeat``-th identical command in a row."""
+    def looping(self, action: str) -> bool:
+        """Whether ``action`` repeats a loop: the ``repeat``-th identical command in a row, its
+        ``frequent``-th time in the last ``window`` decisions, or a command already played from
+        this very game state (a deterministic game would answer the same)."""
+        command = action.strip().lower()
         recent = list(self.actions)[-(self.repeat - 1):]
-        if len(recent) == self.repeat - 1 and all(a == action.strip().lower() for a in recent) \
-                and action.strip().lower() != "look":
-            self.forced += 1
-            return "look", True
-        return action, False
+        hard = len(recent) == self.repeat - 1 and all(a == command for a in recent)
+        frequent = list(self.actions).count(command) + 1 > self.frequent
+        replayed = command in self.played.get(self.current_state, ())
+        return command != "look" and (hard or frequent or replayed)
+
+    def check(self, action: str, alternatives: Sequence[str] = ()) -> tuple[str, bool]:
+        """``(action, False)``, or, when ``action`` repeats a loop (:meth:`looping`), the loop guard
+        forbids it: ``(the first alternative that does not loop, else "look", True)``."""
+        if not self.looping(action):
+            return action, False
+        self.forced += 1
+        command = action.strip().lower()
+        better = next((a for a in alternatives if a.strip().lower() != command and not self.looping(a)), "look")
+        return better, True
 
     def record(self, action: str, state: str) -> None:
-        """Remembers an executed command and the game state it led to (any text identifying it)."""
-        self.actions.append(action.strip().lower())
-        self.current_state = hashlib.md5(state.encode("utf-8")).hexdigest()
+        """Remembers an executed command and the game state it led to (the env's world-state hash,
+        or any text identifying the state)."""
+        command = action.strip().lower()
+        self.played[self.current_state].add(command)
+        self.actions.append(command)
+        self.current_state = state if _HEX.fullmatch(state) else hashlib.md5(state.encode("utf-8")).hexdigest()
         self.states[self.current_state] += 1
+
+    @property
+    def revisits(self) -> int:
+        """How many times the current game state was reached (1: the first time)."""
+        return self.states.get(self.current_state, 0)
 
     def warnings(self) -> list[str]:
         """Warnings for the prompt (frequency loop, revisited state)."""

@@ -2,10 +2,16 @@
 
 Each step one LLM call answers ``REFLECTION`` (belief state + goal progress), ``OBJECTIVE``
 (persistent: it stays in every prompt until the LLM replaces it) and ``ACTION``. Around it:
-the heuristic critic (see below), loop guards (three identical commands force ``look``; 4+ of
-the last 10 and revisited game states add warnings; escalating stuck warnings), narrative
+the heuristic critic (see below), loop guards (:class:`~policies.critic.LoopGuard` forbids a
+command that repeats a loop: three identical in a row, five of the last 10, or one already played
+from the same world state, Jericho's hash; counted as ``loop_guard``; 4+ of the last 10 and
+revisited game states add warnings; escalating stuck warnings), narrative
 synthesis (every 5 steps or on a score change), action hints (on room change) and the
 NPC-conversation stall tracker. The belief state comes from AriGraph through MemoryGraphWrapper.
+Locations are keyed by the game's stable id (Jericho's Z-machine location object,
+``info["location_id"]``; the room for TextWorld), not the printed name: the critic's tries, the
+per-location log of the last 40 actions (with the score before and after) and the tried list
+follow a room whose name changes.
 
 The critic (:class:`~policies.critic.HeuristicCritic`, no LLM call) scores a command -1 when it is
 a direction blocked here before or was tried twice or more here without reward; such a command is
@@ -37,12 +43,13 @@ Example:
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import defaultdict, deque
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import gymnasium as gym
 
-from policies.critic import HeuristicCritic, LoopGuard, room_from
+from policies.critic import HeuristicCritic, LoopGuard, place_of, room_from
 from policies.llm_agent import (
     INVALID_COUNTERS,
     SAFE_COMMAND,
@@ -68,6 +75,26 @@ REJECTED_LINE = "\nRejected by the critic (do not repeat): {}"
 #: What the re-ask adds to the prompt when the model proposed a rejected command.
 REASK_LINE = "\nThe critic rejected '{action}' because {reason}; choose another action from the valid actions."
 CONVERSATION_VERBS = ("ask", "tell", "say", "answer", "speak", "talk")
+#: Actions kept per location with their consequence (the seed's room bucket).
+ROOM_LOG = 40
+#: Entries of the current location's log shown in the prompt (``ROOM_HISTORY``).
+ROOM_HISTORY_SHOWN = 5
+
+
+@dataclass
+class RoomTurn:
+    """One action taken at a location, with its consequence (the seed's rich room history)."""
+
+    action: str
+    observation: str
+    reward: float
+    score_before: float
+    score_after: float
+
+    def line(self) -> str:
+        """``open door (score 0 -> 1, +1): <result>``."""
+        return (f"{self.action} (score {self.score_before:g} -> {self.score_after:g}, {self.reward:+g}): "
+                f"{compact(self.observation, 100)}")
 #: Turns without a score change -> warning.
 STUCK_WARNINGS = {30: "CRITICAL: 30 turns without progress. Try unexplored exits, open containers, use items you hold.",
                   20: "URGENT: 20 turns without progress; change strategy.",
@@ -147,8 +174,10 @@ class ReflActPolicy(LLMPolicy):
         self.goal = compact(info.get("objective") or observation_text(observation))
         self.objective, self.narrative, self.hints, self.npc_analysis = "explore and make progress", "", "", ""
         self.turns: list[Turn] = []
-        self.room_log: dict[str | None, list[Turn]] = defaultdict(list)
-        self.room = room_from(observation_text(observation), info)
+        self.room_log: dict[str | None, deque[RoomTurn]] = defaultdict(lambda: deque(maxlen=ROOM_LOG))
+        self.room = place_of(observation_text(observation), info)
+        self.room_name = room_from(observation_text(observation), info)
+        self.tried_in: dict[str | None, set[str]] = defaultdict(set)
         self.score, self.since_score, self.last_npc = float(info.get("score", 0) or 0), 0, -99
         self.belief = observation.get("belief", "") if isinstance(observation, dict) else ""
         self.counts = {"steps": 0, "objective_changes": 0, "critic_substitutions": 0, "critic_reasks": 0,
@@ -165,11 +194,13 @@ class ReflActPolicy(LLMPolicy):
     def sections(self, observation: str, trim: list[Trimmable] | None = None) -> str:
         """The prompt's sections (``trim``: the history and belief sections of :meth:`trimmables`)."""
         recent, belief = trim if trim is not None else self.trimmables()
-        tried = sorted({t.action for t in self.room_log[self.room]})
+        tried = sorted(self.tried_in[self.room])
+        history = [t.line() for t in list(self.room_log[self.room])[-ROOM_HISTORY_SHOWN:]]
         parts = [("GOAL", self.goal), ("CURRENT_OBJECTIVE", self.objective),
                  ("NARRATIVE_SYNTHESIS", self.narrative or "none yet"), ("ACTION_HINTS", self.hints or "none"),
-                 ("NPC_PUZZLE_ANALYSIS", self.npc_analysis or "none"), ("ROOM", self.room or "unknown"),
+                 ("NPC_PUZZLE_ANALYSIS", self.npc_analysis or "none"), ("ROOM", self.room_name or "unknown"),
                  ("ALL_TRIED_IN_THIS_ROOM", ", ".join(tried) or "nothing"),
+                 ("ROOM_HISTORY", " | ".join(history) or "nothing yet"),
                  ("ARIGRAPH_BELIEF_STATE", belief.text()), ("RECENT_HISTORY", recent.text()),
                  ("CURRENT_OBSERVATION", compact(observation)), ("WARNINGS", " ".join(self.warnings()) or "none")]
         return "\n".join(f"{label}: {text}" for label, text in parts)
@@ -240,7 +271,8 @@ class ReflActPolicy(LLMPolicy):
             action, _, substituted = self.critic.review(action, self.room, commands)
             self.counts["critic_substitutions"] += int(substituted)
             cause = cause or ("critic_substitution" if substituted else None)
-        action, forced = self.guard.check(action)
+        alternatives = self.critic.untried(self.room, commands) + list(commands)
+        action, forced = self.guard.check(action, alternatives)
         self.counts["loop_forced_look"] += int(forced)
         cause = cause or ("loop_guard" if forced else None)
         return self.llm.fallback(cause, action) if cause else self.llm.model_action(action)
@@ -263,13 +295,15 @@ class ReflActPolicy(LLMPolicy):
     def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
                 info: Info) -> None:
         text = observation_text(observation)
-        before, self.room = self.room, room_from(text, info, self.room)
+        before, self.room = self.room, place_of(text, info, self.room)
+        self.room_name = room_from(text, info, self.room_name)
         self.critic.record(action, before, self.room, reward)
         score = float(info.get("score", self.score) or 0)
-        self.guard.record(action, f"{self.room}|{text}|{score}")
+        self.guard.record(action, str(info.get("world_state_hash") or f"{self.room}|{text}|{score}"))
         turn = Turn(action, text, float(reward))
         self.turns.append(turn)
-        self.room_log[before].append(turn)
+        self.room_log[before].append(RoomTurn(action, text, float(reward), self.score, score))
+        self.tried_in[before].add(action)
         changed, self.score = score != self.score, score
         self.since_score = 0 if changed else self.since_score + 1
         if terminated or truncated:
@@ -296,15 +330,15 @@ class ReflActPolicy(LLMPolicy):
             self.counts["narratives"] += 1
 
     def _hint(self, commands: list[str]) -> None:
-        tried = sorted({t.action for t in self.room_log[self.room]}) or ["nothing"]
-        answer = self._call("hints", render_prompt("action_hints", goal=self.goal, room=self.room,
+        tried = sorted(self.tried_in[self.room]) or ["nothing"]
+        answer = self._call("hints", render_prompt("action_hints", goal=self.goal, room=self.room_name,
                                                    actions=commands, tried=tried), 100)
         if answer:
             self.hints = answer
             self.counts["hints"] += 1
 
     def _track_npc(self) -> None:
-        log = self.room_log[self.room]
+        log = list(self.room_log[self.room])
         talks = [t for t in log if t.action.split()[:1] and t.action.split()[0].lower() in CONVERSATION_VERBS]
         if len(talks) < 5 or self.since_score < 10 or len(self.turns) - self.last_npc < 5:
             return

@@ -29,7 +29,7 @@ from filelock import FileLock
 #: Headline numbers some backends put at the top level of their rows (from ``info["metrics"]``)
 #: -> their summary column heading: :func:`summarize` adds ``<name>_mean`` / ``<name>_std`` when
 #: some row of a group has them, :func:`format_table` a column when some summary row does.
-METRIC_COLUMNS: dict[str, str] = {"max_dungeon_level": "deepest level"}
+METRIC_COLUMNS: dict[str, str] = {"max_dungeon_level": "deepest level", "balrog_progression": "BALROG progression %"}
 
 #: env id, policy, seed, episode index, game seed, policy configuration id (see :func:`config_id`).
 EpisodeKey = tuple[str, str, int, int, Any, "str | None"]

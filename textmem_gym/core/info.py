@@ -114,6 +114,9 @@ class BackendInfo(TypedDict, total=False):
     """A hash of the game's world state (Jericho), for loop detection and the admissible-command cache."""
     state_visits: int
     """How many times this episode reached ``world_state_hash`` (Jericho)."""
+    location_id: str
+    """``"z<N>"``: the Z-machine object the player is in, a room's stable identity whatever name it
+    prints (Jericho)."""
     interpreter_error: str
     """Why the interpreter was stopped; the step is then truncated (Jericho)."""
     scienceworld_score: int

@@ -8,6 +8,8 @@ the runs (the sample std: 3 runs with 3, 3 and 5 levels give 3.67 ± 1.15). Each
 dungeon from its reset seed (runs 0, 1, 2). The paper states no step limit; a run here ends at
 death or after the ids' 1000 agent decisions, a skill (``explore``, ``descend``...) counting as
 one decision. Ariadne was run on Room obs only (its Level obs cell has no paper number).
+Beside score and depth, each row gives BALROG's progression metric (percent; the paper has no
+such number: :mod:`textmem_gym.envs.nethack.progression`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ PROTOCOL = Protocol(
     baseline_rows=("NetPlay",),
     policy_rows={"ariadne": "Ariadne", "netplay": "NetPlay"},
     metrics=(Metric("score", "score", "score", "std"),
-             Metric("max_dungeon_level", "deepest level", "max_dungeon_level", "max_dungeon_level_std")),
+             Metric("max_dungeon_level", "deepest level", "max_dungeon_level", "max_dungeon_level_std"),
+             Metric("balrog_progression", "BALROG progression %", "balrog_progression")),
     sample_std=True,
 )

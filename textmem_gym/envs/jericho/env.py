@@ -17,7 +17,7 @@ import gymnasium as gym
 
 from textmem_gym.envs.jericho.admissible import ALWAYS_ADMISSIBLE, AdmissibleCommands
 from textmem_gym.envs.jericho.roms import find_rom
-from textmem_gym.envs.jericho.world import WorldStateHasher, halted, object_tree_facts, snapshot
+from textmem_gym.envs.jericho.world import WorldStateHasher, halted, location_id, object_tree_facts, snapshot
 from textmem_gym.envs.step_guard import StepWatchdog
 from textmem_gym.envs.text_game import GameState, TextGameEnv
 
@@ -75,7 +75,9 @@ class JerichoEnv(TextGameEnv):
         know), plus ``world_state_hash`` (a hash of the object tree and the RAM Jericho
         tracks, see :class:`~textmem_gym.envs.jericho.world.WorldStateHasher`) and
         ``state_visits`` (how many times this episode has been in that world state, 1 on the
-        first visit: for loop detection). ``admissible_commands`` is computed on first read,
+        first visit: for loop detection) and ``location_id`` (``"z<N>"``: the Z-machine object the
+        player is in, a room's stable identity while its printed name changes, see
+        :func:`~textmem_gym.envs.jericho.world.location_id`). ``admissible_commands`` is computed on first read,
         without spaCy, by simulating template commands (see
         :mod:`~textmem_gym.envs.jericho.admissible`), and cached by world state; ``look`` and
         ``inventory`` are always in it. Privileged, opt-in: ``facts`` (the Z-machine object
@@ -205,7 +207,8 @@ class JerichoEnv(TextGameEnv):
             lost=lost and not won, moves=frotz.get_moves(),
             admissible_commands=list(ALWAYS_ADMISSIBLE) if won or lost else self._lazy_admissible(state_hash),
             facts=object_tree_facts(frotz) if "facts" in self.privileged else None,
-            extra={"world_state_hash": state_hash, "state_visits": self._visits[state_hash]},
+            extra={"world_state_hash": state_hash, "state_visits": self._visits[state_hash],
+                   "location_id": location_id(frotz)},
         )
 
     def _halted_state(self, reason: str) -> GameState:

@@ -30,6 +30,23 @@ AT = "at"
 INVENTORY = "I"
 
 
+def location_id(frotz: Any) -> str:
+    """``"z<N>"``: the number of the Z-machine object the player is in (its room, or a vehicle);
+    stable for the whole game, whatever name the room prints (Lost Pig renames rooms as the story
+    goes on).
+
+    Example:
+        >>> import os, jericho
+        >>> frotz = jericho.FrotzEnv(os.path.join(os.environ["TEXTMEM_ROMS_DIR"], "zork1.z5"))
+        >>> _ = frotz.reset()
+        >>> start = location_id(frotz)
+        >>> _ = frotz.step("north")
+        >>> location_id(frotz) != start, start.startswith("z")
+        (True, True)
+    """
+    return f"z{frotz.get_player_location().num}"
+
+
 class WorldStateHasher:
     """Hashes the world state of one ``jericho.FrotzEnv``: its object tree and tracked RAM.
 

@@ -11,6 +11,7 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from textmem_gym.envs.nethack.actions import COMMANDS, MOVES, key_for, prompt_keys
+from textmem_gym.envs.nethack.progression import Progression
 from textmem_gym.envs.nethack.skills import (
     SKILL_CAP,
     LevelMemory,
@@ -81,7 +82,9 @@ class NetHackEnv(TextGameEnv):
         lists the moves and command words, or, while a prompt or menu is open, its keys (plus
         directions when it asks for one) and ``esc``. Plus ``dungeon_level``,
         ``max_dungeon_level`` (deepest level reached this episode, AriGraph's "Levels") and
-        ``experience_level`` (the same three in ``metrics``), ``steps`` (``decisions``: commands
+        ``experience_level`` (the same three in ``metrics``, with ``max_experience_level`` and
+        ``balrog_progression``: BALROG's progression metric in percent,
+        :mod:`~textmem_gym.envs.nethack.progression`), ``steps`` (``decisions``: commands
         received, ``primitive``: keys pressed, ``counted``) and ``skill`` (the last command's
         skill: name, argument, keys, completed, reason; ``None`` for a plain command).
         With skills, ``admissible_commands`` starts with the skills that apply now.
@@ -158,6 +161,7 @@ class NetHackEnv(TextGameEnv):
         self._obs: dict[str, np.ndarray] = {}
         self._menu = ""
         self._over, self._won, self._score, self._deepest = False, False, 0, 1
+        self.progression = Progression()
 
     # -- backend hooks -------------------------------------------------------------------
     def _game_reset(self) -> GameState:
@@ -168,6 +172,7 @@ class NetHackEnv(TextGameEnv):
         self._nle.seed(core, disp, reseed=False)
         observation, _ = self._nle.reset()
         self._over, self._won, self._score, self._deepest = False, False, 0, 1
+        self.progression = Progression()
         self.levels = LevelMemory()
         self.decisions = self.primitive_steps = 0
         self._skill, self._level_records = None, {}
@@ -215,7 +220,10 @@ class NetHackEnv(TextGameEnv):
             blstats = self._obs["blstats"]
             self._score = int(blstats[nh.NLE_BL_SCORE])
             self._deepest = max(self._deepest, int(blstats[nh.NLE_BL_DEPTH]))
+            self.progression.update(int(blstats[nh.NLE_BL_DEPTH]), int(blstats[nh.NLE_BL_XP]))
             self.levels.see(self._obs)
+        elif self._won:
+            self.progression.ascended()
 
     def _prompted(self) -> bool:
         misc = self._obs["misc"]
@@ -246,7 +254,9 @@ class NetHackEnv(TextGameEnv):
             facts=self._facts if "facts" in self.privileged else None, truncated=truncated and not self._over,
             extra={"dungeon_level": depth, "max_dungeon_level": self._deepest, "experience_level": experience,
                    "metrics": {"max_dungeon_level": self._deepest, "dungeon_level": depth,
-                               "experience_level": experience},
+                               "experience_level": experience,
+                               "max_experience_level": max(self.progression.experience_levels, default=1),
+                               "balrog_progression": self.progression.percent},
                    "steps": {"decisions": self.decisions, "primitive": self.primitive_steps,
                              "counted": self.decisions, "limit": None},
                    "skill": self._skill.summary() if self._skill is not None else None},

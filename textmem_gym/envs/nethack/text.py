@@ -131,11 +131,22 @@ def notable_cells(obs: Mapping[str, Any], mask: np.ndarray | None = None,
         yield _text(obs["screen_descriptions"][cy, cx]) or "something unknown", int(cx), int(cy)
 
 
+#: What the text says after a cell's position when a creature stands there (glyph kind -> word).
+CREATURES: dict[int, str] = {1: "monster", 2: "pet"}
+
+
 def entities(obs: Mapping[str, Any], mask: np.ndarray, x: int, y: int, classes: np.ndarray) -> list[str]:
-    """``"<name>: <where> (x<X> y<Y>)"`` for the notable cells of ``mask`` but the hero's (nearest first)."""
+    """``"<name>: <where> (x<X> y<Y>)"`` for the notable cells of ``mask`` but the hero's (nearest
+    first), followed by ``, monster`` or ``, pet`` where a creature stands (the map shows it)."""
+    kinds = _tables()[1][obs["glyphs"]]
     cells = [(max(abs(cx - x), abs(cy - y)), cy, cx, name)
              for name, cx, cy in notable_cells(obs, mask, classes) if (cx, cy) != (x, y)]
-    return [f"{name}: {where(cx - x, cy - y)} ({position(cx, cy)})" for _, cy, cx, name in sorted(cells)]
+    return [f"{name}: {where(cx - x, cy - y)} ({position(cx, cy)})" + _creature(int(kinds[cy, cx]))
+            for _, cy, cx, name in sorted(cells)]
+
+
+def _creature(kind: int) -> str:
+    return f", {CREATURES[kind]}" if kind in CREATURES else ""
 
 
 def position(x: int, y: int) -> str:
