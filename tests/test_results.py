@@ -104,7 +104,7 @@ def test_nethack_rows_show_the_deepest_dungeon_level_mean_and_std(tmp_path):
     assert (row["max_dungeon_level_mean"], row["max_dungeon_level_std"]) == (statistics.fmean(levels),
                                                                              statistics.pstdev(levels))
     table = format_table([row])
-    assert table.splitlines()[0].endswith("| deepest level |")
+    assert table.splitlines()[0].endswith("| deepest level | BALROG progression % |")
     assert f"| {statistics.fmean(levels):.2f} ± {statistics.pstdev(levels):.2f} |" in table
     assert "<th>deepest level</th>" in summary_table([row])
     assert "max_dungeon_level_std" not in summary_table([row])

@@ -36,7 +36,8 @@ def test_protocol_matches_registered_ids_published_columns_and_policies(name):
     if protocol.best_of is not None:
         assert protocol.best_of[1] == protocol.attempts and 1 <= protocol.best_of[0] <= protocol.attempts
     data = published(name)
-    assert set(data["columns"]) <= set(labels)  # every published column is played
+    if name != "tales":  # TALES publishes per-framework means, not per-game columns (see test_tales.py)
+        assert set(data["columns"]) <= set(labels)  # every published column is played
     for row in data["rows"].values():
         assert set(row) <= set(data["columns"]) and all("score" in value for value in row.values())
     assert protocol.own_row is None or protocol.own_row in data["rows"]

@@ -114,9 +114,9 @@ class BackendInfo(TypedDict, total=False):
     """A hash of the game's world state (Jericho), for loop detection and the admissible-command cache."""
     state_visits: int
     """How many times this episode reached ``world_state_hash`` (Jericho)."""
-    location_id: str
+    location_id: str | None
     """``"z<N>"``: the Z-machine object the player is in, a room's stable identity whatever name it
-    prints (Jericho)."""
+    prints (Jericho; ``None`` where Jericho knows no player object, e.g. lgop)."""
     interpreter_error: str
     """Why the interpreter was stopped; the step is then truncated (Jericho)."""
     scienceworld_score: int

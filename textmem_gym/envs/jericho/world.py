@@ -30,10 +30,11 @@ AT = "at"
 INVENTORY = "I"
 
 
-def location_id(frotz: Any) -> str:
+def location_id(frotz: Any) -> str | None:
     """``"z<N>"``: the number of the Z-machine object the player is in (its room, or a vehicle);
     stable for the whole game, whatever name the room prints (Lost Pig renames rooms as the story
-    goes on).
+    goes on). ``None`` for a game Jericho has no player object or location for (no bindings: a
+    ROM of its own, lgop; or a player between rooms).
 
     Example:
         >>> import os, jericho
@@ -44,7 +45,11 @@ def location_id(frotz: Any) -> str:
         >>> location_id(frotz) != start, start.startswith("z")
         (True, True)
     """
-    return f"z{frotz.get_player_location().num}"
+    try:
+        where = frotz.get_player_location()
+    except AttributeError:  # Jericho reads the player object's parent: no player object known
+        return None
+    return None if where is None else f"z{where.num}"
 
 
 class WorldStateHasher:
