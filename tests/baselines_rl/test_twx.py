@@ -12,7 +12,7 @@ from baselines_rl.ppo import PPOArgs, train
 from baselines_rl.storage import load_model
 from textmem_gym.runner import EvalConfig, evaluate
 
-pytestmark = [pytest.mark.java, pytest.mark.slow]
+pytestmark = [pytest.mark.java, pytest.mark.slow, pytest.mark.exhaustive]
 
 #: A one-ingredient, one-room TWX CookingWorld (as easy as CookingRL-L1).
 EASY = ("numLocations=1", "numIngredients=1", "numDistractorItems=0", "includeDoors=0", "limitInventorySize=0")

@@ -28,6 +28,17 @@ from tests.published_games import published_games_server
 from textmem_gym.envs.registration import ENV_IDS
 
 IDS = registered_ids()
+
+#: TALES's Simon Says variants beyond the base game differ only in the game's parameters: one JVM each
+#: would cost minutes of the default run, so the generic tests play them under ``-m exhaustive``.
+PARAMETER_VARIANTS = {i for i in IDS if i.startswith("TextMem/TWX-SimonSays") and i != "TextMem/TWX-SimonSays-v0"}
+
+
+def _ids() -> list:
+    """Every id, the parameter variants marked ``exhaustive``."""
+    return [pytest.param(i, marks=pytest.mark.exhaustive) if i in PARAMETER_VARIANTS else i for i in IDS]
+
+
 ROOT = Path(__file__).resolve().parents[2]
 REQUIRED_INFO = {"score", "max_score", "normalized_score", "won", "lost", "moves", "objective",
                  "admissible_commands"}
@@ -77,7 +88,7 @@ def _check_bad_commands_and_step_limit(env: gym.Env) -> None:
         env.step(42)
 
 
-@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("env_id", _ids())
 def test_contract(env_id):
     other_process = _start_trace_in_another_process(env_id)
     env = gym.make(env_id, max_episode_steps=len(BAD_COMMANDS), **required_kwargs(env_id))
@@ -102,7 +113,7 @@ def test_an_id_made_without_the_file_it_plays_says_what_it_needs(env_id):
     assert "\n" not in str(error.value)
 
 
-@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("env_id", _ids())
 def test_unknown_privileged_key_is_rejected(env_id):
     with pytest.raises(ValueError, match="no_such_key"):
         gym.make(env_id, privileged=["no_such_key"], **required_kwargs(env_id))
@@ -126,7 +137,7 @@ def _walkthrough_ids() -> list:
         if env_id in ENV_IDS and "published_game" in ENV_IDS[env_id].kwargs:
             reason = None  # played here on generated stand-ins (tests.published_games), which have one
         marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
-        if env_id in SLOW_WALKTHROUGHS:
+        if env_id in SLOW_WALKTHROUGHS or env_id in PARAMETER_VARIANTS:
             marks.append(pytest.mark.exhaustive)
         params.append(pytest.param(env_id, marks=marks))
     return params

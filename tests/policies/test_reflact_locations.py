@@ -21,7 +21,7 @@ def roms(monkeypatch):
     monkeypatch.setenv("TEXTMEM_ROMS_DIR", "/work/shared/jericho-roms")
 
 
-@pytest.mark.slow
+@pytest.mark.exhaustive
 def test_reflact_keys_a_renamed_room_by_its_location_object():
     """The walkthrough played through ReflAct's observation side (its sub-agents answered by the
     local server): the closet renamed "Gnome Room" keeps one log and one tried list."""
