@@ -37,7 +37,10 @@ def test_textworld_noisy_stream_leaves_no_refusal_or_unmentioned_triple(env_id, 
 
 
 @pytest.mark.parametrize("memory", MEMORIES)
-@pytest.mark.parametrize("env_id", ["TextMem/Jericho-Zork1-v0", "TextMem/Jericho-Lostpig-v0"])
+@pytest.mark.parametrize("env_id", [
+    "TextMem/Jericho-Zork1-v0",
+    pytest.param("TextMem/Jericho-Lostpig-v0", marks=pytest.mark.exhaustive),  # ~2 min per memory: long variant
+])
 def test_jericho_noisy_stream_leaves_no_refusal_or_unmentioned_triple(env_id, memory, monkeypatch):
     monkeypatch.setenv("TEXTMEM_ROMS_DIR", "/work/shared/jericho-roms")
     _judge(env_id, memory)
