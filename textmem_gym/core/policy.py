@@ -257,6 +257,10 @@ class PolicyAdapter:
         self.name = agent.name if isinstance(agent, _Named) else (name or type(agent).__name__)
         self.privileged = frozenset(agent.privileged) if isinstance(agent, _Privileged) else frozenset()
         self.multi_trial = bool(agent.multi_trial) if isinstance(agent, _MultiTrial) else False
+        # asked once here, not on every step: protocol isinstance checks are slow on the step path
+        self._observes = isinstance(agent, _Observes)
+        self._says_source = isinstance(agent, _SaysSource)
+        self._calls_llm = isinstance(agent, _CallsLLM)
 
     def act(self, observation: Any, info: Info) -> str:
         """The object's ``act``."""
@@ -284,8 +288,9 @@ class PolicyAdapter:
     def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
                 info: Info) -> None:
         """The object's ``observe`` if it has one."""
-        if isinstance(self.agent, _Observes):
-            self.agent.observe(action, observation, reward, terminated, truncated, info)
+        if self._observes:
+            self.agent.observe(action, observation, reward, terminated, truncated,  # type: ignore[attr-defined]
+                               info)
 
     def end_episode(self, info: Info) -> None:
         """The object's ``end_episode`` if it has one."""
@@ -302,11 +307,11 @@ class PolicyAdapter:
 
     def take_llm_calls(self) -> list[dict[str, Any]]:
         """The object's ``take_llm_calls()`` if it has one, else ``[]``."""
-        return list(self.agent.take_llm_calls()) if isinstance(self.agent, _CallsLLM) else []
+        return list(self.agent.take_llm_calls()) if self._calls_llm else []  # type: ignore[attr-defined]
 
     def action_source(self) -> str | None:
         """The object's ``action_source()`` if it has one, else ``None``."""
-        return self.agent.action_source() if isinstance(self.agent, _SaysSource) else None
+        return self.agent.action_source() if self._says_source else None  # type: ignore[attr-defined]
 
 
 def check_policy(agent: Any) -> Policy:
