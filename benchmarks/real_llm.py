@@ -44,10 +44,11 @@ KEY = "sk-benchmark-secret-never-written"
 
 
 def run(server: LlamaCppServer, policy: str, steps: int, way: str, trajectories: str | None = None,
-        policy_args: dict | None = None) -> dict:
+        policy_args: dict | None = None, game: str | None = None) -> dict:
     started = time.perf_counter()
+    game = game or GAMES.get(policy, DEFAULT_GAME)
     row = evaluate(
-        GAMES.get(policy, DEFAULT_GAME),
+        game,
         policy,
         EvalConfig(max_steps=steps,
         trajectories=f"{trajectories}/{policy}-{way}" if trajectories else None,
@@ -68,6 +69,7 @@ def run(server: LlamaCppServer, policy: str, steps: int, way: str, trajectories:
     calls = max(stats.get("calls", 0), 1)
     return {
         "policy": policy,
+        "game": game,
         "structured": way,
         "steps": row["steps"],
         "model_actions": stats.get("model_actions"),
@@ -90,14 +92,17 @@ def main() -> None:
     parser.add_argument("--trajectories", default=None, help="write each run's trajectory (prompts, answers) here")
     parser.add_argument("--policy-arg", action="append", default=[], metavar="KEY=VALUE",
                         help="passed to every policy (e.g. critic=substitute for reflact)")
+    parser.add_argument("--game", action="append", default=[], metavar="POLICY=ENV_ID",
+                        help="play this env for that policy (e.g. ariadne=TextMem/NetHack-RoomObs-v0)")
     args = parser.parse_args()
     policy_args = parse_pairs(args.policy_arg)
+    games = dict(pair.split("=", 1) for pair in args.game)
     rows = []
     with LlamaCppServer(smollm2_path(), n_ctx=args.n_ctx, api_key=KEY) as server:
         for policy in args.policies:
             for way in args.ways:
                 try:
-                    rows.append(run(server, policy, args.steps, way, args.trajectories, policy_args))
+                    rows.append(run(server, policy, args.steps, way, args.trajectories, policy_args, games.get(policy)))
                 except Exception as error:  # noqa: BLE001 -- a benchmark reports a policy's crash and goes on
                     rows.append(
                         {"policy": policy, "structured": way, "error": f"{type(error).__name__}: {error}"[:200]}
@@ -105,6 +110,7 @@ def main() -> None:
                 print(json.dumps(rows[-1]), flush=True)
     header = [
         "policy",
+        "game",
         "structured",
         "steps",
         "model_actions",
