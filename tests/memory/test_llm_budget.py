@@ -33,11 +33,11 @@ EXTRACTION = ("arigraph_triplets", "arigraph_outdated")
 
 
 def extraction_answer(prompt: str) -> str:
-    """Many two-word triples from the observation, so the example and existing triples grow."""
+    """Many triples between two-word names the observation printed, so the example and existing
+    triples grow (and memory hygiene, which drops names the game never printed, keeps them)."""
     observation = prompt.split("\nObservation: ")[1].split("\n\nRemember that")[0]
-    words = re.findall(r"[a-z]{3,}", observation.lower())
-    return "; ".join(f"{words[i]} {words[i + 1]}, is near, {words[i + 2]} {words[i + 3]}"
-                     for i in range(0, min(len(words) - 3, 48), 4))
+    names = re.findall(r"\b[a-z]{3,} [a-z]{3,}\b", " ".join(observation.lower().split()))
+    return "; ".join(f"{names[i]}, is near, {names[i + 1]}" for i in range(0, min(len(names) - 1, 24), 2))
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,6 @@ def ariadne_run(tmp_path_factory):
     return result, read_trajectory(path), prompts, estimates, leftover
 
 
-@pytest.mark.xfail(reason="known gap of this session: the scripted LLM answers of this test name entities the game never printed, which memory hygiene (issue 24) now drops; the script needs rewriting", strict=False)
 def test_ariadne_extraction_prompts_fit_the_window_and_trims_are_counted(ariadne_run):
     result, _, prompts, _, _ = ariadne_run
     stats = result["policy_stats"]
