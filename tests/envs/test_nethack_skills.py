@@ -7,7 +7,7 @@ import gymnasium as gym
 import pytest
 
 import textmem_gym  # noqa: F401
-from textmem_gym.envs.nethack.skills import SKILLS, parse_skill
+from textmem_gym.envs.nethack.skills import KICK_LIMIT, SKILLS, parse_skill
 from textmem_gym.runner import run_episode
 from textmem_gym.wrappers import MemoryGraphWrapper
 
@@ -129,3 +129,39 @@ def test_skill_agent_goes_deeper_than_random_over_five_seeds():
             levels.append(result["max_dungeon_level"])
         deepest[name] = sum(levels) / len(levels)
     assert deepest["netplay-heuristic"] > deepest["random"], deepest
+
+
+# seed 3 (Level obs): the first ``explore`` meets the locked door at x22 y7, which holds once
+# ("WHAMM!!") and gives way to the second kick (the default monk kicks as a martial artist)
+LOCKED_SEED, LOCKED_DOOR = 3, (1, 22, 7)
+
+
+def _explore_once(**kwargs):
+    env = gym.make(LEVEL, **kwargs)
+    try:
+        env.reset(seed=LOCKED_SEED)
+        observation, *_, info = env.step("explore")
+        return observation, info, env.get_wrapper_attr("levels")
+    finally:
+        env.close()
+
+
+def test_explore_kicks_a_locked_door_open_and_walks_through():
+    observation, info, levels = _explore_once()
+    metrics = info["metrics"]
+    assert metrics["locked_doors"] == 1 and metrics["doors_kicked_open"] == 1 and metrics["locked_doors_given_up"] == 0
+    assert 1 <= metrics["door_kicks"] <= KICK_LIMIT and levels.kicks.per_door == {LOCKED_DOOR: metrics["door_kicks"]}
+    assert "As you kick the door, it" in observation and not levels.locked.get(1)
+    depth, x, y = LOCKED_DOOR
+    assert levels.visited[depth][y, x], "the hero walked through the kicked-open door"
+
+
+@pytest.mark.parametrize("limit", [0, 1])
+def test_a_door_that_holds_past_the_kick_limit_is_routed_around(limit):
+    observation, info, levels = _explore_once(kick_limit=limit)
+    metrics = info["metrics"]
+    assert metrics["door_kicks"] == limit and levels.kicks.per_door == {LOCKED_DOOR: limit}
+    assert metrics["locked_doors"] == 1 and metrics["doors_kicked_open"] == 0 and metrics["locked_doors_given_up"] == 1
+    assert levels.locked == {1: {LOCKED_DOOR[1:]}} and ("WHAMM" in observation) == (limit > 0)
+    with pytest.raises(ValueError, match="kick_limit"):
+        gym.make(LEVEL, kick_limit=-1)

@@ -13,6 +13,7 @@ import numpy as np
 from textmem_gym.envs.nethack.actions import COMMANDS, MOVES, key_for, prompt_keys
 from textmem_gym.envs.nethack.progression import Progression
 from textmem_gym.envs.nethack.skills import (
+    KICK_LIMIT,
     SKILL_CAP,
     LevelMemory,
     SkillReport,
@@ -61,7 +62,8 @@ class NetHackEnv(TextGameEnv):
         command (:mod:`~textmem_gym.envs.nethack.skills`): ``explore``, ``go to <feature or
         position>``, ``fight <monster>``, ``pick up <item>``, ``descend``, ``eat <item>``,
         ``rest``, ``search [n]``; a skill stops when done or interrupted, after at most
-        ``skill_cap`` keys, and its report comes first in the observation.
+        ``skill_cap`` keys, and its report comes first in the observation. Skills that walk
+        kick a locked door open (up to ``kick_limit`` kicks per door) before routing around it.
 
     Observation Space:
         ``Text``: the description above; once the game is over, NetHack's last message and
@@ -82,11 +84,13 @@ class NetHackEnv(TextGameEnv):
         lists the moves and command words, or, while a prompt or menu is open, its keys (plus
         directions when it asks for one) and ``esc``. Plus ``dungeon_level``,
         ``max_dungeon_level`` (deepest level reached this episode, AriGraph's "Levels") and
-        ``experience_level`` (the same three in ``metrics``, with ``max_experience_level`` and
+        ``experience_level`` (the same three in ``metrics``, with ``max_experience_level``,
         ``balrog_progression``: BALROG's progression metric in percent,
-        :mod:`~textmem_gym.envs.nethack.progression`), ``steps`` (``decisions``: commands
-        received, ``primitive``: keys pressed, ``counted``) and ``skill`` (the last command's
-        skill: name, argument, keys, completed, reason; ``None`` for a plain command).
+        :mod:`~textmem_gym.envs.nethack.progression`, and the episode's locked doors:
+        ``locked_doors`` met, ``door_kicks``, ``doors_kicked_open``, ``locked_doors_given_up``),
+        ``steps`` (``decisions``: commands received, ``primitive``: keys pressed, ``counted``)
+        and ``skill`` (the last command's skill: name, argument, keys, completed, reason;
+        ``None`` for a plain command).
         With skills, ``admissible_commands`` starts with the skills that apply now.
         Privileged, opt-in: ``facts`` only (the explored level as triples, plus what was last
         seen on the other levels visited: an oracle memory for *Room obs* agents:
@@ -101,6 +105,8 @@ class NetHackEnv(TextGameEnv):
         skills: Accept the skill commands (on by default); ``False``: keys and words only.
         skill_cap: Keys one skill may press at most (default
             :data:`~textmem_gym.envs.nethack.skills.SKILL_CAP`).
+        kick_limit: Kicks a locked door gets at most in an episode before skills route around
+            it (default :data:`~textmem_gym.envs.nethack.skills.KICK_LIMIT`; 0 never kicks).
         primitive_limit: Truncate the episode after this many keys (``None``: no limit).
         privileged: ``"facts"`` (the explored level as triples); off by default.
         render_mode: ``"human"`` or ``"ansi"``.
@@ -131,8 +137,8 @@ class NetHackEnv(TextGameEnv):
 
     def __init__(self, scope: str = "room", *, game_seed: int | None = None,
                  character: str = "mon-hum-neu-mal", skills: bool = True, skill_cap: int = SKILL_CAP,
-                 primitive_limit: int | None = None, privileged: bool | str | Iterable[str] = False,
-                 render_mode: str | None = None):
+                 kick_limit: int = KICK_LIMIT, primitive_limit: int | None = None,
+                 privileged: bool | str | Iterable[str] = False, render_mode: str | None = None):
         super().__init__(privileged=privileged, render_mode=render_mode)
         if scope not in SCOPES:
             raise ValueError(f"scope must be one of {SCOPES}, got {scope!r}")
@@ -141,6 +147,8 @@ class NetHackEnv(TextGameEnv):
             raise ValueError(f"game_seed must be a non-negative int or None, got {game_seed!r}")
         if not isinstance(skill_cap, int) or skill_cap < 1:
             raise ValueError(f"skill_cap must be a positive int, got {skill_cap!r}")
+        if not isinstance(kick_limit, int) or isinstance(kick_limit, bool) or kick_limit < 0:
+            raise ValueError(f"kick_limit must be a non-negative int, got {kick_limit!r}")
         if primitive_limit is not None and (not isinstance(primitive_limit, int) or primitive_limit < 1):
             raise ValueError(f"primitive_limit must be a positive int or None, got {primitive_limit!r}")
         from nle import nethack
@@ -148,6 +156,7 @@ class NetHackEnv(TextGameEnv):
 
         self.scope, self.game_seed = scope, game_seed
         self.skills, self.skill_cap, self.primitive_limit = bool(skills), skill_cap, primitive_limit
+        self.kick_limit = kick_limit
         #: The env carries out ``go to <place>`` itself (memory wrappers then leave it alone).
         self.provides_goto = self.skills
         self.levels = LevelMemory()
@@ -187,7 +196,7 @@ class NetHackEnv(TextGameEnv):
         self._skill = None
         call = parse_skill(command) if self.skills and not self._prompted() else None
         if call is not None:
-            self._skill = SkillRunner(self, self.skill_cap).run(call)
+            self._skill = SkillRunner(self, self.skill_cap, self.kick_limit).run(call)
             return self._game_state(ended=self._over and not self._won)
         key = key_for(command)
         if key is None or key not in self._action_index:
@@ -256,7 +265,8 @@ class NetHackEnv(TextGameEnv):
                    "metrics": {"max_dungeon_level": self._deepest, "dungeon_level": depth,
                                "experience_level": experience,
                                "max_experience_level": max(self.progression.experience_levels, default=1),
-                               "balrog_progression": self.progression.percent},
+                               "balrog_progression": self.progression.percent,
+                               **self.levels.kicks.metrics()},
                    "steps": {"decisions": self.decisions, "primitive": self.primitive_steps,
                              "counted": self.decisions, "limit": None},
                    "skill": self._skill.summary() if self._skill is not None else None},

@@ -21,6 +21,14 @@ skill                             what the code does
 ``search [n]``                    searches ``n`` turns (default 10) or until something appears
 ================================  ===============================================================
 
+A closed door on the way is opened; when the game says it is locked (``This door is locked.``)
+the hero kicks it (``kick``, then the direction): ``WHAMM!!`` means it held, so it kicks again;
+``it crashes open!`` / ``it shatters to pieces!`` (or the door glyph gone) means open, and the
+walk goes on through it. At most ``kick_limit`` kicks per door (``KICK_LIMIT`` by default, over
+all skills of the episode); a door that held that long, one the hero cannot kick (``Ouch! That
+hurts!``, wounded legs, a heavy load...) and a shop door ``Closed for inventory`` are routed
+around. The counts are in :class:`DoorKicks` (``LevelMemory.kicks``).
+
 A skill stops when it is done or interrupted: a monster comes into view, the hero is hit or HP
 falls below a third, hunger gets worse, the game asks a question, the level changes, the way is
 blocked, or it has pressed ``cap`` keys (``SKILL_CAP`` by default; every skill ends). ``--More--``
@@ -47,7 +55,7 @@ from typing import Protocol
 import numpy as np
 
 from textmem_gym.core.info import SkillSummary
-from textmem_gym.envs.nethack.actions import MOVES
+from textmem_gym.envs.nethack.actions import COMMANDS, MOVES
 from textmem_gym.envs.nethack.text import (
     CORRIDOR,
     DOOR,
@@ -65,6 +73,8 @@ from textmem_gym.envs.nethack.text import (
 SKILL_CAP = 100
 #: Turns of ``search`` without a count.
 SEARCH_TURNS = 10
+#: Kicks one locked door gets at most before the hero routes around it.
+KICK_LIMIT = 6
 _ENTER, _ESC = 13, 27
 _OFFSETS = {"north": (0, -1), "south": (0, 1), "east": (1, 0), "west": (-1, 0),
             "northeast": (1, -1), "northwest": (-1, -1), "southeast": (1, 1), "southwest": (-1, 1)}
@@ -74,6 +84,8 @@ _DOORWAY, _CLOSED_DOORS, _OPEN_DOORS = 12, (15, 16), (13, 14)
 _DOWNSTAIRS, _BAD_TERRAIN, _TRAPS = (24, 26), (32, 34, 41), range(42, 65)
 _POSITION = re.compile(r"\bx(\d{1,2})\s*,?\s*y(\d{1,2})\b", re.I)
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
+_KICKED_OPEN = re.compile(r"crashes open|shatters to pieces|door was booby-trapped|KABOOM", re.I)
+_KICK_HELD = re.compile(r"WHAMM|Thwack", re.I)
 
 
 @dataclass(frozen=True)
@@ -139,15 +151,40 @@ def skill_help() -> str:
 
 
 # -- level memory -------------------------------------------------------------------------
+@dataclass
+class DoorKicks:
+    """Locked doors met and kicked in one episode (NetHack's messages decide each outcome).
+
+    Attributes:
+        locked: Locked doors met (``This door is locked.``), each counted once.
+        kicks: Kicks sent at locked doors.
+        opened: Doors kicked open (``it crashes open!`` / ``it shatters to pieces!``).
+        given_up: Doors routed around: the kick limit was reached, or the hero could not kick.
+        per_door: ``(depth, x, y)`` -> kicks sent at that door.
+    """
+
+    locked: int = 0
+    kicks: int = 0
+    opened: int = 0
+    given_up: int = 0
+    per_door: dict[tuple[int, int, int], int] = field(default_factory=dict)
+
+    def metrics(self) -> dict[str, float]:
+        """The counts as ``info["metrics"]`` entries."""
+        return {"locked_doors": self.locked, "door_kicks": self.kicks, "doors_kicked_open": self.opened,
+                "locked_doors_given_up": self.given_up}
+
+
 class LevelMemory:
     """What NetHack's map showed on each level: terrain under monsters (last glyph that was not a
-    creature), the cells the hero stood on and the doors found locked. Updated by :meth:`see`
-    after every NLE step."""
+    creature), the cells the hero stood on, the locked doors given up on (routed around) and the
+    kicks at locked doors (:class:`DoorKicks`). Updated by :meth:`see` after every NLE step."""
 
     def __init__(self) -> None:
         self.terrain: dict[int, np.ndarray] = {}
         self.visited: dict[int, np.ndarray] = {}
         self.locked: dict[int, set[tuple[int, int]]] = {}
+        self.kicks = DoorKicks()
 
     def see(self, obs: Mapping[str, np.ndarray]) -> None:
         """Records one observation."""
@@ -257,10 +294,12 @@ class SkillRunner:
     Args:
         game: The env side (observation, key press, level memory, observation scope).
         cap: Keys the skill may press at most.
+        kick_limit: Kicks a locked door gets at most (over the episode) before it is routed
+            around; 0 never kicks.
     """
 
-    def __init__(self, game: Game, cap: int = SKILL_CAP) -> None:
-        self.game, self.cap = game, cap
+    def __init__(self, game: Game, cap: int = SKILL_CAP, kick_limit: int = KICK_LIMIT) -> None:
+        self.game, self.cap, self.kick_limit = game, cap, kick_limit
 
     # -- entry -----------------------------------------------------------------------------
     def run(self, call: SkillCall) -> SkillReport:
@@ -413,22 +452,64 @@ class SkillRunner:
         return None
 
     def _step_to(self, nxt: tuple[int, int]) -> bool:
-        """One move to a neighbouring cell (opening a closed door first); False if it failed."""
-        from nle import nethack as nh
-
+        """One move to a neighbouring cell (opening a closed door first, kicking it when it is
+        locked); False if the hero did not get there."""
         x, y = self._here()
-        offset = (nxt[0] - x, nxt[1] - y)
-        glyph = int(self._terrain()[nxt[1], nxt[0]])
-        if glyph - nh.GLYPH_CMAP_OFF in _CLOSED_DOORS:
+        if self._closed_door(nxt):
+            self._keys_left(2)
+            first = len(self.report.messages)
             self._press(ord("o"), watch=False)
-            self._press(_KEY_OF_OFFSET[offset])
-            if "locked" in " ".join(self.report.messages[-2:]).lower():
+            self._press(_KEY_OF_OFFSET[(nxt[0] - x, nxt[1] - y)])
+            said = " ".join(self.report.messages[first:]).lower()
+            if "locked" in said and not self._kick_open(nxt):
                 self.game.levels.locked.setdefault(_depth(self.game.obs), set()).add(nxt)
                 self._blocked[nxt[1], nxt[0]] = True
                 return False
-            return int(self.game.obs["glyphs"][nxt[1], nxt[0]]) - nh.GLYPH_CMAP_OFF in _OPEN_DOORS
-        self._press(_KEY_OF_OFFSET[offset])
+            if self._closed_door(nxt):
+                return False
+        self._press(_KEY_OF_OFFSET[(nxt[0] - x, nxt[1] - y)])
         return self._here() == nxt
+
+    def _closed_door(self, cell: tuple[int, int]) -> bool:
+        from nle import nethack as nh
+
+        return int(self._terrain()[cell[1], cell[0]]) - nh.GLYPH_CMAP_OFF in _CLOSED_DOORS
+
+    def _kick_open(self, door: tuple[int, int]) -> bool:
+        """Kicks the locked ``door`` (next to the hero) until it opens, up to the kick limit over
+        the episode; True when it opened. Only the game's messages and the door's glyph decide."""
+        kicks, key = self.game.levels.kicks, (_depth(self.game.obs), *door)
+        if key not in kicks.per_door:
+            kicks.locked += 1
+            kicks.per_door[key] = 0
+        if any("closed for inventory" in m.lower() for m in self.report.messages):
+            kicks.given_up += 1  # a shop door: breaking it angers the shopkeeper
+            return False
+        x, y = self._here()
+        while kicks.per_door[key] < self.kick_limit:
+            self._keys_left(2)
+            first = len(self.report.messages)
+            self._press(COMMANDS["kick"], watch=False)
+            if not self.game.obs["misc"][0]:  # no direction asked: the hero cannot kick now
+                break
+            kicks.per_door[key] += 1
+            kicks.kicks += 1
+            self._press(_KEY_OF_OFFSET[(door[0] - x, door[1] - y)], watch=False)
+            said = " ".join(self.report.messages[first:])
+            opened = bool(_KICKED_OPEN.search(said)) or not self._closed_door(door)
+            kicks.opened += opened
+            self._watch()
+            if opened:
+                return True
+            if not _KICK_HELD.search(said):  # "Ouch! That hurts!", "Your legs cannot kick effectively"...
+                break
+        kicks.given_up += 1
+        return False
+
+    def _keys_left(self, needed: int) -> None:
+        """Stops the skill unless ``needed`` keys fit under the cap (a prompt is never left open)."""
+        if len(self.report.keys) + needed > self.cap:
+            raise Stop(f"it reached its cap of {self.cap} keys")
 
     def _walk(self, goals: set[tuple[int, int]], what: str, stop_on: Callable[[], bool] | None = None) -> None:
         """Walks to any of ``goals``; returns there, raises :class:`Stop` otherwise."""
