@@ -19,7 +19,6 @@ FAST = {"timeout": 0.3, "max_retries": 1, "backoff_base": 0.001, "backoff_max": 
 SHARED_CACHE = True
 
 
-@pytest.mark.xfail(reason="known gap of this session: the scripted LLM answers of this test name entities the game never printed, which memory hygiene (issue 24) now drops; the script needs rewriting", strict=False)
 @pytest.mark.java
 @pytest.mark.slow
 def test_davis_finishes_find_living_thing_through_the_full_pipeline():
@@ -46,7 +45,10 @@ def test_davis_finishes_find_living_thing_through_the_full_pipeline():
     assert any("The outcome differed; re-plan." in p for p in wm)  # the reflection reaches the world model
     assert any("Q: Where can I find a living thing?\nA: Living things were found outside" in p for p in wm)
     assert "Permissible commands now: [" in answerer.prompts["davis_actor"][0]
-    assert any(f.episode == "now" and f.relation == "focus on" for f in memory.kg.facts)
+    # the focus as the game printed it ("You focus on the frog egg."): the walkthrough's typed name
+    # ("focus on common toad") is one the game never printed, which memory hygiene keeps out
+    focused = [f for f in memory.kg.facts if f.episode == "now" and f.relation.startswith("focus")]
+    assert focused and all(f.relation == "focused on" for f in focused)
 
 
 def test_prediction_parsing():
