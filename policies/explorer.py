@@ -63,6 +63,14 @@ def is_reading(command: str) -> bool:
     return verb(command) in ("read", "examine") and any(w in command.lower().split() for w in READABLE)
 
 
+def move_direction(command: str) -> str | None:
+    """The compass direction of a movement command, TextWorld Express's ``move north`` included."""
+    words = command.lower().split()
+    if len(words) == 2 and words[0] == "move":
+        return direction_of(words[1])
+    return direction_of(command)
+
+
 def take_object(command: str) -> str | None:
     """The object of ``take X [from Y]``, else ``None``."""
     match = re.match(r"^(?:take|get|pick up)\s+(.+?)(?:\s+from\s+.+)?$", command.strip().lower())
@@ -133,11 +141,14 @@ class ExplorerPolicy(BasePolicy):
         self.tidied: set[str] = set()
         self.tidy_trips: set[tuple[str, str]] = set()
         self.rule_counts: dict[str, int] = {}
+        self.visited: set[str] = set()
         self._observe_room(observation, info)
 
     def _observe_room(self, observation: Any, info: Info) -> None:
         view = info if self.memory else step_info({})
         self.room = room_from(observation_text(observation), view, self.room)
+        if self.room:
+            self.visited.add(self.room)
 
     # -- rules ---------------------------------------------------------------------------
     def _fresh(self, commands: list[str]) -> list[str]:
@@ -217,7 +228,9 @@ class ExplorerPolicy(BasePolicy):
         return named[0] if named else None  # never blind: unnamed things may be in their place
 
     def _open(self, commands: list[str], info: Info) -> str | None:
-        fresh = self._fresh(commands)
+        # doors are named by direction ("open door to east"), so only the room tells them apart
+        doors = [c for c in commands if "door" in c.lower() and self.critic.score(c, self.room, commands) > 0]
+        fresh = self._fresh(commands) + doors
         return next((c for c in fresh if verb(c) == "unlock"), None) or \
             next((c for c in fresh if verb(c) == "open"), None)
 
@@ -296,22 +309,26 @@ class ExplorerPolicy(BasePolicy):
         return safe[0] if safe else None
 
     def _explore(self, commands: list[str], info: Info) -> str | None:
-        moves = [c for c in commands if direction_of(c) is not None]
+        moves = [c for c in commands if move_direction(c) is not None]
         if self.memory:
             here = set((info.get("unexplored_exits") or {}).get(self.room or "", []))
-            local = [c for c in moves if direction_of(c) in here and self.critic.score(c, self.room, commands) > -1]
+            local = [c for c in moves if move_direction(c) in here and self.critic.score(c, self.room, commands) > -1]
             if local:
                 return local[0]
             targets = [r for r in (info.get("unexplored_exits") or {}) if r != self.room]
             gotos = [f"go to {r}" for r in targets if f"go to {r}" in commands]
             if gotos:
                 return self._rng.choice(gotos)
+            unvisited = [f"go to {r}" for r in info.get("known_locations") or [] if r not in self.visited]
+            gotos = [c for c in unvisited if c in commands]  # a room seen through a door, never entered
+            if gotos:
+                return gotos[0]
         untried = [c for c in moves if self.critic.score(c, self.room, commands) > 0]
         return self._rng.choice(untried) if untried else None
 
     def _wander(self, commands: list[str], info: Info) -> str | None:
-        moves = [c for c in commands if direction_of(c) is not None or (self.memory and c.startswith("go to "))]
-        open_moves = [c for c in moves if direction_of(c) not in self.critic.blocked[self.room]]
+        moves = [c for c in commands if move_direction(c) is not None or (self.memory and c.startswith("go to "))]
+        open_moves = [c for c in moves if move_direction(c) not in self.critic.blocked[self.room]]
         return self._rng.choice(open_moves) if open_moves else None
 
     RULES: ClassVar[tuple[str, ...]] = ("read", "follow", "drop_unneeded", "make_room", "take", "go_to_tool", "open",
@@ -337,12 +354,18 @@ class ExplorerPolicy(BasePolicy):
         if rule not in PURPOSEFUL and not (rule == "take" and self.directions.active):
             # the critic vetoes blind repeats (not steps of read directions); it never substitutes a take
             safe = [c for c in commands if (verb(c) not in RISKY_VERBS and take_object(c) is None)
-                    or c == action or direction_of(c)]
+                    or c == action or move_direction(c)]
             action, _, substituted = self.critic.review(action, self.room, safe)
-        action, forced = self.guard.check(action)
+        action, forced = self.guard.check(action, self._alternatives(commands))
         rule = "guard" if forced else "critic" if substituted else rule
         self.rule_counts[rule] = self.rule_counts.get(rule, 0) + 1
         return action
+
+    def _alternatives(self, commands: list[str]) -> list[str]:
+        """What the loop guard may play instead of a looping command: an untried harmless command
+        (else it plays ``look``, and the next decision is taken afresh)."""
+        return [c for c in self._fresh(commands) if verb(c) not in RISKY_VERBS and take_object(c) is None
+                and move_direction(c) is None and not c.startswith("go to ")]
 
     def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
                 info: Info) -> None:
