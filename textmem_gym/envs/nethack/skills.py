@@ -26,8 +26,9 @@ the hero kicks it (``kick``, then the direction): ``WHAMM!!`` means it held, so 
 ``it crashes open!`` / ``it shatters to pieces!`` (or the door glyph gone) means open, and the
 walk goes on through it. At most ``kick_limit`` kicks per door (``KICK_LIMIT`` by default, over
 all skills of the episode); a door that held that long, one the hero cannot kick (``Ouch! That
-hurts!``, wounded legs, a heavy load...) and a shop door ``Closed for inventory`` are routed
-around. The counts are in :class:`DoorKicks` (``LevelMemory.kicks``).
+hurts!``, wounded legs, a heavy load...: :func:`kick_outcome`) and a shop's door (``Closed for
+inventory`` written in front) are routed around. The counts are in :class:`DoorKicks`
+(``LevelMemory.kicks``).
 
 A skill stops when it is done or interrupted: a monster comes into view, the hero is hit or HP
 falls below a third, hunger gets worse, the game asks a question, the level changes, the way is
@@ -150,6 +151,21 @@ def skill_help() -> str:
     return "\n".join(lines)
 
 
+def kick_outcome(text: str) -> str:
+    """What NetHack's messages after a kick at a door say: ``"open"``, ``"held"`` (kick again) or
+    ``"cannot"`` (the hero cannot kick it: give up).
+
+    Example:
+        >>> kick_outcome("WHAMM!!"), kick_outcome("As you kick the door, it crashes open!")
+        ('held', 'open')
+        >>> kick_outcome("Ouch! That hurts!"), kick_outcome("Your legs cannot kick effectively.")
+        ('cannot', 'cannot')
+    """
+    if _KICKED_OPEN.search(text):
+        return "open"
+    return "held" if _KICK_HELD.search(text) else "cannot"
+
+
 # -- level memory -------------------------------------------------------------------------
 @dataclass
 class DoorKicks:
@@ -177,14 +193,16 @@ class DoorKicks:
 
 class LevelMemory:
     """What NetHack's map showed on each level: terrain under monsters (last glyph that was not a
-    creature), the cells the hero stood on, the locked doors given up on (routed around) and the
-    kicks at locked doors (:class:`DoorKicks`). Updated by :meth:`see` after every NLE step."""
+    creature), the cells the hero stood on, the locked doors given up on (routed around), the
+    kicks at locked doors (:class:`DoorKicks`) and where the hero read "Closed for inventory" (in
+    front of a shop's locked door: never kicked). Updated by :meth:`see` after every NLE step."""
 
     def __init__(self) -> None:
         self.terrain: dict[int, np.ndarray] = {}
         self.visited: dict[int, np.ndarray] = {}
         self.locked: dict[int, set[tuple[int, int]]] = {}
         self.kicks = DoorKicks()
+        self.closed_shops: set[tuple[int, int, int]] = set()
 
     def see(self, obs: Mapping[str, np.ndarray]) -> None:
         """Records one observation."""
@@ -200,6 +218,8 @@ class LevelMemory:
         keep = ~(monsters | pets | effects)
         self.terrain[depth][keep] = glyphs[keep]
         self.visited[depth][y, x] = True
+        if "closed for inventory" in message(obs).lower():
+            self.closed_shops.add((depth, x, y))
 
 
 def _depth(obs: Mapping[str, np.ndarray]) -> int:
@@ -482,10 +502,10 @@ class SkillRunner:
         if key not in kicks.per_door:
             kicks.locked += 1
             kicks.per_door[key] = 0
-        if any("closed for inventory" in m.lower() for m in self.report.messages):
-            kicks.given_up += 1  # a shop door: breaking it angers the shopkeeper
-            return False
         x, y = self._here()
+        if (_depth(self.game.obs), x, y) in self.game.levels.closed_shops:
+            kicks.given_up += 1  # a shop's door: breaking it angers the shopkeeper
+            return False
         while kicks.per_door[key] < self.kick_limit:
             self._keys_left(2)
             first = len(self.report.messages)
@@ -495,13 +515,13 @@ class SkillRunner:
             kicks.per_door[key] += 1
             kicks.kicks += 1
             self._press(_KEY_OF_OFFSET[(door[0] - x, door[1] - y)], watch=False)
-            said = " ".join(self.report.messages[first:])
-            opened = bool(_KICKED_OPEN.search(said)) or not self._closed_door(door)
+            outcome = kick_outcome(" ".join(self.report.messages[first:]))
+            opened = outcome == "open" or not self._closed_door(door)
             kicks.opened += opened
             self._watch()
             if opened:
                 return True
-            if not _KICK_HELD.search(said):  # "Ouch! That hurts!", "Your legs cannot kick effectively"...
+            if outcome != "held":
                 break
         kicks.given_up += 1
         return False
