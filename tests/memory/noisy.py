@@ -62,6 +62,7 @@ class Judged:
     never_mentioned: list[tuple[str, str, str]] = field(default_factory=list)
     refused_steps: int = 0
     typed_steps: int = 0
+    played_steps: int = 0
 
     @property
     def unclean(self) -> int:
@@ -79,6 +80,7 @@ class Judged:
         self.never_mentioned += other.never_mentioned
         self.refused_steps += other.refused_steps
         self.typed_steps += other.typed_steps
+        self.played_steps += other.played_steps
         return self
 
 
@@ -125,6 +127,7 @@ def noisy_episode(env_id: str, memory_name: str = "arigraph", steps: int = 40, s
             before = (sorted(map(tuple, info.get("facts") or [])), info.get("score"))
             observation, _, terminated, truncated, info = env.step(action)
             memory.update(observation, action, info)
+            judged.played_steps += 1
             if typed:
                 judged.typed_steps += 1
                 unchanged = (sorted(map(tuple, info.get("facts") or [])), info.get("score")) == before

@@ -24,7 +24,10 @@ UNREAD = {("TextMem/Jericho-Lostpig-v0", "arigraph"), ("TextMem/Jericho-Lostpig-
 def _judge(env_id: str, memory: str, seeds: int = 2, steps: int = 40) -> None:
     for seed in range(seeds):
         judged = noisy_episode(env_id, memory, steps=steps, seed=seed)
-        assert judged.typed_steps >= steps // 2 - 1 and judged.refused_steps > 0, "the stream was noisy"
+        # half the commands played were typed (a random admissible command can end the game early:
+        # ScienceWorld's "focus on" the wrong thing), and some of them were refused
+        assert judged.typed_steps >= judged.played_steps // 2 and judged.refused_steps > 0, "the stream was noisy"
+        assert judged.played_steps >= 10, "the stream was long enough to judge"
         assert judged.triples > 0 or (env_id, memory) in UNREAD, "the memory learned from the admissible half"
         assert judged.refusal == [], f"{env_id} {memory}: triples from refused commands {judged.refusal}"
         assert judged.never_mentioned == [], f"{env_id} {memory}: never-mentioned names {judged.never_mentioned}"
@@ -41,8 +44,7 @@ def test_textworld_noisy_stream_leaves_no_refusal_or_unmentioned_triple(env_id, 
     "TextMem/Jericho-Zork1-v0",
     pytest.param("TextMem/Jericho-Lostpig-v0", marks=pytest.mark.exhaustive),  # ~2 min per memory: long variant
 ])
-def test_jericho_noisy_stream_leaves_no_refusal_or_unmentioned_triple(env_id, memory, monkeypatch):
-    monkeypatch.setenv("TEXTMEM_ROMS_DIR", "/work/shared/jericho-roms")
+def test_jericho_noisy_stream_leaves_no_refusal_or_unmentioned_triple(env_id, memory):
     _judge(env_id, memory)
 
 
@@ -54,9 +56,7 @@ def test_nethack_noisy_stream_leaves_no_refusal_or_unmentioned_triple(memory):
 @pytest.mark.java
 @pytest.mark.skipif(shutil.which("java") is None, reason="needs Java")
 @pytest.mark.parametrize("env_id", [
-    pytest.param("TextMem/ScienceWorld-Boil-v0", marks=pytest.mark.xfail(
-        reason="known gap: the noise generator's own check (half the steps typed) does not hold on ScienceWorld yet",
-        strict=False)),
+    "TextMem/ScienceWorld-Boil-v0",
     "TextMem/TWX-CookingWorld-v0"])
 def test_java_backends_noisy_stream_leaves_no_refusal_or_unmentioned_triple(env_id):
     for memory in MEMORIES:

@@ -16,11 +16,6 @@ GAME = "TextMem/Jericho-Lostpig-v0"
 UNTIL_RENAMED = 62
 
 
-@pytest.fixture(autouse=True)
-def roms(monkeypatch):
-    monkeypatch.setenv("TEXTMEM_ROMS_DIR", "/work/shared/jericho-roms")
-
-
 @pytest.mark.exhaustive
 def test_reflact_keys_a_renamed_room_by_its_location_object():
     """The walkthrough played through ReflAct's observation side (its sub-agents answered by the
