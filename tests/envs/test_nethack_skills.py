@@ -126,6 +126,8 @@ def test_skill_agent_goes_deeper_than_random_over_five_seeds():
             finally:
                 env.close()
             assert result["max_dungeon_level"] >= 1 and result["primitive_steps"] >= result["steps"] // 2
+            assert 0 <= result["doors_kicked_open"] + result["locked_doors_given_up"] <= result["locked_doors"]
+            assert result["door_kicks"] >= result["doors_kicked_open"]
             levels.append(result["max_dungeon_level"])
         deepest[name] = sum(levels) / len(levels)
     assert deepest["netplay-heuristic"] > deepest["random"], deepest
