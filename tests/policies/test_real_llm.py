@@ -9,8 +9,7 @@ import json
 
 import pytest
 
-from textmem_gym.llm import LlamaCppServer, LocalModelMissingError, smollm2_path
-from textmem_gym.llm.llama_server import missing_server_modules
+from tests.real_model import smollm2_server
 from textmem_gym.runner import EvalConfig, evaluate
 
 pytestmark = pytest.mark.real_llm
@@ -23,13 +22,7 @@ POLICIES = ["ariadne", "full-history", "summary", "rag", "simulacra", "reflexion
 
 @pytest.fixture(scope="module")
 def server():
-    if missing_server_modules():
-        pytest.skip(f"llama-cpp-python[server] is not installed ({missing_server_modules()})")
-    try:
-        path = smollm2_path()
-    except LocalModelMissingError as error:
-        pytest.skip(str(error))
-    with LlamaCppServer(path, n_ctx=4096, api_key=KEY) as running:
+    with smollm2_server(api_key=KEY) as running:
         yield running
 
 

@@ -172,17 +172,10 @@ def test_cli_probes_a_folder_and_bad_input_is_one_line_and_exit_2(trajectory, qu
 
 @pytest.mark.real_llm
 def test_probe_with_smollm2(trajectory, tmp_path, capsys):
-    from textmem_gym.llm import LlamaCppServer, LocalModelMissingError, smollm2_path
-    from textmem_gym.llm.llama_server import missing_server_modules
+    from tests.real_model import smollm2_server
 
-    if missing_server_modules():
-        pytest.skip(f"llama-cpp-python[server] is not installed ({missing_server_modules()})")
-    try:
-        path = smollm2_path()
-    except LocalModelMissingError as error:
-        pytest.skip(str(error))
     out = tmp_path / "probes.jsonl"
-    with LlamaCppServer(path, n_ctx=4096) as server:
+    with smollm2_server() as server:
         assert main(["probe", str(trajectory), "--memory", "arigraph,full-history,oracle", "--kinds", "location",
                      "--per-kind", "2", "--structural", "--model", server.model_alias, "--base-url", server.base_url,
                      "--budget", "1024", "--max-tokens", "256", "--timeout", "600", "--out", str(out)]) == 0

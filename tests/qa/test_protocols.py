@@ -161,17 +161,10 @@ def test_reproduce_with_smollm2(name, tmp_path, capsys):
     """The protocol's graph memory (and a baseline) through SmolLM2-135M on llama.cpp's server, from the
     CLI: a row per dataset and method, every answer the model's or a counted fallback, building tokens
     apart, the table beside the paper's."""
-    from textmem_gym.llm import LlamaCppServer, LocalModelMissingError, smollm2_path
-    from textmem_gym.llm.llama_server import missing_server_modules
+    from tests.real_model import smollm2_server
 
-    if missing_server_modules():
-        pytest.skip(f"llama-cpp-python[server] is not installed ({missing_server_modules()})")
-    try:
-        path = smollm2_path()
-    except LocalModelMissingError as error:
-        pytest.skip(str(error))
     out, data = tmp_path / "qa.jsonl", small_copy(tmp_path / "data")
-    with LlamaCppServer(path, n_ctx=4096) as server:
+    with smollm2_server() as server:
         methods = [arg for m in REAL_METHODS[name] for arg in ("--method", m)]
         assert main(["reproduce", name, "--data", str(data), "--limit", "1", "--model", server.model_alias,
                      "--base-url", server.base_url, "--out", str(out), "--llm-arg", "timeout=1800", *methods]) == 0
