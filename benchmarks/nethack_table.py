@@ -45,23 +45,24 @@ def main() -> None:
     parser.add_argument("--model")
     parser.add_argument("--base-url")
     args = parser.parse_args()
-    score, levels = protocol.metrics
+    score, levels, progression = protocol.metrics
     steps = args.max_steps or protocol.cells[0].max_steps
     print(f"Protocol: {args.runs} runs per agent, at most {steps} agent decisions (skills) per run")
     print(f"Paper: {data['source']}\n")
-    print(f"{'Method':32s} {'Score':>18s} {'Levels':>14s}  source")
+    print(f"{'Method':32s} {'Score':>18s} {'Levels':>14s} {'BALROG %':>14s}  source")
     for name, row in data["rows"].items():
         for mode, value in row.items():
             shown = (f"{value[score.published]:.2f} ± {value[score.published_std]:.2f}",
                      f"{value[levels.published]:.2f} ± {value[levels.published_std]:.2f}")
-            print(f"{name + f' ({mode})':32s} {shown[0]:>18s} {shown[1]:>14s}  paper (GPT-4o)")
+            print(f"{name + f' ({mode})':32s} {shown[0]:>18s} {shown[1]:>14s} {'-':>14s}  paper (GPT-4o)")
     for policy in args.agents:
         kwargs = {"model": args.model, "base_url": args.base_url} if policy in LLM_POLICIES else {"seed": 0}
         plan = plan_protocol(protocol, cells=MODES.get(policy), max_steps=args.max_steps)
         for played in run_protocol(protocol, policy, plan=plan, policy_kwargs=kwargs, attempts=args.runs):
             label = f"{policy} ({played.plan.cell.label})"
             print(f"{label:32s} {mean_std(metric_values(played.results, score)):>18s} "
-                  f"{mean_std(metric_values(played.results, levels)):>14s}  ours")
+                  f"{mean_std(metric_values(played.results, levels)):>14s} "
+                  f"{mean_std(metric_values(played.results, progression)):>14s}  ours")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,9 @@ Example:
     >>> agent = NetPlayHeuristic()
     >>> agent.act("Dungeon level 1, turn 1. HP 14/14, not hungry.", {"admissible_commands": ["explore", "rest"]})
     'explore'
+    >>> seen = "Dungeon level 1, turn 9. HP 14/14, not hungry.\\n- jackal: 1 step east (x5 y5), monster"
+    >>> agent.act(seen, {"admissible_commands": ["explore", "fight jackal"]})
+    'fight jackal'
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from textmem_gym.core.info import SkillSummary, step_info
 from textmem_gym.core.policy import BasePolicy, Info
 from textmem_gym.llm.budget import LLMCalls, Trimmable
 
-_LINE = re.compile(r"^- (.+?): (\d+) steps? \w+ \(x(\d+) y(\d+)\)$", re.M)
+_LINE = re.compile(r"^- (.+?): (\d+) steps? \w+ \(x(\d+) y(\d+)\)(?:, (?:monster|pet))?$", re.M)
 _LEVEL = re.compile(r"Dungeon level (\d+), turn")
 _HP = re.compile(r"HP (-?\d+)/(\d+)")
 _HUNGRY = re.compile(r", (hungry|weak|fainting)[,.]")
