@@ -12,7 +12,8 @@
   modes (AriGraph's *NetPlay [Room obs]* and *NetPlay [Level obs]*).
 - ``netplay-heuristic`` (:class:`NetPlayHeuristic`): no LLM. Fights monsters that come within two
   steps (not peaceful ones), rests when HP is low, eats when hungry, descends when a staircase
-  down is in view (or goes to the one it remembers on this level), otherwise explores; when
+  down is in view (or goes to the one it remembers on this level; after a descent that could not
+  reach the stairs it explores a few decisions first), otherwise explores; when
   the level is explored it searches for hidden doors and explores again.
 
 Example:
@@ -43,6 +44,8 @@ _HUNGRY = re.compile(r", (hungry|weak|fainting)[,.]")
 _STAIRS = "staircase down"
 #: Turns of one search when the level seems explored.
 SEARCH_TURNS = 15
+#: Decisions spent otherwise after a ``descend`` that could not reach the stairs, before trying again.
+DESCEND_WAIT = 3
 
 
 class NetPlayHeuristic(BasePolicy):
@@ -67,6 +70,7 @@ class NetPlayHeuristic(BasePolicy):
         self.peaceful: set[str] = set()
         self.explored: dict[int, int] = {}
         self.failed_goto: set[tuple[int, int, int]] = set()
+        self.descend_wait: dict[int, int] = {}
         self.last_skill: SkillSummary | None = None
         self.counts = {"steps": 0, "explore": 0, "descend": 0, "fight": 0, "search": 0, "rest": 0, "eat": 0,
                        "go_to_stairs": 0, "random_run": 0, "answer_prompt": 0}
@@ -88,6 +92,8 @@ class NetPlayHeuristic(BasePolicy):
             spot = self.stairs.get(level)
             if spot is not None:
                 self.failed_goto.add((level, *spot))
+        if action == "descend" and self.last_skill and not self.last_skill["completed"]:
+            self.descend_wait[level] = DESCEND_WAIT  # no way to the stairs yet: explore before trying again
         self._read(text)
 
     def episode_stats(self) -> dict[str, Any]:
@@ -129,7 +135,9 @@ class NetPlayHeuristic(BasePolicy):
         eat = [c for c in commands if c.startswith("eat ")]
         if _HUNGRY.search(text) and eat:
             return eat[0], "eat"
-        if "descend" in commands:
+        wait = self.descend_wait.get(level, 0)
+        self.descend_wait[level] = max(wait - 1, 0)
+        if "descend" in commands and not wait:
             return "descend", "descend"
         spot = self.stairs.get(level)
         if spot is not None and (level, *spot) not in self.failed_goto:

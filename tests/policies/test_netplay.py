@@ -108,3 +108,18 @@ def test_ariadne_on_room_obs_uses_its_memory_of_the_level():
     assert result["max_dungeon_level"] >= 2 and result["primitive_steps"] > result["steps"]
     assert REMEMBERED, "the places AriGraph remembers are offered as go to commands"
     assert all(len(action) == 1 for action in seen)
+
+
+def test_heuristic_explores_before_trying_an_unreachable_staircase_again():
+    from policies.netplay import DESCEND_WAIT, NetPlayHeuristic
+    from textmem_gym.core.info import step_info
+
+    agent = NetPlayHeuristic(seed=0)
+    text = "Dungeon level 1, turn 40. HP 14/14, not hungry."
+    offered = step_info({"admissible_commands": ["explore", "rest", "descend"]})
+    assert agent.act(text, offered) == "descend"
+    failed = step_info({"skill": {"name": "descend", "argument": "", "primitive_steps": 0, "completed": False,
+                                  "reason": "no path to the staircase down"}})
+    agent.observe("descend", text, 0.0, False, False, failed)
+    assert [agent.act(text, offered) for _ in range(DESCEND_WAIT)] == ["explore"] * DESCEND_WAIT
+    assert agent.act(text, offered) == "descend"  # the level may have opened up: it tries again
