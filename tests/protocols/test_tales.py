@@ -14,7 +14,7 @@ from textmem_gym.envs.twx.ids import check_params
 from textmem_gym.protocols import get_protocol, published
 from textmem_gym.protocols.restarts import RESTART_MARK, RestartWithinBudget
 from textmem_gym.protocols.run import format_report, plan_protocol, run_protocol
-from textmem_gym.protocols.tales import FRAMEWORKS, PROTOCOL, TWX_GAMES, framework_of
+from textmem_gym.protocols.tales import FRAMEWORKS, GOLD_LONGER_THAN_BUDGET, PROTOCOL, TWX_GAMES, framework_of
 
 
 def test_game_list_matches_tales_frameworks_and_parameters():
@@ -99,3 +99,40 @@ def test_walkthrough_scores_100_on_twx_games_a_missing_rom_is_listed_and_rows_re
     again = run_protocol(PROTOCOL, "walkthrough", plan=plan, out=out)
     assert len(out.read_text().splitlines()) == 2, "a re-run must not play finished games again"
     assert format_report(PROTOCOL, again, "walkthrough", ["o3 (medium)"]) == report
+
+
+def _walkthrough_scores(cells, tmp_path):
+    """Plays ``cells`` with the walkthrough: label -> (walkthrough length, fits, score %, wins)."""
+    plan = plan_protocol(PROTOCOL, cells=cells)
+    played = run_protocol(PROTOCOL, "walkthrough", plan=plan, out=tmp_path / "walkthrough.jsonl")
+    scores = {}
+    for item in played:
+        (instance,) = item.plan.instances.values()
+        (row,) = item.results
+        scores[item.plan.cell.label] = (instance["walkthrough_steps"], instance["winnable"],
+                                        round(100 * row["normalized_score"]), row["wins"])
+    return scores
+
+
+@pytest.mark.slow
+@pytest.mark.java
+def test_walkthrough_scores_100_on_scienceworld_games(tmp_path):
+    """One task of four ScienceWorld families (measure, find, chemistry, lifespan), as TALES plays them."""
+    cells = ["ScienceWorldUseThermometer", "ScienceWorldFindNonLivingThing",
+             "ScienceWorldChemistryMixPaintSecondaryColor", "ScienceWorldLifespanLongestLived"]
+    scores = _walkthrough_scores(cells, tmp_path)
+    assert {label: score[1:] for label, score in scores.items()} == {label: (True, 100, 1) for label in cells}
+
+
+@pytest.mark.exhaustive
+@pytest.mark.slow
+@pytest.mark.java
+def test_walkthrough_scores_100_on_every_scienceworld_game_whose_gold_path_fits(tmp_path):
+    """All 30 (about 7 minutes): 100 wherever ScienceWorld's gold path fits in 100 commands; the four
+    longer ones are flagged as not fitting and reach the recorded partial score."""
+    cells = [cell.label for cell in PROTOCOL.cells if framework_of(cell.label) == "ScienceWorld"]
+    scores = _walkthrough_scores(cells, tmp_path)
+    longer = {label: (steps, score) for label, (steps, fits, score, _) in scores.items() if not fits}
+    assert longer == GOLD_LONGER_THAN_BUDGET
+    assert {label: s[2:] for label, s in scores.items() if label not in longer} == {
+        label: (100, 1) for label in cells if label not in longer}
