@@ -28,8 +28,8 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 
-from policies.affinity import PlaceIndex
 from policies.critic import HeuristicCritic, LoopGuard, direction_of, room_from
+from policies.explorer_commonsense import HomeIndex
 from policies.instructions import Directions
 from policies.memory_env import admissible, ensure_memory_wrapper, find_memory_wrapper, observation_text
 from textmem_gym.core.info import step_info
@@ -46,6 +46,9 @@ _WORD = re.compile(r"[a-z]+")
 GENERIC_WORDS = frozenset({"game", "item", "items", "thing", "things", "place", "point", "points", "score", "time",
                            "room", "rooms", "first", "each", "every", "right", "back", "find", "take", "put", "the",
                            "and", "you", "your", "when", "where", "with", "that", "this", "already", "won", "win"})
+#: "the key 4 unlocks black locker", "the brass key opens the lavender locker": (key, lock).
+_KEY_FOR = re.compile(r"(?:the\s+)?([a-z0-9 ]*?\bkey(?: \d+)?)\b(?: you found in [a-z0-9 ]+?)?\s+(?:unlocks|opens)"
+                      r"\s+(?:the\s+)?([a-z0-9 ]+?)(?=[.,;]|$)")
 #: Shorter texts read are not remembered as instructions.
 MIN_READ_CHARS = 20
 #: Rules carrying out read directions: exempt from the critic's no-repeat veto.
@@ -140,6 +143,9 @@ class ExplorerPolicy(BasePolicy):
         self.placed: set[str] = set()
         self.tidied: set[str] = set()
         self.tidy_trips: set[tuple[str, str]] = set()
+        self.return_to: dict[str, str] = {}
+        self.key_for: dict[str, str] = {}
+        self._read_keys(self.rules_text)
         self.rule_counts: dict[str, int] = {}
         self.visited: set[str] = set()
         self._observe_room(observation, info)
@@ -260,12 +266,47 @@ class ExplorerPolicy(BasePolicy):
                     return f"go to {room}"
         return None
 
+    def _go_unlock(self, commands: list[str], info: Info) -> str | None:
+        """With memory: ``go to`` the room of a lock that a held key opens, by what was read ("the
+        key 4 unlocks black locker") or by a shared name (golden key, golden locker)."""
+        for key in sorted(k for k in self.held if "key" in k.split()):
+            lock = self.key_for.get(key) or self._namesake_lock(key)
+            if lock is None or any(c.lower().startswith(f"unlock {lock} with") for c in self.done):
+                continue
+            room = self._locate(lock)
+            if room and room != self.room and f"go to {room}" in commands:
+                return f"go to {room}"
+        return None
+
+    def _namesake_lock(self, key: str) -> str | None:
+        """A known thing that shares the key's first word and is no key (golden key -> golden locker)."""
+        if self._memory is None or len(key.split()) < 2:
+            return None
+        first = key.split()[0]
+        names = {s for s, _, _ in self._memory.believed_triples()}
+        return next((n for n in sorted(names) if n.split()[:1] == [first] and "key" not in n.split()), None)
+
+    def _put_back(self, commands: list[str], info: Info) -> str | None:
+        """When the goal is to put things back: an item whose pick-up cost a point was in its place,
+        so it goes back where it was taken from."""
+        for item, furniture in sorted(self.return_to.items()):
+            if item not in self.held:
+                continue
+            puts = [c for c in commands if verb(c) in ("put", "insert") and item in c.lower()
+                    and c.lower().endswith(" " + furniture)]
+            if puts:
+                return puts[0]
+            room = self._locate(furniture)
+            if room and room != self.room and f"go to {room}" in commands:
+                return f"go to {room}"
+        return None
+
     def _tidy(self, commands: list[str], info: Info) -> str | None:
         """With memory, when the goal is to put things back: carry an item whose name fits another
         known place there (:mod:`policies.affinity`), trying each fitting place in turn."""
         if not self.placing_goal or self._memory is None:
             return None
-        index = PlaceIndex(self._memory.believed_triples(), self._memory.known_locations())
+        index = HomeIndex(self._memory.believed_triples(), self._memory.known_locations())
         if self.tidying is None or self.tidying in self.placed:
             candidates = [i for i in index.misplaced() if i not in self.tidied]
             if not candidates:
@@ -278,14 +319,14 @@ class ExplorerPolicy(BasePolicy):
             self.tidying = None  # nothing more to try for it
         return action
 
-    def _fetch(self, item: str, index: PlaceIndex, commands: list[str]) -> str | None:
+    def _fetch(self, item: str, index: HomeIndex, commands: list[str]) -> str | None:
         take = next((c for c in commands if take_object(c) == item), None)
         room = index.room_of.get(index.place_of.get(item, ""))
         if take is not None or room is None:
             return take
         return f"go to {room}" if f"go to {room}" in commands else None
 
-    def _carry(self, item: str, index: PlaceIndex, commands: list[str]) -> str | None:
+    def _carry(self, item: str, index: HomeIndex, commands: list[str]) -> str | None:
         for room, furniture in index.targets(item):
             if room == self.room:
                 puts = [c for c in self._fresh(commands) if verb(c) in ("put", "insert") and item in c.lower()
@@ -332,8 +373,8 @@ class ExplorerPolicy(BasePolicy):
         return self._rng.choice(open_moves) if open_moves else None
 
     RULES: ClassVar[tuple[str, ...]] = ("read", "follow", "drop_unneeded", "make_room", "take", "go_to_tool", "open",
-                                         "put_rewarded", "go_place", "go_mentioned", "go_to_needed", "untried",
-                                         "explore", "tidy", "wander")
+                                         "go_unlock", "put_back", "put_rewarded", "go_place", "go_mentioned",
+                                         "go_to_needed", "untried", "explore", "tidy", "wander")
 
     def _rule(self, name: str) -> Callable[[list[str], Info], str | None]:
         return getattr(self, "_" + name)
@@ -385,6 +426,13 @@ class ExplorerPolicy(BasePolicy):
         item = take_object(action)
         if item is not None and reward > 0:
             self.rewarded_items.add(item)
+        source = re.match(r"^take .+? from (.+)$", action.strip().lower())
+        if item is not None and reward < 0 and self.placing_goal and source:
+            self.return_to[item] = source.group(1)
+            self.tidied.add(item)
+            self.placed.add(item)  # it was in its place: never carried elsewhere
+        if verb(action) in ("put", "insert") and item is None:
+            self.return_to = {i: f for i, f in self.return_to.items() if i not in action.lower()}
         if verb(action) in ("put", "insert") and reward > 0:
             self.placed |= {i for i in self.rewarded_items | self.tidied if i in action.lower()}
 
@@ -416,10 +464,16 @@ class ExplorerPolicy(BasePolicy):
         if len(text) < MIN_READ_CHARS or "nothing special" in text:
             return  # not a text worth remembering (an ordinary thing examined)
         self.read_words |= {w for w in _WORD.findall(text) if len(w) > 2} - GENERIC_WORDS
+        self._read_keys(text)
         self.directions.read(text, self.rules_text)
         self.read_room = self.read_room or (self.room if self.directions.active else None)
         places = [p for p in info.get("known_locations") or [] if p in text and p != self.room]
         self.mentioned = [p for p in self.mentioned if p not in places] + places
+
+    def _read_keys(self, text: str) -> None:
+        """Learns which key opens which lock from a text ("the key 4 unlocks black locker")."""
+        for key, lock in _KEY_FOR.findall(text.lower()):
+            self.key_for[key.strip()] = lock.strip()
 
     def _track_inventory(self, action: str, text: str) -> None:
         item = take_object(action)

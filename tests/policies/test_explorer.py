@@ -10,6 +10,7 @@ import textmem_gym  # noqa: F401
 from policies import make_policy
 from policies.explorer import ExplorerPolicy, take_object
 from policies.memory_env import find_memory_wrapper
+from textmem_gym.core.info import step_info
 from textmem_gym.runner import EvalConfig, evaluate
 from textmem_gym.wrappers import MemoryGraphWrapper
 
@@ -73,3 +74,34 @@ def test_ariadne_refuses_a_wrapper_holding_another_memory():
     with pytest.raises(ValueError, match="AriGraph"):
         make_policy("ariadne").wrap_env(env)
     env.close()
+
+
+def test_explorer_wins_twx_cookingworld_at_its_default_difficulty():
+    """TextWorld Express moves are ``move <dir>``, doors are named by direction in every room and
+    rooms are first seen through a door: the explorer opens doors room by room, enters the rooms it
+    only saw, and follows the recipe to the meal."""
+    pytest.importorskip("textworld_express")
+    results = evaluate("TextMem/TWX-CookingWorld-v0", ExplorerPolicy(), EvalConfig(game_seeds=[0, 1], max_steps=100))
+    assert all(r["won"] for r in results)
+    assert all(r["policy_stats"]["rules"].get("follow", 0) >= 4 for r in results)
+
+
+def test_explorer_reads_which_key_opens_which_lock():
+    policy = ExplorerPolicy(memory=False)
+    policy.reset("", step_info({"objective": "The key 1 you found in room A unlocks bronze locker. Read notes."}))
+    policy._read_keys("The key 4 unlocks black locker.")
+    policy._read_keys("The brass key opens the lavender locker. Each locker holds a key.")
+    assert policy.key_for == {"key 1": "bronze locker", "key 4": "black locker", "brass key": "lavender locker"}
+
+
+def test_explorer_puts_back_a_thing_whose_pick_up_cost_a_point():
+    policy = ExplorerPolicy(memory=False)
+    policy.reset("-= Pool =-", step_info({"objective": "Put every misplaced item back in its place."}))
+    policy.observe("take beach towel from sun lounger", "You take the beach towel from the sun lounger.", -1.0,
+                   False, False, step_info({}))
+    assert policy.held == {"beach towel"}
+    commands = ["put beach towel on sun lounger", "go north", "take goggles from rack"]
+    assert policy.act("", step_info({"admissible_commands": commands})) == "put beach towel on sun lounger"
+    policy.observe("put beach towel on sun lounger", "You put the beach towel on the sun lounger.", 0.0,
+                   False, False, step_info({}))
+    assert policy.held == set() and policy.return_to == {} and "beach towel" in policy.placed
