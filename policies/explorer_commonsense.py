@@ -49,7 +49,7 @@ _WORDS = re.compile(r"[a-z]+")
 
 @functools.lru_cache(maxsize=1)
 def twc_homes() -> dict[str, tuple[str, ...]]:
-    """TextWorld Commonsense: thing (its name and its entity, lower case) -> where it belongs.
+    """TextWorld Commonsense: thing (its name, lower case) -> where it belongs.
 
     Read from the installed ``textworld_express`` package; ``{}`` when it is not installed.
     """
@@ -61,8 +61,7 @@ def twc_homes() -> dict[str, tuple[str, ...]]:
     for fold in json.loads(text).values():
         for name, entry in fold.items():
             places = tuple(p.lower() for p in entry["locations"])
-            for key in (name.lower(), str(entry.get("entity", name)).lower()):
-                homes[key] = tuple(dict.fromkeys(homes.get(key, ()) + places))
+            homes[name.lower()] = tuple(dict.fromkeys(homes.get(name.lower(), ()) + places))
     return homes
 
 
@@ -98,8 +97,11 @@ def clipped(a: str, b: str) -> bool:
 
 
 def homes_of(item: str, table: Mapping[str, tuple[str, ...]]) -> tuple[tuple[str, ...], bool]:
-    """``(places, exact)``: where ``item`` belongs by the table, by its full name when listed
-    (``exact``), else by its head noun (``evening dress`` -> ``dress``)."""
+    """``(places, exact)``: where ``item`` belongs by the table, by its full name when listed, else
+    by its head noun (``evening dress`` -> the dresses listed). ``exact`` when the full name is
+    listed, or the item is its head noun alone (``cheese``: a block of cheese), or the table lists
+    the bare head noun as a thing of its own (``notebook`` for ``school notebooks``); not when only
+    qualified things share the head (``weight plate``: the table lists clean and dirty plates)."""
     name = " ".join(words(item))
     if name in table:
         return table[name], True
@@ -108,7 +110,7 @@ def homes_of(item: str, table: Mapping[str, tuple[str, ...]]) -> tuple[tuple[str
         return exact[0], True
     head = name.split()[-1] if name else ""
     places = [p for key, ps in table.items() if words(key)[-1:] == [head] for p in ps]
-    return tuple(dict.fromkeys(places)), False
+    return tuple(dict.fromkeys(places)), bool(places) and (name == head or head in table)
 
 
 def place_matches(place: str, furniture: str, room_words: set[str]) -> bool:
