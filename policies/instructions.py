@@ -31,8 +31,10 @@ PARTICIPLES = {"fry": "fried", "roast": "roasted", "grill": "grilled", "bake": "
 #: Verbs that cut with a knife.
 CUT_VERBS = ("slice", "dice", "chop")
 #: The usual appliance of a heat verb, used when no rule was read (TextWorld Express states none;
-#: its ``cook X in Y`` follows the same kitchen rules as TextWorld's cooking games).
-USUAL_TOOLS: dict[str, tuple[str, ...]] = {"fry": ("stove",), "roast": ("oven",), "grill": ("barbeque", "bbq")}
+#: its ``cook X in Y`` follows the same kitchen rules as TextWorld's cooking games, and its kitchens
+#: without a barbeque grill in the toaster: "You grill the pork chop with the toaster").
+USUAL_TOOLS: dict[str, tuple[str, ...]] = {"fry": ("stove",), "roast": ("oven",),
+                                           "grill": ("barbeque", "bbq", "toaster")}
 
 
 def read_directions(text: str) -> list[tuple[str, str]]:

@@ -84,6 +84,10 @@ def test_explorer_wins_twx_cookingworld_at_its_default_difficulty():
     results = evaluate("TextMem/TWX-CookingWorld-v0", ExplorerPolicy(), EvalConfig(game_seeds=[0, 1], max_steps=100))
     assert all(r["won"] for r in results)
     assert all(r["policy_stats"]["rules"].get("follow", 0) >= 4 for r in results)
+    # TALES's CookingWorld (one room, no barbeque): a recipe's "grill" is done with the toaster
+    easy = evaluate("TextMem/TWX-CookingWorld-Easy-v0", ExplorerPolicy(),
+                    EvalConfig(max_steps=100, env_kwargs={"split": "test"}))[0]
+    assert easy["won"]
 
 
 def test_explorer_reads_which_key_opens_which_lock():
