@@ -21,7 +21,7 @@ from textmem_gym.runner import EvalConfig, evaluate
 SUITE = ["TextMem/Cooking-v0", "TextMem/Cooking-Hard-v0", "TextMem/Cooking-Hardest-v0",
          "TextMem/TreasureHunt-v0", "TextMem/TreasureHunt-Hard-v0", "TextMem/TreasureHunt-Hardest-v0",
          "TextMem/Cleaning-v0", "TextMem/CookingRL-L1-v0", "TextMem/CookingRL-L2-v0",
-         "TextMem/CookingRL-L3-v0", "TextMem/CookingRL-L4-v0"]
+         "TextMem/CookingRL-L3-v0", "TextMem/CookingRL-L4-v0", "TextMem/TWX-CookingWorld-v0"]
 AGENTS = {"explorer": lambda: ExplorerPolicy(), "explorer (no memory)": lambda: ExplorerPolicy(memory=False),
           "random": lambda: RandomPolicy()}
 
