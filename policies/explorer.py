@@ -473,7 +473,7 @@ class ExplorerPolicy(BasePolicy):
     def _read_keys(self, text: str) -> None:
         """Learns which key opens which lock from a text ("the key 4 unlocks black locker")."""
         for key, lock in _KEY_FOR.findall(text.lower()):
-            self.key_for[key.strip()] = lock.strip()
+            self.key_for[key.strip()] = lock.split(" in ")[0].strip()  # "the yellow locker in room ag"
 
     def _track_inventory(self, action: str, text: str) -> None:
         item = take_object(action)

@@ -95,7 +95,9 @@ def test_explorer_reads_which_key_opens_which_lock():
     policy.reset("", step_info({"objective": "The key 1 you found in room A unlocks bronze locker. Read notes."}))
     policy._read_keys("The key 4 unlocks black locker.")
     policy._read_keys("The brass key opens the lavender locker. Each locker holds a key.")
-    assert policy.key_for == {"key 1": "bronze locker", "key 4": "black locker", "brass key": "lavender locker"}
+    policy._read_keys("The iron key opens the yellow locker in Room AG.")
+    assert policy.key_for == {"key 1": "bronze locker", "key 4": "black locker", "brass key": "lavender locker",
+                              "iron key": "yellow locker"}
 
 
 def test_explorer_puts_back_a_thing_whose_pick_up_cost_a_point():
