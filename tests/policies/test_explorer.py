@@ -25,13 +25,14 @@ def test_explorer_with_memory_wins_the_treasure_hunt_by_following_notes(treasure
     result = treasure_runs[True]
     rules = result["policy_stats"]["rules"]
     assert result["won"] and result["normalized_score"] == 1.0
-    assert rules["read"] >= 3 and rules["go_mentioned"] >= 1 and rules["open"] >= 2
+    assert rules["read"] >= 3 and rules["open"] >= 2
+    assert rules.get("go_mentioned", 0) + rules.get("go_unlock", 0) >= 1  # to the place or lock a note names
     assert result["primitive_steps"] > result["steps"]  # go to macros
 
 
 def test_the_ablation_has_no_map_and_does_worse(treasure_runs):
     result = treasure_runs[False]
-    assert "go_mentioned" not in result["policy_stats"]["rules"]
+    assert not {"go_mentioned", "go_unlock"} & set(result["policy_stats"]["rules"])
     assert result["primitive_steps"] == result["steps"]
     assert result["normalized_score"] < treasure_runs[True]["normalized_score"]
 
