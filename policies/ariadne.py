@@ -30,13 +30,14 @@ from typing import Any, ClassVar
 import gymnasium as gym
 
 from policies.llm_agent import LLMAgent, Section, Turn, compact
-from policies.memory_env import admissible, ensure_memory_wrapper, find_memory_wrapper
+from textmem_gym.core.info import admissible
 from textmem_gym.core.policy import Info
 from textmem_gym.envs.text_game import TextGameEnv
 from textmem_gym.llm.budget import Trimmable
 from textmem_gym.memory import make_memory
 from textmem_gym.memory.arigraph.memory import AriGraphMemory, Retrieval
 from textmem_gym.memory.triples import Triple
+from textmem_gym.wrappers.memory_graph import ensure_memory_wrapper, find_memory_wrapper
 
 #: Completion limit of the ``llm`` extractor's calls (the paper's prompts answer with a triple list).
 EXTRACTION_MAX_TOKENS = 512

@@ -45,14 +45,14 @@ import gymnasium as gym
 
 from policies.critic import HeuristicCritic, room_from
 from policies.llm_agent import SAFE_COMMAND, LLMPolicy, Turn, answer_schema, compact, render_prompt
-from policies.memory_env import admissible, adopt_memory, ensure_memory_wrapper, observation_text
 from policies.stma import executable
-from textmem_gym.core.info import step_info
+from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm.answers import parse_answer
 from textmem_gym.llm.budget import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
 from textmem_gym.memory.davis.kg import TemporalKG
 from textmem_gym.memory.davis.memory import DAVISMemory
+from textmem_gym.wrappers.memory_graph import adopt_memory, ensure_memory_wrapper
 
 
 @dataclass

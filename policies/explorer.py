@@ -31,10 +31,10 @@ import gymnasium as gym
 from policies.critic import HeuristicCritic, LoopGuard, direction_of, room_from
 from policies.explorer_commonsense import HomeIndex
 from policies.instructions import Directions
-from policies.memory_env import admissible, ensure_memory_wrapper, find_memory_wrapper, observation_text
-from textmem_gym.core.info import step_info
+from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import BasePolicy, Info
 from textmem_gym.memory.base import Memory
+from textmem_gym.wrappers.memory_graph import ensure_memory_wrapper, find_memory_wrapper
 
 READABLE = ("note", "recipe", "cookbook", "book", "letter", "scroll", "paper", "sign", "manual", "diary",
             "journal", "map", "leaflet", "message", "card")

@@ -38,8 +38,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from policies.critic import HeuristicCritic, room_from
-from policies.memory_env import admissible, observation_text
-from textmem_gym.core.info import step_info
+from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import BasePolicy, Info
 from textmem_gym.llm.answers import match_command
 from textmem_gym.llm.budget import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands, with_actions

@@ -32,8 +32,7 @@ import re
 from typing import Any, ClassVar
 
 from policies.llm_agent import LLMPolicy, answer_schema, render_prompt
-from policies.memory_env import admissible, observation_text
-from textmem_gym.core.info import SkillSummary, step_info
+from textmem_gym.core.info import SkillSummary, admissible, observation_text, step_info
 from textmem_gym.core.policy import BasePolicy, Info
 from textmem_gym.llm.budget import LLMCalls, Trimmable
 

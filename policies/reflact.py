@@ -60,11 +60,11 @@ from policies.llm_agent import (
     render_prompt,
     resolve_action,
 )
-from policies.memory_env import admissible, ensure_memory_wrapper, observation_text
-from textmem_gym.core.info import step_info
+from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm.answers import parse_answer
 from textmem_gym.llm.budget import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
+from textmem_gym.wrappers.memory_graph import ensure_memory_wrapper
 
 #: How the policy reaches the game (see ``ReflActPolicy``).
 TRANSPORTS = ("inprocess", "mcp")

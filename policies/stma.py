@@ -42,12 +42,12 @@ import gymnasium as gym
 
 from policies.critic import HeuristicCritic, room_from
 from policies.llm_agent import SAFE_COMMAND, LLMPolicy, answer_schema, compact, render_prompt
-from policies.memory_env import admissible, adopt_memory, ensure_memory_wrapper, find_memory_wrapper, observation_text
-from textmem_gym.core.info import step_info
+from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm.answers import match_command, parse_answer
 from textmem_gym.llm.budget import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
 from textmem_gym.memory.stma.memory import STMAMemory, paragraph_section
+from textmem_gym.wrappers.memory_graph import adopt_memory, ensure_memory_wrapper, find_memory_wrapper
 
 #: Entity similarities of the policy: ``auto`` resolves to ``openai`` (the endpoint's embeddings) or ``bm25``.
 SIMILARITIES = ("auto", "bm25", "openai")

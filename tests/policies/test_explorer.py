@@ -9,10 +9,10 @@ import pytest
 import textmem_gym  # noqa: F401
 from policies import make_policy
 from policies.explorer import ExplorerPolicy, take_object
-from policies.memory_env import find_memory_wrapper
 from textmem_gym.core.info import step_info
 from textmem_gym.runner import EvalConfig, evaluate
 from textmem_gym.wrappers import MemoryGraphWrapper
+from textmem_gym.wrappers.memory_graph import find_memory_wrapper
 
 
 @pytest.fixture(scope="module")

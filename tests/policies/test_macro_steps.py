@@ -8,9 +8,9 @@ import pytest
 
 import textmem_gym  # noqa: F401  (registers the ids)
 from policies import make_policy
-from policies.memory_env import find_memory_wrapper
 from textmem_gym.cli import main
 from textmem_gym.results import ResultsFile
+from textmem_gym.wrappers.memory_graph import find_memory_wrapper
 
 GAME = "TextMem/Cooking-v0"
 #: Policies that add a MemoryGraphWrapper, with arguments that need no endpoint to build it.

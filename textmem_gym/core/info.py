@@ -191,6 +191,28 @@ def gym_info(info: StepInfo) -> dict[str, Any]:
 
 
 # -- run-time check ------------------------------------------------------------------------------
+def observation_text(observation: Any) -> str:
+    """The raw game text of an observation (plain string or a memory wrapper's ``Dict``).
+
+    Example:
+        >>> observation_text({"observation": "You see a fridge.", "belief": "..."})
+        'You see a fridge.'
+    """
+    if isinstance(observation, Mapping):
+        return str(observation.get("observation", ""))
+    return str(observation or "")
+
+
+def admissible(info: Mapping[str, Any]) -> list[str]:
+    """``info["admissible_commands"]`` as a list (empty when absent).
+
+    Example:
+        >>> admissible({"admissible_commands": ["look", "go east"]}), admissible({})
+        (['look', 'go east'], [])
+    """
+    return [str(c) for c in (info.get("admissible_commands") or [])]
+
+
 def contract_violations(info: Mapping[str, Any]) -> list[str]:
     """What in ``info`` breaks the contract: missing always-present keys, declared keys of another type.
 

@@ -4,10 +4,21 @@ A backend subclasses :class:`TextGameEnv` and implements three small methods tha
 engine and return a :class:`GameState`; the base class turns those into Gymnasium's 5-tuple
 (per-step reward from the cumulative score, cleaned text, the always-present ``info`` keys and
 the opt-in privileged ones), sanitizes commands, and guards against use after ``close()``.
+The text helpers every backend shares (cleaning game output, sanitizing commands, the printable
+charset) live here too.
+
+Example:
+    >>> clean_observation("Hello\\n\\n>  -= Kitchen =-0/3")
+    'Hello'
+    >>> sanitize_command("  take\\tthe  café\\n")
+    'take the cafe'
 """
 
 from __future__ import annotations
 
+import re
+import string
+import unicodedata
 from abc import abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -19,7 +30,69 @@ from gymnasium import spaces
 from textmem_gym.core.info import BackendInfo, StepInfo, gym_info
 from textmem_gym.envs.lazy import LazyCommands
 from textmem_gym.envs.privileged import PRIVILEGED_KEYS, FactTriple, resolve_privileged
-from textmem_gym.envs.text_utils import PRINTABLE_CHARSET, clean_observation, sanitize_command
+
+#: Characters allowed in observations and actions (``gymnasium.spaces.Text`` charset).
+PRINTABLE_CHARSET: str = string.printable
+_PRINTABLE = frozenset(PRINTABLE_CHARSET)
+_NON_PRINTABLE = re.compile(f"[^{re.escape(PRINTABLE_CHARSET)}]")
+
+#: Commands longer than this are cut: interpreters' line buffers are small (Jericho: under 198 bytes).
+MAX_COMMAND_CHARS: int = 190
+
+_BANNER_LINE = re.compile(r"^[\s$_|\\/<>()=-]*[$|\\_][\s$_|\\/<>()=-]*$")
+_PROMPT_TAIL = re.compile(r"\n\s*>[^\n]*\s*$")
+_MANY_NEWLINES = re.compile(r"\n{3,}")
+_TRAILING_SPACES = re.compile(r"[ \t]+\n")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+#: Dumb-frotz (under Jericho and TextWorld's .z8 games) reads ``\x`` as an interpreter escape,
+#: some of which crash it; no game command needs a backslash.
+_INTERPRETER_ESCAPES = re.compile(r"\\+")
+_SPACES = re.compile(r"\s+")
+
+
+def to_printable(text: str) -> str:
+    """Maps text onto :data:`PRINTABLE_CHARSET` (accents folded, other characters dropped)."""
+    if _NON_PRINTABLE.search(text) is None:
+        return text
+    folded = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in folded if ch in _PRINTABLE)
+
+
+def clean_observation(text: str) -> str:
+    """Removes ASCII-art banners, the ``>`` prompt and status tail, and surplus blank lines.
+
+    Args:
+        text: Raw text printed by the game interpreter.
+
+    Returns:
+        The feedback a player would read, in the printable charset.
+    """
+    text = to_printable(text).replace("\r\n", "\n").replace("\r", "\n")
+    text = _PROMPT_TAIL.sub("", text)
+    if text.lstrip().startswith(">"):
+        text = text.lstrip()[1:]
+    lines = [line for line in text.split("\n") if not (line.strip() and _BANNER_LINE.match(line))]
+    text = _TRAILING_SPACES.sub("\n", "\n".join(lines))
+    return _MANY_NEWLINES.sub("\n\n", text).strip()
+
+
+def sanitize_command(command: str, max_chars: int = MAX_COMMAND_CHARS) -> str:
+    """Makes any string safe to send to an interpreter as exactly one command.
+
+    Control characters (newlines included, which would otherwise send several commands) and
+    backslashes (interpreter escapes) become spaces, accents are folded to ASCII, other non-ASCII
+    characters are dropped, runs of white space collapse, and the result is cut to ``max_chars``.
+
+    Args:
+        command: What the agent typed.
+        max_chars: Longest command passed through.
+
+    Returns:
+        A single-line ASCII command, possibly empty (games answer an empty command themselves).
+    """
+    command = to_printable(_INTERPRETER_ESCAPES.sub(" ", _CONTROL.sub(" ", command)))
+    return _SPACES.sub(" ", command).strip()[:max_chars].strip()
+
 
 #: Longest observation/action the spaces admit.
 MAX_TEXT_LENGTH: int = 100_000
@@ -77,16 +150,16 @@ class TextGameEnv(gym.Env[str, str]):
         This class turns the states into Gymnasium's API.
 
     Action Space:
-        ``Text(0, 100000)`` over :data:`~textmem_gym.envs.text_utils.PRINTABLE_CHARSET`: any
+        ``Text(0, 100000)`` over :data:`PRINTABLE_CHARSET`: any
         command string. Before it reaches the engine it is made one safe line
-        (:func:`~textmem_gym.envs.text_utils.sanitize_command`: control characters and
+        (:func:`sanitize_command`: control characters and
         backslashes become spaces, accents are folded to ASCII, other non-ASCII characters are
         dropped, white space collapses, at most 190 characters). Empty or nonsense commands get
         the game's own answer; a non-``str`` action raises ``TypeError``.
 
     Observation Space:
         ``Text(0, 100000)`` over the same charset: the game's feedback, cleaned
-        (:func:`~textmem_gym.envs.text_utils.clean_observation`: ASCII-art banners, the ``>``
+        (:func:`clean_observation`: ASCII-art banners, the ``>``
         prompt and surplus blank lines removed).
 
     Rewards:

@@ -45,8 +45,7 @@ from gymnasium import spaces
 from gymnasium.wrappers import TimeLimit
 
 from textmem_gym.envs.lazy import LazyCommands
-from textmem_gym.envs.text_game import MAX_TEXT_LENGTH, TextGameEnv, text_space
-from textmem_gym.envs.text_utils import to_printable
+from textmem_gym.envs.text_game import MAX_TEXT_LENGTH, TextGameEnv, text_space, to_printable
 from textmem_gym.loading import load_object
 from textmem_gym.memory.base import Memory, make_memory
 from textmem_gym.memory.belief_metrics import BeliefAccuracy
@@ -241,3 +240,43 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
             score = self.belief_accuracy.step(info["facts"], action, self.memory.believed_triples(), observation)
             info["belief_accuracy"] = {name: {"precision": c.precision, "recall": c.recall, "f1": c.f1,
                                               "unverifiable": c.unverifiable} for name, c in score.items()}
+
+
+_M = TypeVar("_M")
+
+
+def find_memory_wrapper(env: gym.Env) -> MemoryGraphWrapper | None:
+    """The first MemoryGraphWrapper in ``env``'s wrapper chain, if any."""
+    return find_wrapper(env, MemoryGraphWrapper)
+
+
+def ensure_memory_wrapper(env: gym.Env, **options: Any) -> gym.Env:
+    """``env`` itself if it already has a MemoryGraphWrapper, else ``MemoryGraphWrapper(env, **options)``:
+    a policy that needs a memory wraps only when no wrapper is in the chain, so a user's own
+    configured wrapper is kept (the runner applies a policy's ``wrap_env`` after any user ``wrap``).
+
+    Example:
+        >>> import gymnasium as gym, textmem_gym
+        >>> env = ensure_memory_wrapper(gym.make("TextMem/CookingRL-L1-v0"))
+        >>> ensure_memory_wrapper(env) is env
+        True
+        >>> env.close()
+    """
+    if find_memory_wrapper(env) is not None:
+        return env
+    return MemoryGraphWrapper(env, **options)
+
+
+def adopt_memory(env: gym.Env, memory_class: type[_M], policy_name: str) -> _M | None:
+    """The memory of ``env``'s MemoryGraphWrapper (``None`` when it has none).
+
+    Raises:
+        ValueError: If the wrapper holds another kind of memory than ``memory_class``.
+    """
+    existing = find_memory_wrapper(env)
+    if existing is None:
+        return None
+    if not isinstance(existing.memory, memory_class):
+        raise ValueError(f"{policy_name} needs a MemoryGraphWrapper with {memory_class.__name__}, the env has "
+                         f"{type(existing.memory).__name__}: pass the env without a MemoryGraphWrapper")
+    return existing.memory

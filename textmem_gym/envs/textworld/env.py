@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from textmem_gym.envs.privileged import FactTriple
-from textmem_gym.envs.text_game import GameState, TextGameEnv
-from textmem_gym.envs.text_utils import clean_observation
+from textmem_gym.envs.text_game import GameState, TextGameEnv, clean_observation
 from textmem_gym.envs.textworld.generation import generate_game, get_generator
 
 #: TextWorld's per-turn extra information (``<moves>3</moves>``) and Inform's debug tags
