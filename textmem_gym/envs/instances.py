@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from typing import Any
 
 import gymnasium as gym
@@ -78,16 +79,25 @@ def instance_info(env_id: str, game_seed: int | None = None, max_steps: int | No
         {'walkthrough_steps': 8, 'step_limit': 100, 'winnable': True}
     """
     limit = max_steps if max_steps is not None else gym.spec(env_id).max_episode_steps
-    steps = walkthrough_steps(env_id, game_seed, json.dumps(env_kwargs or {}, sort_keys=True, default=str))
+    steps = walkthrough_steps(env_id, game_seed, json.dumps(env_kwargs or {}, sort_keys=True, default=str),
+                              _settings())
     return {"walkthrough_steps": steps, "step_limit": limit,
             "winnable": None if steps is None or limit is None else steps <= limit}
 
 
+def _settings() -> tuple[tuple[str, str], ...]:
+    """The library's settings (``TEXTMEM_*`` environment variables: where ROMs and games are found)."""
+    return tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("TEXTMEM_")))
+
+
 @functools.lru_cache(maxsize=1024)
-def walkthrough_steps(env_id: str, game_seed: int | None = None, env_kwargs_json: str = "{}") -> int | None:
+def walkthrough_steps(env_id: str, game_seed: int | None = None, env_kwargs_json: str = "{}",
+                      settings: tuple[tuple[str, str], ...] = ()) -> int | None:
     """The number of commands of an instance's privileged walkthrough (``None`` when it has none).
 
-    ``env_kwargs_json`` is the JSON of more ``gym.make`` arguments (a string, so results are cached).
+    ``env_kwargs_json`` is the JSON of more ``gym.make`` arguments (a string, so results are cached);
+    ``settings`` the library's settings when asked (part of the cache key only: a ROM directory
+    changed between calls finds another game, or none).
     """
     if "walkthrough" not in _supported_privileged(env_id):  # NetHack: no walkthrough to read
         return None
