@@ -90,7 +90,8 @@ RELATIONS = ["is near", "opens", "belongs to", "is made of", "needs", "is part o
 
 def synthetic_graph(n_triples: int, seed: int = 0) -> tuple[AriGraphMemory, list[str]]:
     """A world-like graph: rooms on a grid with exits, objects located in rooms/furniture,
-    random object relations; added 1000 triples per step as episodic observations."""
+    random object relations; added 1000 triples per step as episodic observations whose text
+    states them."""
     rng = random.Random(seed)
     extractor = BatchExtractor()
     memory = AriGraphMemory(extractor=extractor)
@@ -107,7 +108,8 @@ def synthetic_graph(n_triples: int, seed: int = 0) -> tuple[AriGraphMemory, list
         triples.append((a, rng.choice(RELATIONS), b))
     for start in range(0, n_triples, 1000):
         extractor.batch = triples[start:start + 1000]
-        memory.update(f"observation {start}", "look", {})
+        # the observation prints what it teaches (memory hygiene keeps only names the game printed)
+        memory.update(" ".join(f"The {s} {r} the {o}." for s, r, o in extractor.batch), "look", {})
     return memory, things
 
 
