@@ -6,7 +6,7 @@ kitchen rules name; prepare and eat the meal once every ingredient is in hand); 
 named in what it read or in the goal; unlock and open containers and doors; with memory, ``go to``
 the rooms of needed tools and ingredients and of places a note names; try other untried harmless
 commands; walk through unexplored exits; when the goal is to put things back, carry items whose
-names fit another known place there (:mod:`policies.affinity`); finally wander. The heuristic critic
+names fit another known place there (:mod:`policies.explorer_commonsense`); finally wander. The heuristic critic
 (:mod:`policies.critic`) vetoes repeats and blocked directions, the loop guard breaks loops.
 With ``memory=False`` the same agent runs without MemoryGraphWrapper (the ablation): no map, no
 ``go to``, and what it reads is not recalled after that step.
@@ -303,7 +303,7 @@ class ExplorerPolicy(BasePolicy):
 
     def _tidy(self, commands: list[str], info: Info) -> str | None:
         """With memory, when the goal is to put things back: carry an item whose name fits another
-        known place there (:mod:`policies.affinity`), trying each fitting place in turn."""
+        known place there (:mod:`policies.explorer_commonsense`), trying each fitting place in turn."""
         if not self.placing_goal or self._memory is None:
             return None
         index = HomeIndex(self._memory.believed_triples(), self._memory.known_locations())
