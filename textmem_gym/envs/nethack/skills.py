@@ -172,18 +172,24 @@ class DoorKicks:
     """Locked doors met and kicked in one episode (NetHack's messages decide each outcome).
 
     Attributes:
-        locked: Locked doors met (``This door is locked.``), each counted once.
-        kicks: Kicks sent at locked doors.
+        per_door: ``(depth, x, y)`` -> kicks sent at that locked door (``This door is locked.``).
         opened: Doors kicked open (``it crashes open!`` / ``it shatters to pieces!``).
         given_up: Doors routed around: the kick limit was reached, or the hero could not kick.
-        per_door: ``(depth, x, y)`` -> kicks sent at that door.
     """
 
-    locked: int = 0
-    kicks: int = 0
+    per_door: dict[tuple[int, int, int], int] = field(default_factory=dict)
     opened: int = 0
     given_up: int = 0
-    per_door: dict[tuple[int, int, int], int] = field(default_factory=dict)
+
+    @property
+    def locked(self) -> int:
+        """Locked doors met, each counted once."""
+        return len(self.per_door)
+
+    @property
+    def kicks(self) -> int:
+        """Kicks sent at locked doors."""
+        return sum(self.per_door.values())
 
     def metrics(self) -> dict[str, float]:
         """The counts as ``info["metrics"]`` entries."""
@@ -499,9 +505,7 @@ class SkillRunner:
         """Kicks the locked ``door`` (next to the hero) until it opens, up to the kick limit over
         the episode; True when it opened. Only the game's messages and the door's glyph decide."""
         kicks, key = self.game.levels.kicks, (_depth(self.game.obs), *door)
-        if key not in kicks.per_door:
-            kicks.locked += 1
-            kicks.per_door[key] = 0
+        kicks.per_door.setdefault(key, 0)
         x, y = self._here()
         if (_depth(self.game.obs), x, y) in self.game.levels.closed_shops:
             kicks.given_up += 1  # a shop's door: breaking it angers the shopkeeper
@@ -513,7 +517,6 @@ class SkillRunner:
             if not self.game.obs["misc"][0]:  # no direction asked: the hero cannot kick now
                 break
             kicks.per_door[key] += 1
-            kicks.kicks += 1
             self._press(_KEY_OF_OFFSET[(door[0] - x, door[1] - y)], watch=False)
             outcome = kick_outcome(" ".join(self.report.messages[first:]))
             opened = outcome == "open" or not self._closed_door(door)
