@@ -190,7 +190,6 @@ def gym_info(info: StepInfo) -> dict[str, Any]:
     return cast(dict[str, Any], info)
 
 
-# -- run-time check ------------------------------------------------------------------------------
 def observation_text(observation: Any) -> str:
     """The raw game text of an observation (plain string or a memory wrapper's ``Dict``).
 
@@ -213,6 +212,7 @@ def admissible(info: Mapping[str, Any]) -> list[str]:
     return [str(c) for c in (info.get("admissible_commands") or [])]
 
 
+# -- run-time check ------------------------------------------------------------------------------
 def contract_violations(info: Mapping[str, Any]) -> list[str]:
     """What in ``info`` breaks the contract: missing always-present keys, declared keys of another type.
 
