@@ -24,7 +24,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -116,7 +116,7 @@ class AriadnePolicy(LLMAgent):
                                      macro_counts_as_one_step=self.macro_counts_as_one_step)
 
     def extraction_ask(self, kind: str, prompt: str | Callable[[], str], *,
-                       trim: Sequence[Trimmable] = ()) -> str | None:
+                       trim: Sequence[Trimmable] = (), schema: Mapping[str, Any] | None = None) -> str | None:
         """The :class:`~textmem_gym.llm.budget.Ask` of the ``llm`` extractor: this policy's
         :meth:`~textmem_gym.llm.LLMCalls.ask` at temperature 0 with :data:`EXTRACTION_MAX_TOKENS`,
         so extraction calls are fitted to the context window (trims counted in ``context_trims``),
@@ -124,7 +124,8 @@ class AriadnePolicy(LLMAgent):
         whose observation they read (the calls made during ``env.step`` of decision ``t`` are in
         the trajectory record of step ``t`` and in ``take_step_estimate()`` taken after that step;
         those of ``env.reset`` in the reset record and step 1's estimate)."""
-        return self.llm.ask(kind, prompt, temperature=0.0, max_tokens=EXTRACTION_MAX_TOKENS, trim=trim)
+        return self.llm.ask(kind, prompt, temperature=0.0, max_tokens=EXTRACTION_MAX_TOKENS, trim=trim,
+                            schema=schema)
 
     def act(self, observation: Any, info: Info) -> str:
         if self.env_navigates and self.memory is not None:

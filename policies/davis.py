@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -135,11 +135,13 @@ class DAVISPolicy(LLMPolicy):
         self.memory: DAVISMemory | None = None
         self.reset("", step_info({}))
 
-    def _ask(self, kind: str, prompt: str | Callable[[], str], *, trim: Sequence[Trimmable] = ()) -> str | None:
+    def _ask(self, kind: str, prompt: str | Callable[[], str], *, trim: Sequence[Trimmable] = (),
+             schema: Mapping[str, Any] | None = None) -> str | None:
         """The :class:`~textmem_gym.llm.budget.Ask` of this agent and its memory (extraction, graph QA):
         :meth:`~textmem_gym.llm.LLMCalls.ask` at this policy's temperature and completion limit,
         fitted to the context window by dropping items of ``trim``."""
-        return self.llm.ask(kind, prompt, temperature=self.temperature, max_tokens=self.max_tokens, trim=trim)
+        return self.llm.ask(kind, prompt, temperature=self.temperature, max_tokens=self.max_tokens, trim=trim,
+                            schema=schema)
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds a MemoryGraphWrapper (``go to`` off: ScienceWorld has its own ``go to``) holding

@@ -131,9 +131,11 @@ class STMAPolicy(LLMPolicy):
         self.memory: STMAMemory | None = None
         self.reset("", step_info({}))
 
-    def _ask(self, kind: str, prompt: str | Callable[[], str], *, trim: Sequence[Trimmable] = ()) -> str | None:
+    def _ask(self, kind: str, prompt: str | Callable[[], str], *, trim: Sequence[Trimmable] = (),
+             schema: Mapping[str, Any] | None = None) -> str | None:
         """The memory's :class:`~textmem_gym.llm.budget.Ask`: fitted, counted by kind, recorded."""
-        return self.llm.ask(kind, prompt, temperature=self.temperature, max_tokens=self.max_tokens, trim=trim)
+        return self.llm.ask(kind, prompt, temperature=self.temperature, max_tokens=self.max_tokens, trim=trim,
+                            schema=schema)
 
     def _budgeted(self, kind: str, template: str, context: dict[str, str], commands: list[str],
                   schema: dict[str, Any], **fields: Any) -> str | None:

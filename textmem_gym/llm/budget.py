@@ -199,13 +199,14 @@ class Ask(Protocol):
     """One LLM call of a memory: ``ask(kind, prompt, trim=...)`` -> the answer, ``None`` when the call failed.
 
     ``prompt`` is the text or a function building it from the current items of ``trim`` (the
-    sections that may lose items to fit the context window, in trim order). A policy passes its
+    sections that may lose items to fit the context window, in trim order); ``schema``, when given,
+    is the answer's JSON schema, sent as a structured-output request. A policy passes its
     ``LLMCalls.ask`` (so the call is fitted, counted by kind and recorded in the trajectory);
     :class:`ClientAsk` makes one over a bare client.
     """
 
     def __call__(self, kind: str, prompt: str | Callable[[], str], *,
-                 trim: Sequence[Trimmable] = ()) -> str | None: ...
+                 trim: Sequence[Trimmable] = (), schema: Mapping[str, Any] | None = None) -> str | None: ...
 
 
 class ClientAsk:
@@ -237,7 +238,7 @@ class ClientAsk:
         self.failures: dict[str, int] = {}
 
     def __call__(self, kind: str, prompt: str | Callable[[], str], *,
-                 trim: Sequence[Trimmable] = ()) -> str | None:
+                 trim: Sequence[Trimmable] = (), schema: Mapping[str, Any] | None = None) -> str | None:
         def count(text: str) -> int:
             return int(self.client.count_tokens([{"role": "user", "content": text}])[0])
 
@@ -247,7 +248,8 @@ class ClientAsk:
             self.trims[name] = self.trims.get(name, 0) + items
         try:
             answer = self.client.chat([{"role": "user", "content": text}], temperature=0.0,
-                                      max_tokens=self.max_tokens).text
+                                      max_tokens=self.max_tokens, schema=wire_schema(schema) if schema else None,
+                                      schema_name=kind if schema else None).text
         except LLMError:
             self.failures[kind] = self.failures.get(kind, 0) + 1
             return None

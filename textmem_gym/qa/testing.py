@@ -136,12 +136,13 @@ class ContextReader:
     # -- building ------------------------------------------------------------------------------
     def _triplets(self, prompt: str) -> str:
         title, text = _titled(prompt.rsplit("Observation:", 1)[-1])
-        return "; ".join(", ".join(t) for t in paragraph_triples(title, text))
+        triplets = [dict(zip(("subject", "relation", "object"), t)) for t in paragraph_triples(title, text)]
+        return json.dumps({"triplets": triplets})  # the QA methods ask for it structured
 
     def _tuples(self, prompt: str) -> str:
         title, text = _titled(prompt.rsplit("Observation after:", 1)[-1])
         rows = [[s, r, o, "object", "object"] for s, r, o in paragraph_triples(title, text)]
-        return f"Summary: {text}\n```\n{json.dumps(rows)}\n```"
+        return json.dumps({"summary": text.split(". ")[0], "tuples": rows})
 
     # -- retrieving ------------------------------------------------------------------------------
     def _items(self, prompt: str) -> str:

@@ -100,6 +100,9 @@ class LLMExtractor(BaseExtractor):
         examples: Recently extracted triples shown as examples in the extraction prompt.
         max_tokens: Completion limit per call of the default :class:`~textmem_gym.llm.budget.ClientAsk`
             (a given ``ask`` sets its own).
+        structured: Send the triplet call's answer schema (``prompts/triplets.schema.json``: a JSON
+            list of subject/relation/object) as a structured-output request, where the endpoint takes
+            one; the prompt is unchanged and the answer is read by the same parser either way.
 
     Attributes:
         failures: Calls that gave no answer (``None`` from ``ask``) this episode.
@@ -107,7 +110,7 @@ class LLMExtractor(BaseExtractor):
 
     def __init__(self, ask: Ask | None = None, *, client: Any = None, model: str | None = None,
                  base_url: str | None = None, api_key: str | None = None, replacement: str = "llm",
-                 examples: int = 10, max_tokens: int = 512) -> None:
+                 examples: int = 10, max_tokens: int = 512, structured: bool = False) -> None:
         if replacement not in REPLACEMENT_MODES:
             raise ValueError(f"replacement must be one of {REPLACEMENT_MODES}, got {replacement!r}")
         if ask is None:
@@ -119,6 +122,7 @@ class LLMExtractor(BaseExtractor):
         self.ask: Ask = ask
         self.client, self.replacement = client, replacement
         self.examples, self.max_tokens = examples, max_tokens
+        self.schema = PROMPTS.schema("triplets") if structured else None
         self.reset()
 
     def reset(self) -> None:
@@ -127,9 +131,10 @@ class LLMExtractor(BaseExtractor):
         self._recent: list[TripleKey] = []
         self.failures = 0
 
-    def _ask(self, kind: str, build: Callable[[], str], trim: Sequence[Trimmable]) -> str:
+    def _ask(self, kind: str, build: Callable[[], str], trim: Sequence[Trimmable],
+             schema: dict[str, Any] | None = None) -> str:
         """The model's answer; ``""`` (counted in ``failures``) when the call gave none."""
-        answer = self.ask(kind, build, trim=trim)
+        answer = self.ask(kind, build, trim=trim, schema=schema)
         if answer is None:
             self.failures += 1
             return ""
@@ -140,7 +145,8 @@ class LLMExtractor(BaseExtractor):
         examples = Trimmable("example_triples", [", ".join(t) for t in self._recent[-self.examples:]],
                              drop="first", empty="none yet")
         answer = self._ask(KIND_TRIPLETS, lambda: PROMPTS.render("triplets", example=examples.text(),
-                                                                  observation=observation), [examples])
+                                                                  observation=observation), [examples],
+                           self.schema)
         rooms = set(SpatialMap(store).locations())
         room = room_name(observation)
         if room:

@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 import re
 
 from textmem_gym.memory.relations import RELATION_ALIASES, canonical
@@ -43,12 +44,36 @@ def _split_triplet(text: str) -> TripleKey | None:
     return triple
 
 
+def _structured(text: str) -> list[str] | None:
+    """The triplets of a structured answer (``{"triplets": [{"subject", "relation", "object"}, ...]}``
+    or lists of three) as ``"s, r, o"`` lines; ``None`` when ``text`` is no such JSON."""
+    try:
+        data = json.loads(text) if text.startswith("{") else None
+    except ValueError:
+        return None
+    items = data.get("triplets") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        return None
+    lines = []
+    for item in items:
+        parts = [item.get(k) for k in ("subject", "relation", "object")] if isinstance(item, dict) else item
+        if isinstance(parts, list) and len(parts) == 3 and all(isinstance(part, str) for part in parts):
+            lines.append(", ".join(part.replace(",", " ") for part in parts))
+    return lines
+
+
 def parse_triplets(answer: str) -> list[TripleKey]:
-    """Triples in an answer to the extraction prompt (duplicates and the agent's own
-    location dropped)."""
+    """Triples in an answer to the extraction prompt, free text or structured (duplicates and
+    the agent's own location dropped).
+
+    Example:
+        >>> parse_triplets('{"triplets": [{"subject": "Orsk", "relation": "lies on", "object": "Kodun River"}]}')
+        [('orsk', 'lies on', 'kodun river')]
+    """
     text = _PREAMBLE.sub("", _FENCE.sub("", answer or "").strip())
     found: list[TripleKey] = []
-    for chunk in re.split(r";|\n", text):
+    structured = _structured(text)
+    for chunk in re.split(r";|\n", text) if structured is None else structured:
         triple = _split_triplet(_PREAMBLE.sub("", chunk))
         if triple is not None and triple not in found:
             found.append(triple)

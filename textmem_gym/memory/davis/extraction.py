@@ -144,11 +144,19 @@ _TUPLE = re.compile(r"\[\s*\"([^\"]+)\"\s*,\s*\"([^\"]+)\"\s*,\s*\"([^\"]+)\"\s*
 class DavisLLMExtractor(DavisRulesExtractor):
     """The transition summarized by the LLM (pronouns resolved), then tuples with entity types
     parsed from its answer; the room and movement are still read by the rules (routes), and
-    the rules' tuples stand in when the LLM fails."""
+    the rules' tuples stand in when the LLM fails.
 
-    def __init__(self, ask: Ask) -> None:
+    Args:
+        ask: The :class:`~textmem_gym.llm.budget.Ask` of the call.
+        structured: Send the answer schema (``prompts/extract.schema.json``: the summary and the
+            typed tuples) as a structured-output request, where the endpoint takes one; the prompt
+            is unchanged and the tuples are read the same way.
+    """
+
+    def __init__(self, ask: Ask, *, structured: bool = False) -> None:
         super().__init__()
         self.ask, self.failures = ask, 0
+        self.schema = PROMPTS.schema("extract") if structured else None
         self.previous = ""
 
     def reset(self) -> None:
@@ -160,7 +168,7 @@ class DavisLLMExtractor(DavisRulesExtractor):
         before = Trimmable("context", text_pieces(self.previous), drop="last", sep="", empty="(start)")
         answer = self.ask("davis_extract", lambda: PROMPTS.render("extract", before=before.text(),
                                                                   action=action or "(none)", after=observation),
-                          trim=[before])
+                          trim=[before], schema=self.schema)
         self.previous = observation
         if not answer:
             self.failures += 1

@@ -120,7 +120,7 @@ class AriGraphQA(LLMQAMethod):
                  **options: Any) -> None:
         super().__init__(*args, **options)
         similarity_options = {"client": self.llm.client} if similarity == "openai" else {}
-        reader = ParagraphReader(LLMExtractor(ask=self.llm.ask, replacement="structural"))
+        reader = ParagraphReader(LLMExtractor(ask=self.llm.ask, replacement="structural", structured=True))
         self.memory = AriGraphMemory(reader, similarity=similarity, similarity_options=similarity_options,
                                      width=width, episodes=episodes)
         self.episodes = episodes

@@ -80,7 +80,7 @@ class DAVISQA(LLMQAMethod):
         super().__init__(*args, **options)
         if not isinstance(turns, int) or isinstance(turns, bool) or turns < 1:
             raise ValueError(f"turns must be a positive int, got {turns!r}")
-        reader = TypedParagraphReader(DavisLLMExtractor(self.llm.ask))
+        reader = TypedParagraphReader(DavisLLMExtractor(self.llm.ask, structured=True))
         self.memory = DAVISMemory(reader, llm=self.llm.ask, hops=hops, max_facts=max_facts)
         self.turns = turns
         self.config.update(turns=turns, hops=hops, max_facts=max_facts)
