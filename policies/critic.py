@@ -206,7 +206,7 @@ class LoopGuard:
         """Forgets the episode."""
         self.actions: deque[str] = deque(maxlen=self.window)
         self.states: Counter[str] = Counter()
-        self.played: dict[str, set[str]] = defaultdict(set)
+        self.played: dict[str, Counter[str]] = defaultdict(Counter)
         self.current_state = ""
         self.forced = 0
 
@@ -215,27 +215,53 @@ class LoopGuard:
         ``frequent``-th time in the last ``window`` decisions, or a command already played from
         this very game state (a deterministic game would answer the same)."""
         command = action.strip().lower()
-        recent = list(self.actions)[-(self.repeat - 1):]
-        hard = len(recent) == self.repeat - 1 and all(a == command for a in recent)
+        hard = self.repeating(command)
         frequent = list(self.actions).count(command) + 1 > self.frequent
         replayed = command in self.played.get(self.current_state, ())
         return command != "look" and (hard or frequent or replayed)
 
+    def repeating(self, action: str) -> bool:
+        """Whether ``action`` would be the ``repeat``-th identical command in a row (a hard loop)."""
+        command = action.strip().lower()
+        recent = list(self.actions)[-(self.repeat - 1):]
+        return len(recent) == self.repeat - 1 and all(a == command for a in recent)
+
     def check(self, action: str, alternatives: Sequence[str] = ()) -> tuple[str, bool]:
         """``(action, False)``, or, when ``action`` repeats a loop (:meth:`looping`), the loop guard
-        forbids it: ``(the first alternative that does not loop, else "look", True)``."""
+        forbids it: ``(the first alternative that does not loop, True)``; when every alternative
+        loops, ``look`` the first time in this state, and after that (``look`` changes nothing, so
+        forcing it again would freeze the agent in a loop of its own) the command played least
+        often from this state that is not a hard loop, the proposed one on a tie (forced when it
+        is not ``action``; ``look`` when all are hard loops).
+
+        Example:
+            >>> guard = LoopGuard()
+            >>> for command, state in [("look", "start"), ("go east", "hall"), ("go west", "start")]:
+            ...     guard.record(command, state)
+            >>> guard.check("go east")
+            ('look', True)
+            >>> guard.record("look", "start")
+            >>> guard.check("go east")  # everything was tried here: the least played goes through
+            ('go east', False)
+        """
         if not self.looping(action):
             return action, False
-        self.forced += 1
         command = action.strip().lower()
-        better = next((a for a in alternatives if a.strip().lower() != command and not self.looping(a)), "look")
-        return better, True
+        better = next((a for a in alternatives if a.strip().lower() != command and not self.looping(a)), None)
+        if better is None:
+            played = self.played[self.current_state]
+            candidates = [a for a in (action, *alternatives) if not self.repeating(a)]
+            better = "look" if "look" not in played or not candidates else \
+                min(candidates, key=lambda a: played[a.strip().lower()])
+        forced = better.strip().lower() != command
+        self.forced += forced
+        return better, forced
 
     def record(self, action: str, state: str) -> None:
         """Remembers an executed command and the game state it led to (the env's world-state hash,
         or any text identifying the state)."""
         command = action.strip().lower()
-        self.played[self.current_state].add(command)
+        self.played[self.current_state][command] += 1
         self.actions.append(command)
         self.current_state = state if _HEX.fullmatch(state) else hashlib.md5(state.encode("utf-8")).hexdigest()
         self.states[self.current_state] += 1

@@ -75,3 +75,21 @@ def test_rejected_lists_what_review_would_replace_and_why_explains_it():
     assert critic.replacement("open chest", "hall", VALID) == "go east"
     assert critic.replacement("take key", "hall", VALID) is None
     assert critic.substitutions == 0  # asking counts nothing
+
+
+
+def test_loop_guard_never_freezes_in_look_once_everything_was_tried_here():
+    """Every move from a room played and ``look`` played too: forcing ``look`` again would repeat
+    forever (it changes nothing), so the least played command goes through; a hard loop never does."""
+    guard = LoopGuard()
+    for command, state in [("look", "hall"), ("go east", "yard"), ("go west", "hall")]:
+        guard.record(command, state)
+    assert guard.check("go east") == ("look", True)  # the first time here: look
+    guard.record("look", "hall")
+    assert guard.check("go east") == ("go east", False) and guard.forced == 1  # not look again
+    for command, state in [("go north", "shed"), ("go south", "hall"), ("go east", "yard"), ("go west", "hall")]:
+        guard.record(command, state)
+    assert guard.check("go east", ["go north"]) == ("go north", True)  # played once here, go east twice
+    for command in ("look", "look", "wait", "wait"):  # look played in the cellar too
+        guard.record(command, "cellar")
+    assert guard.check("wait") == ("look", True) and guard.forced == 3  # a third "wait" in a row: look
