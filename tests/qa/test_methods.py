@@ -15,7 +15,7 @@ from textmem_gym.qa.api import QA_METHODS, Answer, make_method
 from textmem_gym.qa.data import QAExample, load_dataset, shipped_data_dir
 from textmem_gym.qa.run import MethodSpec, run_methods, summarize_qa
 from textmem_gym.qa.scoring import score
-from textmem_gym.qa.testing import ContextReader
+from textmem_gym.qa.testing import ContextReader, prompt_kind
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +67,23 @@ def test_arigraph_qa_builds_one_episode_per_paragraph_and_reports_build_tokens_a
     answer_prompt = reader.prompts["qa_answer"][-1]
     assert all(fact in answer_prompt for fact in answer.detail["facts"])  # graph facts reach the answer prompt
     assert len(answer.detail["episodes"]) <= 2
+
+
+@pytest.mark.parametrize(("name", "kind", "key"), [("arigraph", "arigraph_triplets", "triplets"),
+                                                   ("davis", "davis_extract", "tuples")])
+def test_the_memories_extraction_calls_ask_for_their_structured_answer(examples, name, kind, key):
+    """A QA method's building calls carry their answer schema (a small model cannot keep the free-text
+    triplet format; constrained to JSON it gives triples the parser reads), the prompt unchanged."""
+    reader = ContextReader(examples)
+    with LocalOpenAIServer(reader) as server:
+        answer = ask(name, examples[0], server)
+        bodies = [b for b in server.requests if "messages" in b]
+    built = [b for b in bodies if prompt_kind(b["messages"][-1]["content"]) == kind]
+    assert len(built) == answer.calls_by_kind[kind] == len(examples[0].paragraphs)
+    for body in built:
+        sent = body["response_format"]["json_schema"]
+        assert sent["name"] == kind and key in sent["schema"]["properties"]
+    assert answer.detail["triples"] > 0  # the structured answers were read into the memory
 
 
 def test_davis_qa_asks_its_world_model_in_a_monologue(examples):
