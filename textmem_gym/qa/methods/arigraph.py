@@ -21,12 +21,15 @@ Building tokens (extraction) and answering tokens (key items and answer) are rep
 (:class:`~textmem_gym.qa.api.Tokens`): the paper's cost argument compares them with full context.
 
 Example:
+    >>> import json
     >>> from textmem_gym.llm import LocalOpenAIServer
     >>> def reply(messages):
     ...     prompt = messages[-1]["content"]
-    ...     if "Guidelines for Building the Knowledge Graph" in prompt:
+    ...     if "Guidelines for Building the Knowledge Graph" in prompt:  # asked for structured triplets
     ...         paragraph = prompt.split("Observation:")[-1]
-    ...         return "lighthouse, stands on, vellmar island" if "Vellmar" in paragraph else "orsk, is, town"
+    ...         s, r, o = ("lighthouse", "stands on", "vellmar island") if "Vellmar" in paragraph else \\
+    ...             ("orsk", "is", "town")
+    ...         return json.dumps({"triplets": [{"subject": s, "relation": r, "object": o}]})
     ...     if "relevance score" in prompt:
     ...         return '{"entities": [{"entity": "Vellmar Island", "relevance": 1}]}'
     ...     return '{"chain_of_thought": "the facts say so", "direct_answer": "lighthouse"}'
