@@ -26,6 +26,8 @@ from typing import Any
 
 from textmem_gym.cli import main
 from textmem_gym.llm import LlamaCppServer
+from textmem_gym.qa.methods.base import PROMPTS
+from textmem_gym.qa.scoring import normalize_answer
 
 #: Part -> the methods (QA) or memories (probes) it runs.
 PARTS: dict[str, list[str]] = {
@@ -33,8 +35,13 @@ PARTS: dict[str, list[str]] = {
     "davis-qa": ["davis"],
     "probe": ["arigraph", "stma", "davis", "full-history", "oracle"],
 }
-#: Answers that are the schema's or the prompt's own words, not an answer.
-ECHOES = ("your direct answer", "direct answer", "my direct answer", "your chain of thoughts", "entity 1", "entity 2")
+#: The placeholder values the prompts once showed (``"direct_answer": "your direct answer"``), which a
+#: small model copied.
+PLACEHOLDERS = tuple(normalize_answer(text) for text in ("your direct answer", "my direct answer", "the direct answer",
+                                                          "your chain of thoughts", "entity 1"))
+#: The answer templates' own wording: an answer of two words or more found in it is the prompt repeated.
+TEMPLATES = " ".join(normalize_answer(PROMPTS.template(name).template)
+                     for name in ("answer_texts", "answer_graph", "monologue"))
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
@@ -71,8 +78,14 @@ def probe_part(server: LlamaCppServer, out: Path, folder: Path) -> list[dict[str
 
 
 def echoed(row: dict[str, Any]) -> bool:
-    """Whether the answer is the prompt's own placeholder wording."""
-    return str(row.get("prediction") or "").strip().lower().strip(".\"'") in ECHOES
+    """Whether the answer repeats the prompt's wording (a placeholder, or words of the template).
+
+    Example:
+        >>> echoed({"prediction": "The answer itself."}), echoed({"prediction": "Linkar Clockmakers"})
+        (True, False)
+    """
+    answer = normalize_answer(str(row.get("prediction") or ""))
+    return answer in PLACEHOLDERS or (len(answer.split()) >= 2 and f" {answer} " in f" {TEMPLATES} ")
 
 
 def mean(rows: list[dict[str, Any]], field: str) -> float:
