@@ -42,7 +42,7 @@ from textmem_gym.memory import make_memory  # noqa: E402
 from textmem_gym.memory.belief_metrics import BeliefAccuracy, Counts  # noqa: E402
 from textmem_gym.memory.graph_memory import GraphMemory  # noqa: E402
 from textmem_gym.memory.hygiene import Hygiene  # noqa: E402
-from textmem_gym.memory.triples import TripleKey  # noqa: E402
+from textmem_gym.memory.semantic import TripleKey  # noqa: E402
 
 GAMES = ("TextMem/TreasureHunt-v0", "TextMem/Cooking-v0", "TextMem/Cleaning-v0", "TextMem/Jericho-Zork1-v0")
 MEMORIES = ("arigraph", "stma", "davis")

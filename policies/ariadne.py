@@ -36,7 +36,7 @@ from textmem_gym.envs.text_game import TextGameEnv
 from textmem_gym.llm.budget import Trimmable
 from textmem_gym.memory import make_memory
 from textmem_gym.memory.arigraph.memory import AriGraphMemory, Retrieval
-from textmem_gym.memory.triples import Triple
+from textmem_gym.memory.semantic import Triple
 from textmem_gym.wrappers.memory_graph import ensure_memory_wrapper, find_memory_wrapper
 
 #: Completion limit of the ``llm`` extractor's calls (the paper's prompts answer with a triple list).

@@ -33,7 +33,7 @@ from collections import Counter, defaultdict, deque
 from collections.abc import Sequence
 
 from textmem_gym.core.policy import Info
-from textmem_gym.memory.relations import SHORT_DIRECTIONS
+from textmem_gym.memory.semantic import SHORT_DIRECTIONS
 
 _HEX = re.compile(r"[0-9a-f]{32}")
 #: The directions a blocked-move check and the fallback know (the first four are tried as fallbacks).

@@ -7,7 +7,7 @@ import gymnasium as gym
 import textmem_gym  # noqa: F401
 from textmem_gym.envs.nethack.progression import Progression, achievements, progression
 from textmem_gym.memory.extractors.nethack import NetHackRules
-from textmem_gym.memory.triples import TripleStore
+from textmem_gym.memory.semantic import TripleStore
 from textmem_gym.results import METRIC_COLUMNS, format_table, summarize
 
 

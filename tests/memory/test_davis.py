@@ -12,7 +12,7 @@ from textmem_gym.memory import make_memory
 from textmem_gym.memory.davis.extraction import DavisRulesExtractor, action_event
 from textmem_gym.memory.davis.kg import LOCATION, OBJECT, PERSON, TemporalKG
 from textmem_gym.memory.davis.memory import DAVISMemory
-from textmem_gym.memory.triples import TripleStore
+from textmem_gym.memory.semantic import TripleStore
 
 ROOM = ("This room is called the kitchen. In it, you see:\n\tthe agent\n\ta substance called air\n"
         "\ta fridge (containing a substance called milk)\n\ta table. On the table is: a knife, a cup (containing nothing).\n"

@@ -20,7 +20,7 @@ from textmem_gym.llm.client import estimate_prompt_tokens
 from textmem_gym.memory.arigraph.extraction import LLMExtractor, relevance_order
 from textmem_gym.memory.davis.kg import TemporalKG
 from textmem_gym.memory.davis.memory import DAVISMemory
-from textmem_gym.memory.triples import TripleStore
+from textmem_gym.memory.semantic import TripleStore
 from textmem_gym.runner import run_episode
 from textmem_gym.trajectories import read_trajectory
 

@@ -9,6 +9,7 @@ import pytest
 
 from textmem_gym.llm import LLMClient, LocalOpenAIServer
 from textmem_gym.memory import make_memory
+from textmem_gym.memory.semantic import TripleStore
 from textmem_gym.memory.stma.graph import (
     BM25EntityIndex,
     describe,
@@ -19,7 +20,6 @@ from textmem_gym.memory.stma.graph import (
 )
 from textmem_gym.memory.stma.memory import STMAMemory, parse_rdf
 from textmem_gym.memory.stma.temporal import HistoryBuffer
-from textmem_gym.memory.triples import TripleStore
 
 
 def store_of(triples):

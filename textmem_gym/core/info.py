@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any, TypedDict, Union, cast, get_args, get_origin, get_type_hints, is_typeddict
 
 #: A ground-truth fact ``(subject, relation, object)`` (not a memory edge: see
-#: :class:`textmem_gym.memory.triples.Triple`).
+#: :class:`textmem_gym.memory.semantic.Triple`).
 FactTriple = tuple[str, str, str]
 
 

@@ -19,7 +19,7 @@ import networkx as nx
 from textmem_gym.loading import load_named
 from textmem_gym.memory.episodic import Episode
 from textmem_gym.memory.extractors import TextParser
-from textmem_gym.memory.triples import Triple, TripleKey
+from textmem_gym.memory.semantic import Triple, TripleKey
 
 
 @dataclass
@@ -39,10 +39,6 @@ class UpdateStats:
     believed: int = 0
     total: int = 0
     episodes: int = 0
-
-    def as_dict(self) -> dict[str, int]:
-        """Plain dict for ``info``."""
-        return dict(self.__dict__)
 
 
 @runtime_checkable

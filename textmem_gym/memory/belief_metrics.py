@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from textmem_gym.envs.privileged import FactTriple
 from textmem_gym.memory.ground_truth import RELATION_CLASSES, ObservedTruth, Truth, relation_class
-from textmem_gym.memory.triples import TripleKey, normalize
+from textmem_gym.memory.semantic import TripleKey, normalize
 
 
 @dataclass

@@ -4,11 +4,11 @@ AriGraph, STMA and DAVIS are siblings built on this class (none subclasses anoth
 the believed state that the wrapper, the macro actions and the exports read, and updates it
 the same way for all of them:
 
-- semantic memory: a :class:`~textmem_gym.memory.triples.TripleStore` (triples with validity
+- semantic memory: a :class:`~textmem_gym.memory.semantic.TripleStore` (triples with validity
   intervals: invalidated, never deleted) and a similarity index of the believed triples;
 - episodic memory: an :class:`~textmem_gym.memory.episodic.EpisodicMemory` vertex per step,
   linked to the triples extracted at that step;
-- the believed map (:class:`~textmem_gym.memory.spatial.SpatialMap`): known locations, the
+- the believed map (:class:`~textmem_gym.memory.semantic.SpatialMap`): known locations, the
   current location, unexplored exits, routes and doors;
 - exports: ``networkx`` graph, PNG picture, JSON (``to_json``/``save``/``load``).
 
@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +48,7 @@ from textmem_gym.memory.export import draw_memory, memory_graph
 from textmem_gym.memory.extractors import Extraction, Extractor, TextParser, make_extractor
 from textmem_gym.memory.hygiene import Hygiene
 from textmem_gym.memory.retrieval import SimilarityIndex, make_index
-from textmem_gym.memory.spatial import SpatialMap, inverse_spatial
-from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
+from textmem_gym.memory.semantic import SpatialMap, Triple, TripleKey, TripleStore, inverse_spatial, normalize
 
 #: The ``format`` of a saved graph memory (every architecture's JSON export shares it).
 FORMAT = "textmem-arigraph"
@@ -291,7 +290,7 @@ class GraphMemory:
         """The whole memory as JSON-ready data."""
         return {"format": FORMAT, "version": 1, "step": self.step, "location": self.location,
                 "config": {"depth": self.depth, "width": self.width, "episodes": self.episodes_k},
-                "stats": self.stats.as_dict(), "triples": self.store.to_json(),
+                "stats": asdict(self.stats), "triples": self.store.to_json(),
                 "episodes": self.episodic.to_json()}
 
     def save(self, path: str | Path) -> None:

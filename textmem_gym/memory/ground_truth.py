@@ -46,7 +46,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from textmem_gym.envs.privileged import FactTriple
-from textmem_gym.memory.relations import (
+from textmem_gym.memory.semantic import (
     AT,
     DOOR_STATES,
     HAS_EXIT,
@@ -56,12 +56,13 @@ from textmem_gym.memory.relations import (
     LOCATION_RELATIONS,
     ON,
     OPPOSITE,
+    TripleKey,
     direction_relation,
     door_direction,
     door_relation,
+    normalize,
     relation_direction,
 )
-from textmem_gym.memory.triples import TripleKey, normalize
 
 #: TextWorld predicate -> (memory relation, relation class). See the module docstring.
 PREDICATE_TABLE: dict[str, tuple[str, str]] = {

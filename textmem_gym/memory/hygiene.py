@@ -41,8 +41,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from textmem_gym.memory.relations import DIRECTIONS, INVENTORY, IS
-from textmem_gym.memory.triples import TripleKey, normalize
+from textmem_gym.memory.semantic import DIRECTIONS, INVENTORY, IS, TripleKey, normalize
 
 #: Sentences a game prints when it refused or did not understand a command (matched whole,
 #: case-insensitive, after the sentence's closing punctuation is removed).

@@ -27,8 +27,7 @@ import gymnasium as gym
 
 from textmem_gym.envs.text_game import TextGameEnv
 from textmem_gym.memory.base import Memory
-from textmem_gym.memory.relations import IN, INVENTORY, LOCATION_RELATIONS, relation_direction
-from textmem_gym.memory.triples import normalize
+from textmem_gym.memory.semantic import IN, INVENTORY, LOCATION_RELATIONS, normalize, relation_direction
 from textmem_gym.serving.games import GameError, resolve_game
 from textmem_gym.wrappers.memory_graph import MemoryGraphWrapper
 

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from textmem_gym.memory.base import Memory
-from textmem_gym.memory.relations import direction_relation
-from textmem_gym.memory.triples import normalize
+from textmem_gym.memory.semantic import direction_relation, normalize
 
 _GOTO = re.compile(r"^\s*go\s+to\s+(?:the\s+)?(.+?)\s*[.!]?\s*$", re.I)
 StepResult = tuple[str, float, bool, bool, dict[str, Any]]

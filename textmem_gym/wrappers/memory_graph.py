@@ -37,6 +37,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -218,7 +219,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         info["location"] = self.memory.location
         info["known_locations"] = self.memory.known_locations()
         info["unexplored_exits"] = self.memory.unexplored_exits()
-        info["memory"] = self.memory.stats.as_dict()
+        info["memory"] = dataclasses.asdict(self.memory.stats)
         inner = info.get("steps")  # an env that expands commands itself (NetHack skills) counts its keys
         primitive = inner["primitive"] if isinstance(inner, dict) and "primitive" in inner else self.primitive_steps
         info["steps"] = {"decisions": self.decisions, "primitive": primitive,

@@ -23,7 +23,7 @@ Untrimmed, the prompts are exactly the paper's templates filled as before.
 
 Example:
     >>> from textmem_gym.llm import LLMClient, LocalOpenAIServer
-    >>> from textmem_gym.memory.triples import TripleStore
+    >>> from textmem_gym.memory.semantic import TripleStore
     >>> with LocalOpenAIServer(script=["apple, is on, table"]) as server:
     ...     extractor = LLMExtractor(client=LLMClient(model="m", base_url=server.base_url))
     ...     extractor.extract("An apple lies on the table.", "look", {}, TripleStore()).triples
@@ -37,12 +37,17 @@ from typing import Any
 
 from textmem_gym.llm.budget import Ask, ClientAsk, Trimmable
 from textmem_gym.memory.arigraph.parse import canonical, parse_replacements, parse_triplets
-from textmem_gym.memory.extractors.base import BaseExtractor, Extraction, exclusive_conflicts
+from textmem_gym.memory.extractors.base import BaseExtractor, Extraction
 from textmem_gym.memory.extractors.room_text import room_name
 from textmem_gym.memory.extractors.rules import move_direction
-from textmem_gym.memory.relations import direction_relation
-from textmem_gym.memory.spatial import SpatialMap
-from textmem_gym.memory.triples import Triple, TripleKey, TripleStore
+from textmem_gym.memory.semantic import (
+    SpatialMap,
+    Triple,
+    TripleKey,
+    TripleStore,
+    direction_relation,
+    exclusive_conflicts,
+)
 from textmem_gym.prompts import PromptFolder
 
 #: This package's prompt templates (``prompts/*.txt``).
@@ -67,7 +72,7 @@ def relevance_order(existing: Sequence[Triple], new: Sequence[TripleKey]) -> lis
     step that asserted the triple, then the triple's id (newer first for both).
 
     Example:
-        >>> from textmem_gym.memory.triples import Triple
+        >>> from textmem_gym.memory.semantic import Triple
         >>> old = [Triple(0, "kitchen", "has exit", "north", 0), Triple(1, "knife", "is on", "table", 0),
         ...        Triple(2, "table", "is at", "kitchen", 0)]
         >>> [t.id for t in relevance_order(old, [("knife", "is in", "inventory")])]

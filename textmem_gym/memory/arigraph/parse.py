@@ -1,5 +1,5 @@
 """Robust parsing of the AriGraph prompts' answers (relation canonicalization,
-:func:`~textmem_gym.memory.relations.canonical`, is shared by every memory).
+:func:`~textmem_gym.memory.semantic.canonical`, is shared by every memory).
 
 LLMs answer the triplet prompt as ``"s, r, o; s, r, o"`` but also with numbered lines,
 quotes, brackets, code fences or a preamble; the replacement prompt as
@@ -19,8 +19,7 @@ from __future__ import annotations
 import json
 import re
 
-from textmem_gym.memory.relations import RELATION_ALIASES, canonical
-from textmem_gym.memory.triples import TripleKey, normalize
+from textmem_gym.memory.semantic import RELATION_ALIASES, TripleKey, canonical, normalize
 
 __all__ = ["RELATION_ALIASES", "canonical", "parse_replacements", "parse_triplets"]
 

@@ -16,7 +16,7 @@ name and first lines stay longest); the instructions, the action and the observa
 are never trimmed.
 
 Example:
-    >>> from textmem_gym.memory.triples import TripleStore
+    >>> from textmem_gym.memory.semantic import TripleStore
     >>> out = DavisRulesExtractor().extract(
     ...     "This room is called the kitchen. In it, you see:\\n\\tthe agent\\n\\ta fridge (containing milk)\\n"
     ...     "You also see:\\n\\tA door to the hallway (that is open)", "go to kitchen", {}, TripleStore())
@@ -32,8 +32,7 @@ from typing import Any
 from textmem_gym.llm.budget import Ask, Trimmable, text_pieces
 from textmem_gym.memory.davis.kg import LOCATION, OBJECT, PERSON
 from textmem_gym.memory.extractors import BaseExtractor, Extraction, TextParser, make_extractor
-from textmem_gym.memory.relations import AT, IN, ON
-from textmem_gym.memory.triples import TripleKey, TripleStore, normalize
+from textmem_gym.memory.semantic import AT, IN, ON, TripleKey, TripleStore, normalize
 from textmem_gym.prompts import PromptFolder
 
 #: This package's prompt templates (``prompts/*.txt``).

@@ -32,7 +32,7 @@ from typing import Any
 
 import networkx as nx
 
-from textmem_gym.memory.triples import normalize
+from textmem_gym.memory.semantic import normalize
 
 PERSON, OBJECT, LOCATION = "person", "object", "location"
 ENTITY_TYPES: tuple[str, ...] = (PERSON, OBJECT, LOCATION)

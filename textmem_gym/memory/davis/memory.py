@@ -48,7 +48,7 @@ from textmem_gym.memory.davis.kg import ENTITY_TYPES, Fact, TemporalKG
 from textmem_gym.memory.entities import EntityIndex
 from textmem_gym.memory.extractors import Extractor
 from textmem_gym.memory.graph_memory import GraphMemory
-from textmem_gym.memory.triples import TripleKey
+from textmem_gym.memory.semantic import TripleKey
 from textmem_gym.prompts import PromptFolder
 
 #: This package's prompt templates (``prompts/*.txt``).

@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from textmem_gym.loading import load_named
-from textmem_gym.memory.extractors.base import BaseExtractor, Extraction, Extractor, TextParser, exclusive_conflicts
+from textmem_gym.memory.extractors.base import BaseExtractor, Extraction, Extractor, TextParser
+from textmem_gym.memory.semantic import exclusive_conflicts
 
 #: Extractor name -> ``"module:Class"`` (imported on use, so optional parts stay optional).
 EXTRACTORS: dict[str, str] = {

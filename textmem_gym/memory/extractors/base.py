@@ -1,9 +1,9 @@
-"""What every extractor returns, the extractor interface, and the structural rule that finds
-outdated triples.
+"""What every extractor returns and the extractor interface.
 
 An extractor turns one step (observation, action, info) into new triples, plus, when it
 knows it, triples that are no longer true (e.g. a room re-described without the knife).
-The memory asks it which believed triples the new ones replace (:meth:`Extractor.outdated`).
+The memory asks it which believed triples the new ones replace (:meth:`Extractor.outdated`;
+by default the structural rule :func:`~textmem_gym.memory.semantic.exclusive_conflicts`).
 
 An env backend whose text is not that of a text adventure hands its own reading to the
 extractors: a :class:`TextParser` (named by the env class,
@@ -11,22 +11,21 @@ extractors: a :class:`TextParser` (named by the env class,
 :meth:`Extractor.use_parser`). No extractor guesses which game it reads.
 
 Example:
-    >>> from textmem_gym.memory.triples import TripleStore
+    >>> from textmem_gym.memory.semantic import TripleStore
     >>> store = TripleStore()
     >>> _ = store.add("knife", "is on", "table", 0)
-    >>> [t.as_tuple() for t in exclusive_conflicts(store.active(), [("knife", "is in", "inventory")])]
+    >>> [t.as_tuple() for t in BaseExtractor().outdated(store.active(), [("knife", "is in", "inventory")])]
     [('knife', 'is on', 'table')]
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from textmem_gym.memory.ground_truth import Truth
-from textmem_gym.memory.relations import IS, LOCATION_RELATIONS, door_direction, relation_direction, state_group
-from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
+from textmem_gym.memory.semantic import Triple, TripleKey, TripleStore, exclusive_conflicts
 
 
 @dataclass
@@ -94,37 +93,6 @@ class Extractor(Protocol):
     def entity_types(self, triples: list[TripleKey]) -> dict[str, str]:
         """``person``/``object``/``location`` of the entities of ``triples`` it knows (DAVIS's KG
         keeps them); ``{}`` from an extractor that does not type entities."""
-
-
-def _slot(triple: TripleKey) -> tuple[str, ...] | None:
-    """The 'functional slot' a triple fills: two triples with the same slot and different
-    values cannot both be true."""
-    subject, relation, obj = triple
-    if relation in LOCATION_RELATIONS:
-        return ("location", subject)
-    if relation == IS and state_group(obj) is not None:
-        return ("state", subject, min(state_group(obj) or ()))
-    direction = relation_direction(relation)
-    if direction is not None:
-        return ("neighbor", obj, direction)
-    direction = door_direction(relation)
-    if direction is not None:
-        return ("door", subject, direction)
-    return None
-
-
-def exclusive_conflicts(existing: Iterable[Triple], new: Iterable[TripleKey]) -> list[Triple]:
-    """Existing triples filling the same functional slot as a new triple with another value
-    (a thing has one location and one open/closed/locked state; a room one neighbour and one
-    door per direction)."""
-    slots: dict[tuple[str, ...], set[TripleKey]] = {}
-    for triple in new:
-        key = tuple(normalize(x) for x in triple)
-        slot = _slot(key)  # type: ignore[arg-type]
-        if slot is not None:
-            slots.setdefault(slot, set()).add(key)  # type: ignore[arg-type]
-    return [t for t in existing
-            if (slot := _slot(t.as_tuple())) in slots and t.as_tuple() not in slots[slot]]
 
 
 class BaseExtractor:

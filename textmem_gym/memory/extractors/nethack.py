@@ -47,9 +47,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from textmem_gym.envs.privileged import FactTriple
-from textmem_gym.memory.extractors.base import Extraction, exclusive_conflicts
-from textmem_gym.memory.relations import AT, IN, INVENTORY, ON
-from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
+from textmem_gym.memory.extractors.base import Extraction
+from textmem_gym.memory.semantic import (
+    AT,
+    IN,
+    INVENTORY,
+    ON,
+    Triple,
+    TripleKey,
+    TripleStore,
+    exclusive_conflicts,
+    normalize,
+)
 
 HERO = "you"
 _STATUS = re.compile(r"^Dungeon level (\d+), turn \d+\.", re.M)

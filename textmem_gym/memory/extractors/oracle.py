@@ -7,7 +7,7 @@ backend handed over), so it bounds what a perfect
 extractor could give. Nothing it produces may be shown to an agent in a fair comparison.
 
 Example:
-    >>> from textmem_gym.memory.triples import TripleStore
+    >>> from textmem_gym.memory.semantic import TripleStore
     >>> facts = [("P", "at", "hall"), ("chest", "at", "hall")]
     >>> OracleExtractor().extract("", "", {"facts": facts}, TripleStore()).triples
     [('chest', 'is at', 'hall')]
@@ -19,7 +19,7 @@ from typing import Any
 
 from textmem_gym.memory.extractors.base import BaseExtractor, Extraction, TextParser
 from textmem_gym.memory.ground_truth import ObservedTruth, Truth
-from textmem_gym.memory.triples import TripleStore
+from textmem_gym.memory.semantic import TripleStore
 
 
 class OracleExtractor(BaseExtractor):

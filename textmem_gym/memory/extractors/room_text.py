@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from textmem_gym.memory.relations import DIRECTIONS
+from textmem_gym.memory.semantic import DIRECTIONS
 
 HEADER = re.compile(r"^\s*-=\s*(.+?)\s*=-\s*$", re.M)
 _SMALL_WORDS = "of|the|and|in|on|at|a|an|to|by"

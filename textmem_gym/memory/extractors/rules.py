@@ -9,7 +9,7 @@ own parser over (:meth:`RulesExtractor.use_parser`; the NetHack envs name
 :class:`~textmem_gym.memory.extractors.nethack.NetHackRules`), which then reads every step.
 
 Example:
-    >>> from textmem_gym.memory.triples import TripleStore
+    >>> from textmem_gym.memory.semantic import TripleStore
     >>> rules = RulesExtractor()
     >>> out = rules.extract("-= Kitchen =-\\nYou see a table. You see a knife on the table.", "", {}, TripleStore())
     >>> out.location, sorted(out.triples)
@@ -24,7 +24,7 @@ from typing import Any
 
 from textmem_gym.memory.extractors.base import BaseExtractor, Extraction
 from textmem_gym.memory.extractors.room_text import RoomView, clean_name, parse_room, split_list
-from textmem_gym.memory.relations import (
+from textmem_gym.memory.semantic import (
     AT,
     HAS_EXIT,
     IN,
@@ -34,10 +34,14 @@ from textmem_gym.memory.relations import (
     ON,
     OPPOSITE,
     SHORT_DIRECTIONS,
+    Triple,
+    TripleKey,
+    TripleStore,
     direction_relation,
     door_relation,
+    exclusive_conflicts,
+    normalize,
 )
-from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
 
 _NAME = r"(?:the )?(.+?)"
 _TAKE = frozenset({"take", "get", "pick", "grab"})
@@ -111,7 +115,7 @@ class RulesExtractor(BaseExtractor):
     its :class:`~textmem_gym.memory.extractors.base.TextParser` over, that parser).
 
     Example:
-        >>> from textmem_gym.memory.triples import TripleStore
+        >>> from textmem_gym.memory.semantic import TripleStore
         >>> RulesExtractor().extract("You pick up the apple from the ground.", "take apple",
         ...                          {}, TripleStore()).triples
         [('apple', 'is in', 'inventory')]
@@ -145,10 +149,11 @@ class RulesExtractor(BaseExtractor):
         return out
 
     def outdated(self, existing: Sequence[Triple], new: Sequence[TripleKey]) -> list[Triple]:
-        """Structural replacement, or the handed parser's own (NetHack's: many things share a name there)."""
+        """Structural replacement (:func:`~textmem_gym.memory.semantic.exclusive_conflicts`), or the
+        handed parser's own (NetHack's: many things share a name there)."""
         if self.parser is not None:
             return self.parser.outdated(existing, new)
-        return super().outdated(existing, new)
+        return exclusive_conflicts(existing, new)
 
     # -- rooms ---------------------------------------------------------------------------
     def _room(self, out: Extraction, view: RoomView, action: str) -> None:

@@ -35,7 +35,7 @@ a neighbouring room named in the description (``To the North you see the corrido
 as observed before it is walked.
 
 Example:
-    >>> from textmem_gym.memory.triples import TripleStore
+    >>> from textmem_gym.memory.semantic import TripleStore
     >>> rules = TWXRules()
     >>> out = rules.extract("You are in the hall. You also see a chest that is closed. \\n"
     ...                     "To the North you see the kitchen. ", "look around", {}, TripleStore())
@@ -52,9 +52,9 @@ from typing import Any
 
 from textmem_gym.envs.privileged import FactTriple
 from textmem_gym.envs.twx.text import RoomView, object_name, read_inventory, read_room, split_names
-from textmem_gym.memory.extractors.base import Extraction, exclusive_conflicts
+from textmem_gym.memory.extractors.base import Extraction
 from textmem_gym.memory.ground_truth import ObservedTruth
-from textmem_gym.memory.relations import (
+from textmem_gym.memory.semantic import (
     AT,
     HAS_EXIT,
     IN,
@@ -63,11 +63,15 @@ from textmem_gym.memory.relations import (
     LOCATION_RELATIONS,
     ON,
     OPPOSITE,
+    Triple,
+    TripleKey,
+    TripleStore,
     direction_relation,
     door_direction,
     door_relation,
+    exclusive_conflicts,
+    normalize,
 )
-from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
 
 _TAKE = re.compile(r"^You take the (.+?)\.")
 _PUT = re.compile(r"^You put the (.+?) in the (.+?)\.")

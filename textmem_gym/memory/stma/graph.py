@@ -10,7 +10,7 @@
   (A west of B, B west of C => A west of C; triples as sentences).
 
 Example:
-    >>> from textmem_gym.memory.triples import TripleStore
+    >>> from textmem_gym.memory.semantic import TripleStore
     >>> store = TripleStore()
     >>> for s, o in (("a", "b"), ("b", "c"), ("c", "d")):
     ...     _ = store.add(s, "is west of", o, 0)
@@ -30,8 +30,7 @@ from typing import Any
 import networkx as nx
 
 from textmem_gym.memory.entities import BM25EntityIndex, EmbeddingEntityIndex, EntityIndex
-from textmem_gym.memory.relations import AT, HAS_EXIT, IN, IS, ON, relation_direction
-from textmem_gym.memory.triples import Triple, TripleKey
+from textmem_gym.memory.semantic import AT, HAS_EXIT, IN, IS, ON, Triple, TripleKey, relation_direction
 
 __all__ = ["BM25EntityIndex", "EmbeddingEntityIndex", "EntityIndex", "describe", "graph_of", "hop_distances",
            "k_hop", "rank_subgraph", "retrieve_subgraph", "sentence", "transitive_directions"]

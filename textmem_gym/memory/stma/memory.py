@@ -55,11 +55,10 @@ from typing import Any
 from textmem_gym.llm.budget import Ask, ClientAsk, Trimmable, text_pieces
 from textmem_gym.memory.extractors import BaseExtractor, Extraction, Extractor, TextParser, make_extractor
 from textmem_gym.memory.graph_memory import GraphMemory
-from textmem_gym.memory.relations import canonical
 from textmem_gym.memory.retrieval import client_embedder
+from textmem_gym.memory.semantic import Triple, TripleKey, TripleStore, canonical, normalize
 from textmem_gym.memory.stma.graph import BM25EntityIndex, EmbeddingEntityIndex, describe, rank_subgraph
 from textmem_gym.memory.stma.temporal import HistoryBuffer, RuleSummarizer
-from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
 from textmem_gym.prompts import PromptFolder
 
 #: This package's prompt templates (``prompts/*.txt``).

@@ -50,7 +50,7 @@ from textmem_gym.llm import Trimmable
 from textmem_gym.memory.arigraph.extraction import KIND_OUTDATED, KIND_TRIPLETS, LLMExtractor
 from textmem_gym.memory.arigraph.memory import AriGraphMemory, Retrieval
 from textmem_gym.memory.extractors import BaseExtractor, Extraction
-from textmem_gym.memory.triples import Triple, TripleKey, TripleStore, normalize
+from textmem_gym.memory.semantic import Triple, TripleKey, TripleStore, normalize
 from textmem_gym.qa.data import Paragraph
 from textmem_gym.qa.methods.base import PROMPTS, Final, LLMQAMethod, paragraph_text, texts_section
 

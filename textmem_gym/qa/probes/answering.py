@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from textmem_gym.llm import Trimmable
-from textmem_gym.memory.relations import LOCATION_RELATIONS
+from textmem_gym.memory.semantic import LOCATION_RELATIONS
 from textmem_gym.qa.api import Answer
 from textmem_gym.qa.data import Paragraph
 from textmem_gym.qa.methods.base import NOTHING, Final, LLMQAMethod

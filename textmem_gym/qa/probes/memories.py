@@ -41,7 +41,7 @@ from textmem_gym.loading import lookup
 from textmem_gym.memory.base import Memory, make_memory
 from textmem_gym.memory.ground_truth import map_facts
 from textmem_gym.memory.retrieval import make_index
-from textmem_gym.memory.triples import TripleKey
+from textmem_gym.memory.semantic import TripleKey
 from textmem_gym.prompts import PromptFolder
 from textmem_gym.qa.probes.questions import direction_graph, recipe_ingredients, shortest_paths
 from textmem_gym.qa.probes.replay import ReplayStep

@@ -51,8 +51,17 @@ from typing import Any
 from textmem_gym.envs.privileged import FactTriple
 from textmem_gym.loading import lookup
 from textmem_gym.memory.ground_truth import ObservedTruth, map_facts
-from textmem_gym.memory.relations import AT, IN, INVENTORY, IS, LOCATION_RELATIONS, ON, relation_direction
-from textmem_gym.memory.triples import TripleKey, normalize
+from textmem_gym.memory.semantic import (
+    AT,
+    IN,
+    INVENTORY,
+    IS,
+    LOCATION_RELATIONS,
+    ON,
+    TripleKey,
+    normalize,
+    relation_direction,
+)
 from textmem_gym.qa.data import QAExample
 from textmem_gym.qa.probes.replay import Replay
 
