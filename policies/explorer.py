@@ -30,6 +30,7 @@ import gymnasium as gym
 
 from policies.critic import HeuristicCritic, LoopGuard, direction_of, room_from
 from policies.explorer_commonsense import HomeIndex
+from policies.explorer_embeddings import installed as embeddings_installed
 from policies.instructions import Directions
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import BasePolicy, Info
@@ -91,8 +92,10 @@ class ExplorerPolicy(BasePolicy):
         memory_options: Arguments of the MemoryGraphWrapper it adds (``memory``, ``extractor``...).
         macro_counts_as_one_step: A ``go to <room>`` macro counts as one step against the episode's
             step limit (AriGraph's accounting) instead of one per primitive move (the default); passed
-            to its MemoryGraphWrapper. Recorded in ``policy_config()`` when on (the explorer has no
-            other configuration to record).
+            to its MemoryGraphWrapper. Recorded in ``policy_config()`` when on.
+        embeddings: Tidy with sentence embeddings as the second source of where things belong
+            (:mod:`policies.explorer_embeddings`; the ``embeddings`` extra). Recorded in
+            ``policy_config()`` when off, or when the model is not installed (then it warns once).
 
     Example:
         >>> ExplorerPolicy(memory=False).name
@@ -102,11 +105,17 @@ class ExplorerPolicy(BasePolicy):
     name: ClassVar[str] = "explorer"
 
     def __init__(self, memory: bool = True, seed: int | None = 0, memory_options: dict[str, Any] | None = None,
-                 macro_counts_as_one_step: bool = False):
+                 macro_counts_as_one_step: bool = False, embeddings: bool = True):
         self.memory, self.memory_options = bool(memory), dict(memory_options or {})
+        self.embeddings = bool(embeddings) and embeddings_installed()
+        config: dict[str, Any] = {}
         if macro_counts_as_one_step:
             self.memory_options["macro_counts_as_one_step"] = True
-            self.config = {"macro_counts_as_one_step": True}
+            config["macro_counts_as_one_step"] = True
+        if not self.embeddings:
+            config["embeddings"] = False
+        if config:
+            self.config = config
         self._rng = random.Random(seed)
         self.critic, self.guard = HeuristicCritic(), LoopGuard()
         self._memory: Memory | None = None
@@ -144,6 +153,7 @@ class ExplorerPolicy(BasePolicy):
         self.tidied: set[str] = set()
         self.tidy_trips: set[tuple[str, str]] = set()
         self.return_to: dict[str, str] = {}
+        self.taken_from: dict[str, str] = {}
         self.key_for: dict[str, str] = {}
         self._read_keys(self.rules_text)
         self.rule_counts: dict[str, int] = {}
@@ -306,11 +316,13 @@ class ExplorerPolicy(BasePolicy):
         known place there (:mod:`policies.explorer_commonsense`), trying each fitting place in turn."""
         if not self.placing_goal or self._memory is None:
             return None
-        index = HomeIndex(self._memory.believed_triples(), self._memory.known_locations())
+        index = HomeIndex(self._memory.believed_triples(), self._memory.known_locations(), embeddings=self.embeddings)
         if self.tidying is None or self.tidying in self.placed:
             candidates = [i for i in index.misplaced() if i not in self.tidied]
             if not candidates:
                 return None
+            # the things here first: no walk to fetch them
+            candidates.sort(key=lambda i: index.room_of.get(index.place_of.get(i, "")) != self.room)
             self.tidying = candidates[0]
             self.tidied.add(self.tidying)
         item = self.tidying
@@ -327,13 +339,19 @@ class ExplorerPolicy(BasePolicy):
         return f"go to {room}" if f"go to {room}" in commands else None
 
     def _carry(self, item: str, index: HomeIndex, commands: list[str]) -> str | None:
-        for room, furniture in index.targets(item):
-            if room == self.room:
-                puts = [c for c in self._fresh(commands) if verb(c) in ("put", "insert") and item in c.lower()
-                        and (furniture is None or c.lower().endswith(furniture))]
-                if puts:
-                    return puts[0]
-            elif f"go to {room}" in commands and (item, room) not in self.tidy_trips:
+        """Puts ``item`` on a fitting place in this room (any of the fitting places here before a
+        walk), else walks to the next fitting room; never back on the place its scoring pick-up
+        took it from."""
+        targets = [(room, f) for room, f in index.targets(item) if f != self.taken_from.get(item)]
+        for room, furniture in targets:
+            if room != self.room:
+                continue
+            puts = [c for c in self._fresh(commands) if verb(c) in ("put", "insert") and item in c.lower()
+                    and (furniture is None or c.lower().endswith(furniture))]
+            if puts:
+                return puts[0]
+        for room, _ in targets:
+            if room != self.room and f"go to {room}" in commands and (item, room) not in self.tidy_trips:
                 self.tidy_trips.add((item, room))
                 return f"go to {room}"
         return None
@@ -424,9 +442,11 @@ class ExplorerPolicy(BasePolicy):
             self.trips.clear()
         self._track_inventory(action, text)
         item = take_object(action)
+        source = re.match(r"^take .+? from (.+)$", action.strip().lower())
         if item is not None and reward > 0:
             self.rewarded_items.add(item)
-        source = re.match(r"^take .+? from (.+)$", action.strip().lower())
+            if source:
+                self.taken_from[item] = source.group(1)
         if item is not None and reward < 0 and self.placing_goal and source:
             self.return_to[item] = source.group(1)
             self.tidied.add(item)

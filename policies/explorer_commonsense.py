@@ -11,19 +11,27 @@ Two sources of common sense, neither about any particular game:
 - **Lexical affinity** (:func:`policies.affinity.related`): a bath towel belongs with a bathroom, a
   tv remote with a tv stand.
 
+Where both are silent (a kettlebell, crayons, an evening dress), sentence embeddings
+(:mod:`policies.explorer_embeddings`, an optional dependency) fill in: a thing lying where nothing
+vouches for it is misplaced when another known place fits it clearly better by the embeddings, and
+they order the places that the first two sources rank alike.
+
 :class:`HomeIndex` joins them with what the memory believes (which piece of furniture is in which
 room, which thing lies on which): an item is *misplaced* when nothing says it fits where it lies
 while something says it fits another known place; :meth:`HomeIndex.targets` ranks those places.
 A place named by TextWorld Commonsense matches a piece of furniture of the game when their head
 nouns agree (``sink`` / ``bathroom sink``), when one is a clipping of the other (``fridge`` /
 ``refrigerator``), or when they share a word that names no room (``towel rail`` / ``towel rack``);
-when only a room word is shared (``bathroom cabinet``) it points at that room.
+when only a room word is shared (``bathroom cabinet``) it points at that room, and a place that names
+a room (``bathroom cabinet``) is no piece of furniture of another room (a china cabinet in the dining
+room).
 
 Example:
     >>> homes = {"milk": ("fridge",), "towel": ("towel rail",)}
     >>> index = HomeIndex([("refrigerator", "is at", "kitchen"), ("towel rack", "is at", "bathroom"),
     ...                    ("sofa", "is at", "den"), ("milk", "is on", "towel rack"),
-    ...                    ("bath towel", "is on", "sofa")], ["kitchen", "bathroom", "den"], homes=homes)
+    ...                    ("bath towel", "is on", "sofa")], ["kitchen", "bathroom", "den"], homes=homes,
+    ...                   embeddings=False)
     >>> sorted(index.misplaced())
     ['bath towel', 'milk']
     >>> index.targets("milk"), index.targets("bath towel")[0]
@@ -38,12 +46,15 @@ import re
 from collections.abc import Iterable, Mapping
 from importlib import resources
 
+from policies import explorer_embeddings
 from policies.affinity import PLACED, related
 
 #: The TextWorld Commonsense object list inside the ``textworld_express`` package.
 TWC_PACKAGE, TWC_FILE = "textworld_express", "twc_objects.folds.json"
 #: Shortest prefix that makes one word a clipping of another (``frig`` in ``refrigerator``).
 CLIPPING = 4
+#: Places the embeddings alone (nothing else vouching) propose for a misplaced thing, best first.
+EMBEDDING_TARGETS = 4
 _WORDS = re.compile(r"[a-z]+")
 
 
@@ -130,16 +141,27 @@ class HomeIndex:
         triples: ``(subject, relation, object)`` triples believed now.
         rooms: The known rooms.
         homes: Thing -> places it belongs (default: :func:`twc_homes`).
+        embeddings: Use sentence embeddings (:mod:`policies.explorer_embeddings`) where the table
+            and the names are silent; without the model installed this is off (it warns once).
     """
 
     def __init__(self, triples: Iterable[tuple[str, str, str]], rooms: Iterable[str],
-                 homes: Mapping[str, tuple[str, ...]] | None = None) -> None:
+                 homes: Mapping[str, tuple[str, ...]] | None = None, embeddings: bool = True) -> None:
         triples = list(triples)
         self.rooms = list(rooms)
         self.table = twc_homes() if homes is None else homes
         self.room_of = {s: o for s, r, o in triples if r == "is at" and o in self.rooms}
         self.place_of = {s: o for s, r, o in triples if r in PLACED and o in self.room_of}
         self.room_words = {w for room in self.rooms for w in words(room)}
+        self.embeddings = embeddings and explorer_embeddings.available()
+        #: Known pieces of furniture (not things lying on others), as (furniture, room).
+        self.furniture = [(f, room) for f, room in self.room_of.items() if f not in self.place_of]
+
+    def similarity(self, item: str, furniture: str, room: str) -> float:
+        """How well the embeddings say ``item`` fits on ``furniture`` in ``room`` (0 without them)."""
+        if not self.embeddings:
+            return 0.0
+        return explorer_embeddings.affinity(item, furniture, room) or 0.0
 
     def fit(self, item: str, furniture: str | None, room: str, exact_only: bool = False) -> int:
         """How well ``item`` fits there: 3 the furniture shares a word with it or is where the table
@@ -152,22 +174,31 @@ class HomeIndex:
         if furniture is not None:
             if related(item, furniture):
                 return 3
-            if any(place_matches(p, furniture, self.room_words) for p in places):
+            if any(self._matches(p, furniture, room) for p in places):
                 return 3 if exact else 2
         room_set = set(words(room))
         if related(item, room) or any(set(words(p)) & room_set for p in places):
             return 1
         here = [f for f, r in self.room_of.items() if r == room and f not in self.place_of]
-        return int(any(place_matches(p, f, self.room_words) for p in places for f in here))
+        return int(any(self._matches(p, f, room) for p in places for f in here))
+
+    def _matches(self, place: str, furniture: str, room: str) -> bool:
+        """Whether a place the table names is this piece of furniture of this room: a place that names
+        a room (``bathroom cabinet``) is in that room, not the dining room's china cabinet."""
+        return place_matches(place, furniture, self.room_words) and \
+            set(words(place)) & self.room_words <= set(words(room))
 
     def targets(self, item: str) -> list[tuple[str, str | None]]:
         """``(room, furniture or None)`` places that fit ``item``, other than where it lies, best
-        first (``None``: a fitting room whose furniture is not known yet)."""
+        first (``None``: a fitting room whose furniture is not known yet). Places the table or the
+        names vouch for come first, the embeddings ordering those of one rank; then, with the
+        embeddings, the :data:`EMBEDDING_TARGETS` places they alone say fit best."""
         here = self.place_of.get(item)
-        scored = [(self.fit(item, f, room), room, f) for f, room in self.room_of.items()
-                  if f not in (here, item) and f not in self.place_of]
-        found: list[tuple[str, str | None]] = [(room, f) for s, room, f in sorted(scored, key=lambda x: -x[0])
-                                               if s >= 1]
+        scored = sorted(((self.fit(item, f, room), self.similarity(item, f, room), room, f)
+                         for f, room in self.furniture if f not in (here, item)), key=lambda x: (-x[0], -x[1]))
+        found: list[tuple[str, str | None]] = [(room, f) for s, _, room, f in scored if s >= 1]
+        if self.embeddings:
+            found += [(room, f) for s, _, room, f in scored if s == 0][:EMBEDDING_TARGETS]
         furnished = {room for room in self.room_of.values()}
         found += [(room, None) for room in self.rooms if room not in furnished and self.fit(item, None, room)]
         return found
@@ -178,13 +209,25 @@ class HomeIndex:
         return any(self.fit(item, f, room, exact_only=True) for f, room in self.room_of.items()
                    if f not in (place, item) and f not in self.place_of)
 
+    def misfit(self, item: str, place: str) -> float | None:
+        """By the embeddings: how much better the best other known place fits ``item`` than ``place``
+        where it lies (``None`` without them)."""
+        if not self.embeddings:
+            return None
+        return explorer_embeddings.misfit(item, (place, self.room_of[place]), self.furniture)
+
     def misplaced(self) -> dict[str, list[tuple[str, str | None]]]:
         """Items where nothing says they fit while another known place fits them (by the item's
-        own words or the table's entry for its full name); :meth:`targets` ranks the places."""
+        own words or the table's entry for its full name, else by the embeddings, clearly: by more
+        than :data:`~policies.explorer_embeddings.MARGIN`); :meth:`targets` ranks the places."""
         out = {}
         for item, place in self.place_of.items():
-            if self.fit(item, place, self.room_of[place]) or not self._known_elsewhere(item, place):
+            if self.fit(item, place, self.room_of[place]):
                 continue
+            if not self._known_elsewhere(item, place):
+                gap = self.misfit(item, place)
+                if gap is None or gap < explorer_embeddings.MARGIN:
+                    continue
             targets = self.targets(item)
             if targets:
                 out[item] = targets

@@ -36,10 +36,19 @@ def test_misplaced_things_are_found_by_the_table_or_their_name_and_a_head_noun_a
     table = {"milk": ("fridge",), "dirty plate": ("dishwasher",), "towel": ("towel rail",)}
     index = HomeIndex(HOUSE + [("milk", "is on", "tv stand"), ("bath towel", "is on", "dumbbell rack"),
                                ("weight plate", "is on", "dumbbell rack"), ("dumbbell", "is on", "bathroom sink"),
-                               ("toothbrush", "is on", "bathroom sink")], ROOMS, homes=table)
+                               ("toothbrush", "is on", "bathroom sink")], ROOMS, homes=table, embeddings=False)
     found = index.misplaced()
     assert sorted(found) == ["bath towel", "dumbbell", "milk"]  # not the weight plate (a plate by its head noun)
     assert found["milk"][0] == ("kitchen", "refrigerator")
     assert found["bath towel"][0] == ("bathroom", "towel rack")
     assert found["dumbbell"][0] == ("gym", "dumbbell rack")
     assert index.fit("toothbrush", "bathroom sink", "bathroom") == 0  # nothing known: left alone
+
+
+def test_a_place_naming_a_room_is_no_furniture_of_another_room():
+    table = {"toothbrush": ("bathroom cabinet",)}
+    index = HomeIndex(HOUSE + [("china cabinet", "is at", "dining room"), ("toothbrush", "is on", "tv stand")],
+                      ROOMS + ["dining room"], homes=table, embeddings=False)
+    assert index.fit("toothbrush", "china cabinet", "dining room") == 0  # a cabinet, but not the bathroom's
+    assert index.fit("toothbrush", "bathroom sink", "bathroom") == 1  # the room the table names
+    assert {room for room, _ in index.misplaced()["toothbrush"]} == {"bathroom"}
