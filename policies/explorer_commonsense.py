@@ -179,7 +179,7 @@ class HomeIndex:
         room_set = set(words(room))
         if related(item, room) or any(set(words(p)) & room_set for p in places):
             return 1
-        here = [f for f, r in self.room_of.items() if r == room and f not in self.place_of]
+        here = [f for f, r in self.furniture if r == room]
         return int(any(self._matches(p, f, room) for p in places for f in here))
 
     def _matches(self, place: str, furniture: str, room: str) -> bool:
@@ -206,8 +206,7 @@ class HomeIndex:
     def _known_elsewhere(self, item: str, place: str) -> bool:
         """Whether the word of the item's name or the table's entry for its full name (not its head
         noun alone: a weight plate is no dinner plate) fits another known place."""
-        return any(self.fit(item, f, room, exact_only=True) for f, room in self.room_of.items()
-                   if f not in (place, item) and f not in self.place_of)
+        return any(self.fit(item, f, room, exact_only=True) for f, room in self.furniture if f not in (place, item))
 
     def misfit(self, item: str, place: str) -> float | None:
         """By the embeddings: how much better the best other known place fits ``item`` than ``place``
