@@ -89,8 +89,7 @@ class RLPolicy(BasePolicy):
         admissible = list(info.get("admissible_commands") or [])
         if self._memory is None:
             return observation, admissible
-        from textmem_gym.wrappers.macro import goto_commands
-        from textmem_gym.wrappers.memory_graph import belief_text
+        from textmem_gym.wrappers.memory_graph import belief_text, goto_commands
 
         belief = belief_text(self._memory, observation)  # as MemoryGraphWrapper renders it in training
         if self.spec.goto:
@@ -98,7 +97,7 @@ class RLPolicy(BasePolicy):
         return {"observation": observation, "belief": belief}, admissible
 
     def _expand(self, command: str) -> str:
-        from textmem_gym.wrappers.macro import hop_commands, parse_goto, plan_route
+        from textmem_gym.wrappers.memory_graph import hop_commands, parse_goto, plan_route
 
         target = parse_goto(command) if self._memory is not None and self.spec.goto else None
         if target is None:

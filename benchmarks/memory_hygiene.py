@@ -4,7 +4,7 @@ Every memory (``arigraph`` and ``stma`` with the rules extractor, ``davis``) rea
 on AriGraph-style games where every other command is typed as a person or an LLM would (typos,
 nonsense, absent things, other phrasings: ``tests/memory/noisy.py``'s stream, which also judges
 each triple the memory ever believed). The same stream is read twice (actions never depend on
-the memory): with the hygiene on (:mod:`textmem_gym.memory.hygiene`, the default) and switched
+the memory): with the hygiene on (the hygiene of :mod:`textmem_gym.memory.graph_memory`, the default) and switched
 off (a pass-through that reads every observation whole and keeps every triple, while counting
 what the hygiene would have rejected). Printed per game and memory:
 
@@ -40,8 +40,10 @@ from tests.memory.noisy import Judged, noisy_episode  # noqa: E402
 from textmem_gym.envs.jericho.roms import RomNotFoundError  # noqa: E402
 from textmem_gym.memory import make_memory  # noqa: E402
 from textmem_gym.memory.belief_metrics import BeliefAccuracy, Counts  # noqa: E402
-from textmem_gym.memory.graph_memory import GraphMemory  # noqa: E402
-from textmem_gym.memory.hygiene import Hygiene  # noqa: E402
+from textmem_gym.memory.graph_memory import (
+    GraphMemory,  # noqa: E402
+    Hygiene,  # noqa: E402
+)
 from textmem_gym.memory.semantic import TripleKey  # noqa: E402
 
 GAMES = ("TextMem/TreasureHunt-v0", "TextMem/Cooking-v0", "TextMem/Cleaning-v0", "TextMem/Jericho-Zork1-v0")

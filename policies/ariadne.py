@@ -33,7 +33,7 @@ from policies.llm_agent import LLMAgent, Section, Turn, compact
 from textmem_gym.core.info import admissible
 from textmem_gym.core.policy import Info
 from textmem_gym.envs.text_game import TextGameEnv
-from textmem_gym.llm.budget import Trimmable
+from textmem_gym.llm.calls import Trimmable
 from textmem_gym.memory import make_memory
 from textmem_gym.memory.arigraph.memory import AriGraphMemory, Retrieval
 from textmem_gym.memory.semantic import Triple
@@ -117,7 +117,7 @@ class AriadnePolicy(LLMAgent):
 
     def extraction_ask(self, kind: str, prompt: str | Callable[[], str], *,
                        trim: Sequence[Trimmable] = (), schema: Mapping[str, Any] | None = None) -> str | None:
-        """The :class:`~textmem_gym.llm.budget.Ask` of the ``llm`` extractor: this policy's
+        """The :class:`~textmem_gym.llm.calls.Ask` of the ``llm`` extractor: this policy's
         :meth:`~textmem_gym.llm.LLMCalls.ask` at temperature 0 with :data:`EXTRACTION_MAX_TOKENS`,
         so extraction calls are fitted to the context window (trims counted in ``context_trims``),
         counted by kind (``arigraph_triplets``, ``arigraph_outdated``) and recorded with the step

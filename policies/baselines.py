@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 from policies.llm_agent import LLMAgent, Section, Turn, answer_schema, compact, render_prompt
 from policies.memory_stream import MemoryStream
 from textmem_gym.core.policy import Info
-from textmem_gym.llm.budget import Trimmable
+from textmem_gym.llm.calls import Trimmable
 
 
 class FullHistoryPolicy(LLMAgent):

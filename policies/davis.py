@@ -17,7 +17,7 @@ critic's best untried command is sent and counted as a fallback by cause. Defaul
 paper: LLM extraction of the temporal KG (``extractor="rules"`` is the rule variant). Context
 budget: the world model's prompt loses the oldest steps of the belief's recent trajectory first,
 then the inner monologue's oldest answers; the actor's loses the least relevant permissible
-commands (never below :data:`~textmem_gym.llm.budget.MIN_ACTIONS`). One world-model call
+commands (never below :data:`~textmem_gym.llm.calls.MIN_ACTIONS`). One world-model call
 predicts both the next observation and the reward (Algorithm 2's transition and reward models
 share their inputs, so they are asked together).
 
@@ -49,7 +49,7 @@ from policies.stma import executable
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm.answers import parse_answer
-from textmem_gym.llm.budget import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
+from textmem_gym.llm.calls import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
 from textmem_gym.memory.davis.kg import TemporalKG
 from textmem_gym.memory.davis.memory import DAVISMemory
 from textmem_gym.wrappers.memory_graph import adopt_memory, ensure_memory_wrapper
@@ -137,7 +137,7 @@ class DAVISPolicy(LLMPolicy):
 
     def _ask(self, kind: str, prompt: str | Callable[[], str], *, trim: Sequence[Trimmable] = (),
              schema: Mapping[str, Any] | None = None) -> str | None:
-        """The :class:`~textmem_gym.llm.budget.Ask` of this agent and its memory (extraction, graph QA):
+        """The :class:`~textmem_gym.llm.calls.Ask` of this agent and its memory (extraction, graph QA):
         :meth:`~textmem_gym.llm.LLMCalls.ask` at this policy's temperature and completion limit,
         fitted to the context window by dropping items of ``trim``."""
         return self.llm.ask(kind, prompt, temperature=self.temperature, max_tokens=self.max_tokens, trim=trim,

@@ -11,11 +11,11 @@ errors, context overflows and unparseable answers fall back to the heuristic cri
 untried command). Subclasses change only the memory (:meth:`LLMAgent.memory_sections`,
 :meth:`LLMAgent.remember`).
 
-Context budget (see :mod:`textmem_gym.llm.budget`): when the window is known, prompts lose, in this
+Context budget (see :mod:`textmem_gym.llm.calls`): when the window is known, prompts lose, in this
 order, the oldest history steps, then the items of the memory sections (least relevant first,
 in the order the sections are listed), then the least relevant commands of the action list
-(:func:`~textmem_gym.llm.budget.rank_commands`, never below
-:data:`~textmem_gym.llm.budget.MIN_ACTIONS`); never the instructions, the goal, the current
+(:func:`~textmem_gym.llm.calls.rank_commands`, never below
+:data:`~textmem_gym.llm.calls.MIN_ACTIONS`); never the instructions, the goal, the current
 observation or the plan.
 
 Every policy that asks a model keeps a :class:`~textmem_gym.llm.LLMCalls` as ``self.llm`` and
@@ -41,8 +41,7 @@ from policies.critic import HeuristicCritic, room_from
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import BasePolicy, Info
 from textmem_gym.llm.answers import match_command
-from textmem_gym.llm.budget import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands, with_actions
-from textmem_gym.prompts import PromptFolder
+from textmem_gym.llm.calls import MIN_ACTIONS, LLMCalls, PromptFolder, Trimmable, rank_commands, with_actions
 
 SAFE_COMMAND = "look"
 #: The policies' prompt templates and answer schemas (``policies/prompts/``).
@@ -87,7 +86,7 @@ def group_commands(commands: list[str]) -> str:
 
 def answer_schema(name: str, actions: Sequence[str] | None = None) -> dict[str, Any]:
     """The answer schema of prompt ``name`` (``policies/prompts/<name>.schema.json``), ``actions`` as its
-    action enum (see :func:`~textmem_gym.llm.budget.with_actions`).
+    action enum (see :func:`~textmem_gym.llm.calls.with_actions`).
 
     Example:
         >>> answer_schema("decision", ["look", "go east"])["properties"]["action_to_take"]["enum"]

@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 from policies.llm_agent import LLMPolicy, answer_schema, render_prompt
 from textmem_gym.core.info import SkillSummary, admissible, observation_text, step_info
 from textmem_gym.core.policy import BasePolicy, Info
-from textmem_gym.llm.budget import LLMCalls, Trimmable
+from textmem_gym.llm.calls import LLMCalls, Trimmable
 
 _LINE = re.compile(r"^- (.+?): (\d+) steps? \w+ \(x(\d+) y(\d+)\)(?:, (?:monster|pet))?$", re.M)
 _LEVEL = re.compile(r"Dungeon level (\d+), turn")

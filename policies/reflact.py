@@ -33,7 +33,7 @@ Every env action is counted: the model's own command, or a fallback by cause (LL
 unparseable answer, an off-list action mapped or defaulted, critic substitution, loop guard;
 the first that applies). Context budget: the prompt loses the oldest recent-history steps,
 then the belief-state lines, then the critic's rejected commands, then the least relevant
-valid actions (never below :data:`~textmem_gym.llm.budget.MIN_ACTIONS`).
+valid actions (never below :data:`~textmem_gym.llm.calls.MIN_ACTIONS`).
 
 Example:
     >>> parse_reflact("REFLECTION: in the hall\\nOBJECTIVE: find the lamp\\nACTION: go north")
@@ -63,7 +63,7 @@ from policies.llm_agent import (
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm.answers import parse_answer
-from textmem_gym.llm.budget import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
+from textmem_gym.llm.calls import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
 from textmem_gym.wrappers.memory_graph import ensure_memory_wrapper
 
 #: How the policy reaches the game (see ``ReflActPolicy``).

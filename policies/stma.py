@@ -16,7 +16,7 @@ Defaults follow the paper: the LLM relation retriever (D.2), summarizer and aggr
 numbered or bulleted plans, commands with articles) are read by the shared parser.
 Context budget: the planner's and critic's prompts lose the oldest temporal-belief sentences,
 then spatial-memory lines, then the least relevant commands (never below
-:data:`~textmem_gym.llm.budget.MIN_ACTIONS`); the memory's own calls (summarizer, relation
+:data:`~textmem_gym.llm.calls.MIN_ACTIONS`); the memory's own calls (summarizer, relation
 retriever, aggregator) are fitted the same way through this policy's calls (their order is in
 :mod:`textmem_gym.memory.stma.memory`). Entity similarity (``similarity="auto"``, the default):
 the endpoint's embeddings when it serves them (one probe call per policy), else BM25 over entity
@@ -45,7 +45,7 @@ from policies.llm_agent import SAFE_COMMAND, LLMPolicy, answer_schema, compact, 
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm.answers import match_command, parse_answer
-from textmem_gym.llm.budget import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
+from textmem_gym.llm.calls import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
 from textmem_gym.memory.stma.memory import STMAMemory, paragraph_section
 from textmem_gym.wrappers.memory_graph import adopt_memory, ensure_memory_wrapper, find_memory_wrapper
 
@@ -133,7 +133,7 @@ class STMAPolicy(LLMPolicy):
 
     def _ask(self, kind: str, prompt: str | Callable[[], str], *, trim: Sequence[Trimmable] = (),
              schema: Mapping[str, Any] | None = None) -> str | None:
-        """The memory's :class:`~textmem_gym.llm.budget.Ask`: fitted, counted by kind, recorded."""
+        """The memory's :class:`~textmem_gym.llm.calls.Ask`: fitted, counted by kind, recorded."""
         return self.llm.ask(kind, prompt, temperature=self.temperature, max_tokens=self.max_tokens, trim=trim,
                             schema=schema)
 

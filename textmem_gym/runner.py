@@ -22,8 +22,9 @@ import gymnasium as gym
 from textmem_gym.core.policy import FullPolicy, adapt_policy
 from textmem_gym.core.registry import make_policy
 from textmem_gym.execution import BACKENDS, EpisodeTask, Progress, RunConfig, plan_tasks, run_task
+from textmem_gym.execution.limits import EndpointLimits, default_request_limit
 from textmem_gym.execution.tasks import make_env, run_episode
-from textmem_gym.llm.limits import EndpointLimits, default_request_limit, installed
+from textmem_gym.llm.client import installed
 from textmem_gym.loading import load_object, lookup
 from textmem_gym.results import ResultsFile, config_id, episode_key
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import threading
 
-from textmem_gym.llm.limits import EndpointLimits, installed, request_slot
+from textmem_gym.execution.limits import EndpointLimits
+from textmem_gym.llm.client import installed, request_slot
 
 
 def test_a_dead_owners_leases_are_freed_and_lapsed_leases_do_not_count():

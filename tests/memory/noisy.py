@@ -13,7 +13,7 @@ each triple the memory ever believed (its whole history):
   is a value) is not a substring of any text the game printed so far (refused steps left out;
   names joined by a preposition, an action's object in DAVIS's events, count when each part is).
 
-The judge shares no code with :mod:`textmem_gym.memory.hygiene` (plain substrings, no refusal list).
+The judge shares no code with the hygiene of :mod:`textmem_gym.memory.graph_memory` (plain substrings, no refusal list).
 ``benchmarks/memory_hygiene.py`` prints the shares for every backend.
 """
 

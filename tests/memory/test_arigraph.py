@@ -9,8 +9,7 @@ import pytest
 
 from textmem_gym.memory import make_memory
 from textmem_gym.memory.arigraph.memory import AriGraphMemory
-from textmem_gym.memory.episodic import EpisodicMemory, episodic_relevance
-from textmem_gym.memory.retrieval import BM25Index
+from textmem_gym.memory.retrieval import BM25Index, EpisodicMemory, episodic_relevance
 
 KITCHEN = ("-= Kitchen =-\nYou see a table. You see a knife and an apple on the table. "
            "There is a closed wooden door leading north. There is an exit to the east.")

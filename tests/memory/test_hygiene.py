@@ -11,7 +11,7 @@ import pytest
 from tests.memory.noisy import noisy_episode
 from textmem_gym.llm import LLMClient, LocalOpenAIServer
 from textmem_gym.memory import BeliefAccuracy, make_memory
-from textmem_gym.memory.hygiene import Hygiene, is_refusal
+from textmem_gym.memory.graph_memory import Hygiene, is_refusal
 
 KITCHEN = "-= Kitchen =-\nYou see a table. You see a knife on the table. There is an exit to the north."
 MEMORIES = ("arigraph", "stma", "davis")

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from textmem_gym.memory.arigraph.memory import AriGraphMemory
-from textmem_gym.memory.extractors.room_text import clean_name, parse_room, split_list
-from textmem_gym.memory.extractors.rules import RulesExtractor, move_direction
+from textmem_gym.memory.extractors.rules import RulesExtractor, clean_name, move_direction, parse_room, split_list
 from textmem_gym.memory.semantic import TripleStore
 
 RECORDED = json.loads((Path(__file__).parent / "data" / "recorded_observations.json").read_text())

@@ -12,7 +12,7 @@ import pytest
 
 from policies import make_policy
 from textmem_gym.llm import Fault, LLMClient, LocalOpenAIServer
-from textmem_gym.llm.budget import ClientAsk
+from textmem_gym.llm.calls import ClientAsk
 from textmem_gym.memory.stma.memory import PROMPTS, STMAMemory
 from textmem_gym.runner import EvalConfig, evaluate
 

@@ -6,7 +6,7 @@ import json
 
 from policies.llm_agent import answer_schema
 from textmem_gym.llm import LocalOpenAIServer
-from textmem_gym.llm.budget import LENGTH_RETRY_FACTOR, LLMCalls
+from textmem_gym.llm.calls import LENGTH_RETRY_FACTOR, LLMCalls
 
 ANSWER = json.dumps({"reason_for_action": "the fridge may hold the carrot", "action_to_take": "open fridge"})
 

@@ -6,7 +6,7 @@ memory, a crash in native code) is replaced and its task is played again from th
 ``max_retries`` times; the leases it held on LLM endpoints are freed at once. Workers exit when
 the driver does (even when it is killed), so a resumed run never races a stale worker.
 
-The request limit is one :class:`~textmem_gym.llm.limits.EndpointLimits` held by a
+The request limit is one :class:`~textmem_gym.execution.limits.EndpointLimits` held by a
 :mod:`multiprocessing` manager process; each worker installs a proxy to it, so every LLM
 client of every worker shares the same per-endpoint limit.
 
@@ -32,8 +32,9 @@ from multiprocessing.managers import BaseManager
 from typing import Any
 
 from textmem_gym.core.errors import RunAborted
+from textmem_gym.execution.limits import EndpointLimits
 from textmem_gym.execution.tasks import EpisodeTask, RunConfig, run_task
-from textmem_gym.llm.limits import EndpointLimits, Limiter, installed
+from textmem_gym.llm.client import Limiter, installed
 
 Rows = list[dict[str, Any]]
 

@@ -6,9 +6,9 @@ or on an existing cluster (``address="auto"`` or ``"HOST:PORT"``; it is left run
 process (or node) dies is retried by Ray (``max_retries``); the driver writes a task's rows only
 when it completes, and drops rows whose key it already has, so no episode is written twice.
 
-The request limit is one :class:`~textmem_gym.llm.limits.EndpointLimits` inside a small threaded
+The request limit is one :class:`~textmem_gym.execution.limits.EndpointLimits` inside a small threaded
 Ray actor; each task installs a :class:`RayLimits` handle to it. A lease held by a worker that
-died lapses after the request's timeout plus :data:`~textmem_gym.llm.limits.LEASE_MARGIN_S`.
+died lapses after the request's timeout plus :data:`~textmem_gym.llm.client.LEASE_MARGIN_S`.
 
 Needs the optional extra: ``pip install "textmem-gym[ray]"``.
 """
@@ -22,9 +22,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from textmem_gym.core.errors import RunAborted
+from textmem_gym.execution.limits import EndpointLimits
 from textmem_gym.execution.local import EpisodeFailed, WorkerLost
 from textmem_gym.execution.tasks import EpisodeTask, RunConfig, run_task
-from textmem_gym.llm.limits import EndpointLimits, installed
+from textmem_gym.llm.client import installed
 
 Rows = list[dict[str, Any]]
 #: Threads of the limits actor (requests waiting for a lease each hold one for up to a second).
@@ -41,7 +42,7 @@ def import_ray() -> Any:
 
 
 class RayLimits:
-    """A worker's handle on the limits actor, with the :class:`~textmem_gym.llm.limits.Limiter` methods."""
+    """A worker's handle on the limits actor, with the :class:`~textmem_gym.llm.client.Limiter` methods."""
 
     def __init__(self, actor: Any) -> None:
         self.actor = actor

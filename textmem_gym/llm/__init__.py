@@ -3,8 +3,9 @@
 * :class:`LLMClient` -- chat (sync/async), embeddings, retries with backoff, a concurrency
   limit, structured output, token and cost accounting (:class:`UsageTotals`) and a SQLite
   response cache (:mod:`.client`); :func:`preflight` checks an endpoint once before a run.
-* :class:`LLMCalls` -- a policy's calls: fitted to the context window, counted per episode
-  (:mod:`.budget`, with :class:`Trimmable` sections and the memories' :class:`ClientAsk`).
+* :class:`LLMCalls` -- a policy's calls: prompts from templates (:class:`PromptFolder`), fitted to the
+  context window, counted per episode (:mod:`.calls`, with :class:`Trimmable` sections and the
+  memories' :class:`ClientAsk`).
 * :func:`parse_answer`, :func:`parse_json_object` -- the one free-text parser (:mod:`.answers`).
 * :class:`LocalOpenAIServer` -- a real HTTP server speaking the OpenAI API on 127.0.0.1 with
   scripted answers and injectable :class:`Fault` s.
@@ -20,8 +21,8 @@ Example:
 """
 
 from textmem_gym.llm.answers import Answer, ParseResult, parse_answer, parse_json_object
-from textmem_gym.llm.budget import ClientAsk, LLMCalls, Trimmable
 from textmem_gym.llm.cache import CACHE_MODES, ResponseCache
+from textmem_gym.llm.calls import ClientAsk, LLMCalls, PromptFolder, Trimmable
 from textmem_gym.llm.client import (
     DEFAULT_PRICES,
     STRUCTURED_SETTINGS,
@@ -46,6 +47,7 @@ __all__ = [
     "EndpointDown",
     "EndpointUnavailable",
     "LLMCalls",
+    "PromptFolder",
     "Trimmable",
     "estimate_prompt_tokens",
     "parse_answer",

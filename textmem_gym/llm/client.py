@@ -26,6 +26,9 @@ One request, in the order of this module:
   HTTP errors fail at once. A call that fails for good raises :class:`~textmem_gym.llm.LLMError`;
   the :data:`DOWN_AFTER`-th call in a row failing on transport faults raises
   :class:`~textmem_gym.llm.errors.EndpointDown` instead (a dead server is not a bad answer).
+* **Request limits**: with the evaluation's shared limits installed (:func:`install`; the limits are
+  :class:`~textmem_gym.execution.limits.EndpointLimits`), every HTTP attempt holds a lease on its
+  endpoint (:func:`request_slot`), on top of the client's own per-process ``concurrency``.
 * **The call's steps**, written once as a generator of effects (send, wait, blocking work), driven
   by a blocking loop for :meth:`LLMClient.chat` and an event-loop one for :meth:`LLMClient.achat`.
 
@@ -56,11 +59,12 @@ import random
 import threading
 import time
 import weakref
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import openai
 from openai.types import CreateEmbeddingResponse
@@ -77,7 +81,6 @@ from textmem_gym.llm.errors import (
     is_context_length_message,
     safe_url,
 )
-from textmem_gym.llm.limits import DEFAULT_CONCURRENCY, arequest_slot, request_slot
 from textmem_gym.llm.server_info import (
     ServerInfo,
     check_endpoint,
@@ -830,6 +833,99 @@ class RetryState:
         )
 
 
+# -- request limits ------------------------------------------------------------------------------------
+#: Requests in flight per process when no limit is given (``LLMClient(concurrency=...)``'s default).
+DEFAULT_CONCURRENCY = 8
+#: A lease outlives the HTTP attempt it covers by this many seconds (the attempt's own timeout
+#: ends it earlier; a lease left by a dead holder lapses after timeout + margin).
+LEASE_MARGIN_S = 5.0
+#: Longest single wait inside the shared limiter before the caller asks again (keeps a waiting
+#: request from pinning a remote call forever).
+WAIT_CHUNK_S = 1.0
+
+
+class Limiter(Protocol):
+    """What a worker needs of the shared limits (an :class:`~textmem_gym.execution.limits.EndpointLimits`, a proxy,
+    or a Ray handle)."""
+
+    def acquire(self, endpoint: str, owner: str, lease_s: float, wait_s: float) -> int | None:
+        """See :meth:`~textmem_gym.execution.limits.EndpointLimits.acquire`."""
+
+    def release(self, token: int) -> None:
+        """See :meth:`~textmem_gym.execution.limits.EndpointLimits.release`."""
+
+
+_installed: tuple[Limiter, str] | None = None
+
+
+def install(limiter: Limiter | None, owner: str = "") -> tuple[Limiter, str] | None:
+    """Makes every LLM client of this process take its leases from ``limiter`` (``None``: no limit).
+
+    Args:
+        limiter: The shared limits (or ``None`` to remove them).
+        owner: Names this process in the leases (so its leases can be freed if it dies).
+
+    Returns:
+        What was installed before (give it back to :func:`restore`).
+    """
+    global _installed
+    previous = _installed
+    _installed = None if limiter is None else (limiter, owner)
+    return previous
+
+
+def restore(previous: tuple[Limiter, str] | None) -> None:
+    """Reinstalls what :func:`install` returned."""
+    global _installed
+    _installed = previous
+
+
+@contextmanager
+def installed(limiter: Limiter | None, owner: str = "") -> Iterator[None]:
+    """:func:`install` for the duration of a ``with`` block."""
+    previous = install(limiter, owner)
+    try:
+        yield
+    finally:
+        restore(previous)
+
+
+def _take_lease(limiter: Limiter, owner: str, base_url: str, attempt_timeout: float) -> int:
+    """Waits (blocking) for a lease on ``base_url`` and returns its token."""
+    token = None
+    while token is None:
+        token = limiter.acquire(base_url, owner, attempt_timeout + LEASE_MARGIN_S, WAIT_CHUNK_S)
+    return token
+
+
+@contextmanager
+def request_slot(base_url: str, attempt_timeout: float) -> Iterator[None]:
+    """Holds a lease on ``base_url`` for one HTTP attempt (does nothing when no limit is installed)."""
+    current = _installed
+    if current is None:
+        yield
+        return
+    token = _take_lease(*current, base_url, attempt_timeout)
+    try:
+        yield
+    finally:
+        current[0].release(token)
+
+
+@asynccontextmanager
+async def arequest_slot(base_url: str, attempt_timeout: float) -> AsyncIterator[None]:
+    """Async :func:`request_slot` (the shared limiter is asked from a thread, never blocking the loop)."""
+    current = _installed
+    if current is None:
+        yield
+        return
+    token = await asyncio.to_thread(_take_lease, *current, base_url, attempt_timeout)
+    try:
+        yield
+    finally:
+        await asyncio.to_thread(current[0].release, token)
+
+
 # -- one call -------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Request:
@@ -1473,5 +1569,6 @@ def _resolve_cache_path(cache_path: str | Path | None) -> Path:
     return path / CACHE_FILENAME if path.is_dir() else path
 
 
-__all__ = ["ChatResult", "DOWN_AFTER", "LLMClient", "PriceTable", "RetryPolicy", "STRUCTURED_SETTINGS", "UsageTotals",
-           "estimate_prompt_tokens", "estimate_tokens", "estimate_with_margin", "preflight"]
+__all__ = ["ChatResult", "DEFAULT_CONCURRENCY", "DOWN_AFTER", "LLMClient", "LEASE_MARGIN_S", "Limiter", "PriceTable",
+           "RetryPolicy", "STRUCTURED_SETTINGS", "UsageTotals", "arequest_slot", "estimate_prompt_tokens",
+           "estimate_tokens", "estimate_with_margin", "install", "installed", "preflight", "request_slot", "restore"]

@@ -17,8 +17,8 @@ from typing import Any, Protocol, runtime_checkable
 import networkx as nx
 
 from textmem_gym.loading import load_named
-from textmem_gym.memory.episodic import Episode
 from textmem_gym.memory.extractors import TextParser
+from textmem_gym.memory.retrieval import Episode
 from textmem_gym.memory.semantic import Triple, TripleKey
 
 

@@ -8,8 +8,14 @@ Example:
 
 from __future__ import annotations
 
-from textmem_gym.wrappers.macro import MacroResult, parse_goto, plan_route, run_goto
-from textmem_gym.wrappers.memory_graph import MemoryGraphWrapper, find_wrapper
+from textmem_gym.wrappers.memory_graph import (
+            MacroResult,
+            MemoryGraphWrapper,
+            find_wrapper,
+            parse_goto,
+            plan_route,
+            run_goto,
+)
 
 __all__ = ["MacroResult", "MemoryGraphWrapper", "find_wrapper", "parse_goto", "plan_route", "run_goto"]
 

@@ -1,6 +1,6 @@
 """The ``llm`` extractor: AriGraph's triplet-extraction and outdated-triplet prompts
 (appendix E, stored as ``prompts/triplets.txt`` and ``prompts/outdated.txt``) through an
-:class:`~textmem_gym.llm.budget.Ask`.
+:class:`~textmem_gym.llm.calls.Ask`.
 
 The room header and movement (``-= Kitchen =-`` after ``go north``) are still read
 deterministically, as the paper's graph agent does for exits ("expert knowledge about what
@@ -10,7 +10,7 @@ work with LLM extraction too. Relations are mapped to the memory's vocabulary by
 
 LLM calls go through ``ask`` (a policy passes its ``LLMCalls.ask``, so they are fitted to the
 context window, counted by kind and recorded in the trajectory; standalone, a
-:class:`~textmem_gym.llm.budget.ClientAsk` over a client). Kinds and what they may lose to fit
+:class:`~textmem_gym.llm.calls.ClientAsk` over a client). Kinds and what they may lose to fit
 the context window (never the instructions, the observation or the new triples):
 
 * ``arigraph_triplets``: the example triples (section ``example_triples``), oldest first;
@@ -35,11 +35,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from textmem_gym.llm.budget import Ask, ClientAsk, Trimmable
+from textmem_gym.llm.calls import Ask, ClientAsk, PromptFolder, Trimmable
 from textmem_gym.memory.arigraph.parse import canonical, parse_replacements, parse_triplets
 from textmem_gym.memory.extractors.base import BaseExtractor, Extraction
-from textmem_gym.memory.extractors.room_text import room_name
-from textmem_gym.memory.extractors.rules import move_direction
+from textmem_gym.memory.extractors.rules import move_direction, room_name
 from textmem_gym.memory.semantic import (
     SpatialMap,
     Triple,
@@ -48,7 +47,6 @@ from textmem_gym.memory.semantic import (
     direction_relation,
     exclusive_conflicts,
 )
-from textmem_gym.prompts import PromptFolder
 
 #: This package's prompt templates (``prompts/*.txt``).
 PROMPTS = PromptFolder(__package__)
@@ -93,8 +91,8 @@ class LLMExtractor(BaseExtractor):
     text: a backend's text parser handed over is kept unused).
 
     Args:
-        ask: The :class:`~textmem_gym.llm.budget.Ask` the prompts go through (a policy's
-            ``LLMCalls.ask``); by default a :class:`~textmem_gym.llm.budget.ClientAsk` over
+        ask: The :class:`~textmem_gym.llm.calls.Ask` the prompts go through (a policy's
+            ``LLMCalls.ask``); by default a :class:`~textmem_gym.llm.calls.ClientAsk` over
             ``client``.
         client: An :class:`~textmem_gym.llm.LLMClient` used when ``ask`` is not given; by default
             one is built from ``model``/``base_url``/``api_key`` or the ``OPENAI_*`` environment variables.
@@ -103,7 +101,7 @@ class LLMExtractor(BaseExtractor):
             (also the deterministic one-location/one-state rule) or ``"structural"`` (no
             second LLM call).
         examples: Recently extracted triples shown as examples in the extraction prompt.
-        max_tokens: Completion limit per call of the default :class:`~textmem_gym.llm.budget.ClientAsk`
+        max_tokens: Completion limit per call of the default :class:`~textmem_gym.llm.calls.ClientAsk`
             (a given ``ask`` sets its own).
         structured: Send the triplet call's answer schema (``prompts/triplets.schema.json``: a JSON
             list of subject/relation/object) as a structured-output request, where the endpoint takes

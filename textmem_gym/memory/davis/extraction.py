@@ -9,7 +9,7 @@ the ``llm`` extractor asks the LLM to resolve pronouns while it summarizes the t
 and the rules need none (game text names things in full).
 
 The ``llm`` extractor's call (kind ``davis_extract``) goes through an
-:class:`~textmem_gym.llm.budget.Ask` (a policy's, or a :class:`~textmem_gym.llm.budget.ClientAsk`):
+:class:`~textmem_gym.llm.calls.Ask` (a policy's, or a :class:`~textmem_gym.llm.calls.ClientAsk`):
 to fit the context window it may lose the end of the observation *before* the action
 (section ``context``, split after each sentence and line, the last pieces first, so the room's
 name and first lines stay longest); the instructions, the action and the observation after it
@@ -29,11 +29,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from textmem_gym.llm.budget import Ask, Trimmable, text_pieces
+from textmem_gym.llm.calls import Ask, PromptFolder, Trimmable, text_pieces
 from textmem_gym.memory.davis.kg import LOCATION, OBJECT, PERSON
 from textmem_gym.memory.extractors import BaseExtractor, Extraction, TextParser, make_extractor
 from textmem_gym.memory.semantic import AT, IN, ON, TripleKey, TripleStore, normalize
-from textmem_gym.prompts import PromptFolder
 
 #: This package's prompt templates (``prompts/*.txt``).
 PROMPTS = PromptFolder(__package__)
@@ -146,7 +145,7 @@ class DavisLLMExtractor(DavisRulesExtractor):
     the rules' tuples stand in when the LLM fails.
 
     Args:
-        ask: The :class:`~textmem_gym.llm.budget.Ask` of the call.
+        ask: The :class:`~textmem_gym.llm.calls.Ask` of the call.
         structured: Send the answer schema (``prompts/extract.schema.json``: the summary and the
             typed tuples) as a structured-output request, where the endpoint takes one; the prompt
             is unchanged and the tuples are read the same way.

@@ -11,8 +11,8 @@ the relevant entity types and two entities (LLM, or cosine similarity without on
 subgraph around them (path + ``hops``-hop), order the edges by time, and let the LLM answer from
 that sequence (without an LLM the answer is the sequence itself).
 
-LLM calls go through an :class:`~textmem_gym.llm.budget.Ask` (``llm=``: a policy's, so they are
-fitted, counted and recorded as its own; or ``client=``: a :class:`~textmem_gym.llm.budget.ClientAsk`).
+LLM calls go through an :class:`~textmem_gym.llm.calls.Ask` (``llm=``: a policy's, so they are
+fitted, counted and recorded as its own; or ``client=``: a :class:`~textmem_gym.llm.calls.ClientAsk`).
 What each prompt may lose to fit the context window (the instructions and the question never):
 
 * ``davis_extract``: the end of the observation before the action (see
@@ -42,14 +42,13 @@ from typing import Any
 import networkx as nx
 
 from textmem_gym.llm import parse_json_object
-from textmem_gym.llm.budget import Ask, ClientAsk, Trimmable
+from textmem_gym.llm.calls import Ask, ClientAsk, PromptFolder, Trimmable
 from textmem_gym.memory.davis.extraction import DavisLLMExtractor, DavisRulesExtractor
 from textmem_gym.memory.davis.kg import ENTITY_TYPES, Fact, TemporalKG
 from textmem_gym.memory.entities import EntityIndex
 from textmem_gym.memory.extractors import Extractor
 from textmem_gym.memory.graph_memory import GraphMemory
 from textmem_gym.memory.semantic import TripleKey
-from textmem_gym.prompts import PromptFolder
 
 #: This package's prompt templates (``prompts/*.txt``).
 PROMPTS = PromptFolder(__package__)
@@ -77,8 +76,8 @@ class DAVISMemory(GraphMemory):
     Args:
         extractor: ``"rules"`` (deterministic, ScienceWorld and TextWorld text), ``"llm"``
             (transition summary with coreference resolution by the LLM) or an extractor.
-        llm: The :class:`~textmem_gym.llm.budget.Ask` of extraction and QA; or ``client`` (an
-            LLMClient, asked through a :class:`~textmem_gym.llm.budget.ClientAsk`).
+        llm: The :class:`~textmem_gym.llm.calls.Ask` of extraction and QA; or ``client`` (an
+            LLMClient, asked through a :class:`~textmem_gym.llm.calls.ClientAsk`).
         world_model: A :class:`TemporalKG` or a path to one (made read-only).
         hops: Neighbourhood size of the QA expansion.
         max_facts: Facts given to the QA answer (the latest ones when more were retrieved).

@@ -60,7 +60,7 @@ class TextParser(Protocol):
     def builds(self, name: str) -> bool:
         """Whether ``name`` is a name this parser builds from the text's structure rather than
         copies from it (NetHack's positions, ``level 2 x48 y8``): the memory hygiene accepts it
-        although the game never printed it (:mod:`~textmem_gym.memory.hygiene`)."""
+        although the game never printed it (the hygiene of :mod:`~textmem_gym.memory.graph_memory`)."""
 
 
 class Extractor(Protocol):

@@ -12,15 +12,15 @@ aggregator. Entity similarity: BM25 over entity names (``entity_similarity="bm25
 default) or cosine similarity of embeddings (``"embeddings"``: the paper's, from ``embed`` or
 the client's endpoint); ties go to name order.
 
-LLM steps (appendix D prompts) run when ``llm`` (an :class:`~textmem_gym.llm.budget.Ask`) or
-``client`` (wrapped in a :class:`~textmem_gym.llm.budget.ClientAsk`) is given: summarizer and
+LLM steps (appendix D prompts) run when ``llm`` (an :class:`~textmem_gym.llm.calls.Ask`) or
+``client`` (wrapped in a :class:`~textmem_gym.llm.calls.ClientAsk`) is given: summarizer and
 aggregator by default, the relation retriever with ``extractor="llm"`` (it reads the temporal
 belief; movements and the current room are still read from the game's room headers, so routes
 keep working). Without an LLM, or when a call fails, the deterministic parts stand in: the rule
 summary, the ``rules`` extractor, and the aggregator's sentences with transitive direction
 inference.
 
-Context budget: each LLM call passes its growing parts as :class:`~textmem_gym.llm.budget.Trimmable`
+Context budget: each LLM call passes its growing parts as :class:`~textmem_gym.llm.calls.Trimmable`
 sections, which lose items in this order until the prompt fits the model's context window:
 
 - summarizer: ``trajectory``, the oldest buffer records first (never the latest record: the
@@ -52,14 +52,13 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from textmem_gym.llm.budget import Ask, ClientAsk, Trimmable, text_pieces
+from textmem_gym.llm.calls import Ask, ClientAsk, PromptFolder, Trimmable, text_pieces
 from textmem_gym.memory.extractors import BaseExtractor, Extraction, Extractor, TextParser, make_extractor
 from textmem_gym.memory.graph_memory import GraphMemory
 from textmem_gym.memory.retrieval import client_embedder
 from textmem_gym.memory.semantic import Triple, TripleKey, TripleStore, canonical, normalize
 from textmem_gym.memory.stma.graph import BM25EntityIndex, EmbeddingEntityIndex, describe, rank_subgraph
 from textmem_gym.memory.stma.temporal import HistoryBuffer, RuleSummarizer
-from textmem_gym.prompts import PromptFolder
 
 #: This package's prompt templates (``prompts/*.txt``).
 PROMPTS = PromptFolder(__package__)
@@ -71,7 +70,7 @@ _TRIPLE = re.compile(r'\[\s*"([^"\]]+)"\s*,\s*"([^"\]]+)"\s*,\s*"([^"\]]+)"\s*\]
 
 def paragraph_section(name: str, text: str, empty: str = "") -> Trimmable:
     """``text`` as a section losing its first (oldest) sentence or line first
-    (:func:`~textmem_gym.llm.budget.text_pieces`); shown as ``text`` itself while nothing is
+    (:func:`~textmem_gym.llm.calls.text_pieces`); shown as ``text`` itself while nothing is
     dropped (then without leading whitespace, or as ``empty`` once every piece is dropped).
 
     Example:
@@ -148,9 +147,9 @@ class STMAMemory(GraphMemory):
         extractor: Relation retriever: ``"rules"`` (deterministic, from each observation),
             ``"llm"`` (appendix D.2 over the temporal belief), ``"oracle"`` or an extractor.
         extractor_options: Arguments of a named extractor.
-        llm: The :class:`~textmem_gym.llm.budget.Ask` of the LLM steps (a policy passes its own,
+        llm: The :class:`~textmem_gym.llm.calls.Ask` of the LLM steps (a policy passes its own,
             so calls are fitted to the context window and accounted per kind).
-        client: An ``LLMClient`` to build ``llm`` from (a :class:`~textmem_gym.llm.budget.ClientAsk`,
+        client: An ``LLMClient`` to build ``llm`` from (a :class:`~textmem_gym.llm.calls.ClientAsk`,
             when ``llm`` is not given).
         summarizer: ``"llm"`` or ``"rules"``; default ``"llm"`` when an LLM is given.
         aggregator: ``"llm"`` or ``"rules"``; default ``"llm"`` when an LLM is given.

@@ -26,8 +26,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from textmem_gym.memory.extractors.room_text import room_name
-from textmem_gym.memory.extractors.rules import move_direction
+from textmem_gym.memory.extractors.rules import move_direction, room_name
 
 _READ = re.compile(r"^(?:read|examine|x)\b", re.I)
 

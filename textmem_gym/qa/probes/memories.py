@@ -37,12 +37,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from textmem_gym.llm import LLMCalls, LLMClient, Trimmable
+from textmem_gym.llm.calls import PromptFolder
 from textmem_gym.loading import lookup
 from textmem_gym.memory.base import Memory, make_memory
 from textmem_gym.memory.ground_truth import map_facts
 from textmem_gym.memory.retrieval import make_index
 from textmem_gym.memory.semantic import TripleKey
-from textmem_gym.prompts import PromptFolder
 from textmem_gym.qa.probes.questions import direction_graph, recipe_ingredients, shortest_paths
 from textmem_gym.qa.probes.replay import ReplayStep
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from textmem_gym.llm.budget import RESERVE_TOKENS
+from textmem_gym.llm.calls import RESERVE_TOKENS
 from textmem_gym.loading import lookup
 from textmem_gym.qa.api import Answer
 from textmem_gym.qa.probes.answering import ProbeAnswerer, structural_answer

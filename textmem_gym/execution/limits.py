@@ -3,14 +3,14 @@
 :class:`EndpointLimits` hands out *leases*: at most ``limit`` requests to one endpoint (its
 ``base_url``) hold a lease at once. A parallel evaluation keeps one ``EndpointLimits`` where
 every worker can reach it (a :mod:`multiprocessing` manager for local workers, a Ray actor for
-Ray tasks; see :mod:`textmem_gym.execution`) and :func:`install`\\ s it in each worker; the
+Ray tasks) and :func:`~textmem_gym.llm.client.install`\\ s it in each worker; the
 :class:`~textmem_gym.llm.LLMClient` then takes a lease around every HTTP attempt
-(:func:`request_slot`), on top of its own per-process ``concurrency``. Retries and 429
-back-off still happen in the client, outside the lease (waiting holds no slot).
+(:func:`~textmem_gym.llm.client.request_slot`), on top of its own per-process ``concurrency``.
+Retries and 429 back-off still happen in the client, outside the lease (waiting holds no slot).
 
-A lease names its owner (a worker) and expires ``lease_s`` after it was taken, so a worker that
-dies during a request cannot hold its slot forever: the local pool frees a dead worker's
-leases at once (:meth:`EndpointLimits.release_owner`), and otherwise the lease lapses.
+A lease names its owner (a worker) and expires after the attempt's timeout plus a margin, so a
+worker that dies during a request cannot hold its slot forever: the local pool frees a dead
+worker's leases at once (:meth:`EndpointLimits.release_owner`), and otherwise the lease lapses.
 
 Example:
     >>> limits = EndpointLimits(1)
@@ -24,23 +24,14 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
-#: Requests in flight per process when no limit is given (``LLMClient(concurrency=...)``'s default).
-DEFAULT_CONCURRENCY = 8
-#: A lease outlives the HTTP attempt it covers by this many seconds (the attempt's own timeout
-#: ends it earlier; a lease left by a dead holder lapses after timeout + margin).
-LEASE_MARGIN_S = 5.0
-#: Longest single wait inside the shared limiter before the caller asks again (keeps a waiting
-#: request from pinning a remote call forever).
-WAIT_CHUNK_S = 1.0
+from textmem_gym.llm.client import DEFAULT_CONCURRENCY
 
 
 def endpoint_key(base_url: str) -> str:
@@ -136,87 +127,6 @@ class EndpointLimits:
             del self._leases[token]
 
 
-class Limiter(Protocol):
-    """What a worker needs of the shared limits (an :class:`EndpointLimits`, a proxy, or a Ray handle)."""
-
-    def acquire(self, endpoint: str, owner: str, lease_s: float, wait_s: float) -> int | None:
-        """See :meth:`EndpointLimits.acquire`."""
-
-    def release(self, token: int) -> None:
-        """See :meth:`EndpointLimits.release`."""
-
-
-_installed: tuple[Limiter, str] | None = None
-
-
-def install(limiter: Limiter | None, owner: str = "") -> tuple[Limiter, str] | None:
-    """Makes every LLM client of this process take its leases from ``limiter`` (``None``: no limit).
-
-    Args:
-        limiter: The shared limits (or ``None`` to remove them).
-        owner: Names this process in the leases (so its leases can be freed if it dies).
-
-    Returns:
-        What was installed before (give it back to :func:`restore`).
-    """
-    global _installed
-    previous = _installed
-    _installed = None if limiter is None else (limiter, owner)
-    return previous
-
-
-def restore(previous: tuple[Limiter, str] | None) -> None:
-    """Reinstalls what :func:`install` returned."""
-    global _installed
-    _installed = previous
-
-
-@contextmanager
-def installed(limiter: Limiter | None, owner: str = "") -> Iterator[None]:
-    """:func:`install` for the duration of a ``with`` block."""
-    previous = install(limiter, owner)
-    try:
-        yield
-    finally:
-        restore(previous)
-
-
-def _take_lease(limiter: Limiter, owner: str, base_url: str, attempt_timeout: float) -> int:
-    """Waits (blocking) for a lease on ``base_url`` and returns its token."""
-    token = None
-    while token is None:
-        token = limiter.acquire(base_url, owner, attempt_timeout + LEASE_MARGIN_S, WAIT_CHUNK_S)
-    return token
-
-
-@contextmanager
-def request_slot(base_url: str, attempt_timeout: float) -> Iterator[None]:
-    """Holds a lease on ``base_url`` for one HTTP attempt (does nothing when no limit is installed)."""
-    current = _installed
-    if current is None:
-        yield
-        return
-    token = _take_lease(*current, base_url, attempt_timeout)
-    try:
-        yield
-    finally:
-        current[0].release(token)
-
-
-@asynccontextmanager
-async def arequest_slot(base_url: str, attempt_timeout: float) -> AsyncIterator[None]:
-    """Async :func:`request_slot` (the shared limiter is asked from a thread, never blocking the loop)."""
-    current = _installed
-    if current is None:
-        yield
-        return
-    token = await asyncio.to_thread(_take_lease, *current, base_url, attempt_timeout)
-    try:
-        yield
-    finally:
-        await asyncio.to_thread(current[0].release, token)
-
-
 def default_request_limit(policy_kwargs: Mapping[str, Any] | None = None) -> int:
     """The request limit when none is given: the policy's ``concurrency`` argument, else the client's default.
 
@@ -228,5 +138,4 @@ def default_request_limit(policy_kwargs: Mapping[str, Any] | None = None) -> int
     return given if isinstance(given, int) and given >= 1 else DEFAULT_CONCURRENCY
 
 
-__all__ = ["DEFAULT_CONCURRENCY", "EndpointLimits", "LEASE_MARGIN_S", "Limiter", "arequest_slot",
-           "default_request_limit", "endpoint_key", "install", "installed", "request_slot", "restore"]
+__all__ = ["EndpointLimits", "default_request_limit", "endpoint_key"]

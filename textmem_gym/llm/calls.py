@@ -1,4 +1,12 @@
-"""Asking a model within its context budget: sections that lose items by a stated priority, and the askers.
+"""Asking a model: prompt templates, the context budget, and the askers.
+
+**Templates.** Every prompt is a text file ``prompts/<name>.txt`` in the package of the module that
+sends it, written with :class:`string.Template` placeholders (``$name`` or ``${name}``; ``$$`` is a
+literal dollar sign, braces are plain text so JSON examples need no escaping), its answer schema
+beside it (``prompts/<name>.schema.json``). A package reads its folder through one
+:class:`PromptFolder`; rendering fails loudly when a placeholder is not given.
+
+**The budget**: sections that lose items by a stated priority.
 
 Every LLM call of the library (a policy's own prompts through its :class:`LLMCalls`, a memory's
 extraction or summary prompts through an :data:`Ask`) is fitted the same way: the
@@ -49,14 +57,21 @@ Example:
     ...     calls.close()
     >>> answers, calls.episode_stats()["calls_by_kind"]
     (['True', 'False'], {'check': 2})
+    >>> prompts = PromptFolder("textmem_gym.memory.stma")
+    >>> "$trajectory" in prompts.template("summarizer").template
+    True
 """
 
 from __future__ import annotations
 
 import copy
+import functools
+import json
 import re
+import string
 import time
 from collections.abc import Callable, Mapping, Sequence
+from importlib import resources
 from typing import Any, Protocol
 
 from textmem_gym.core.errors import PolicyNotReady
@@ -83,6 +98,49 @@ _USAGE_NUMBERS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "
 _PIECE = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)\s*")
 
 
+# -- templates: one loader, one syntax ----------------------------------------------------------------
+@functools.cache
+def _read(package: str, name: str) -> string.Template:
+    path = resources.files(package).joinpath("prompts", f"{name}.txt")
+    if not path.is_file():
+        raise ValueError(f"no prompt {name!r} in {package}/prompts/")
+    return string.Template(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _read_schema(package: str, name: str) -> dict[str, Any]:
+    path = resources.files(package).joinpath("prompts", f"{name}.schema.json")
+    if not path.is_file():
+        raise ValueError(f"no answer schema {name!r} in {package}/prompts/")
+    loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return loaded
+
+
+class PromptFolder:
+    """The ``prompts/`` folder of one package.
+
+    Args:
+        package: Dotted name of the package holding ``prompts/`` (a module's ``__package__``).
+    """
+
+    def __init__(self, package: str) -> None:
+        self.package = package
+
+    def template(self, name: str) -> string.Template:
+        """The template ``<package>/prompts/<name>.txt`` (read once per process)."""
+        return _read(self.package, name)
+
+    def schema(self, name: str) -> dict[str, Any]:
+        """The JSON schema of prompt ``name``'s answer, ``<package>/prompts/<name>.schema.json`` (read once
+        per process: copy it before changing it)."""
+        return _read_schema(self.package, name)
+
+    def render(self, name: str, /, **fields: Any) -> str:
+        """Fills template ``name``; every placeholder must be given (``KeyError`` names the missing one)."""
+        return self.template(name).substitute({key: str(value) for key, value in fields.items()})
+
+
+# -- fitting a prompt to the context budget ---------------------------------------------------------------
 class Trimmable:
     """A prompt section whose items can be dropped to fit the context window.
 
@@ -514,7 +572,7 @@ class LLMCalls:
     def _fit(self, build: Callable[[], str], trim: Sequence[Trimmable], max_tokens: int | None,
              limit: int | None = None) -> str:
         """The prompt with items of ``trim`` dropped (in order) until it fits ``limit`` tokens
-        (default: the context window less the completion limit and :data:`~textmem_gym.llm.budget.RESERVE_TOKENS`)."""
+        (default: the context window less the completion limit and :data:`~textmem_gym.llm.calls.RESERVE_TOKENS`)."""
         if limit is None:
             limit = prompt_limit(self.client.context_window, max_tokens) if trim else None
         text, dropped = fit_prompt(self._count, build, trim, limit)
@@ -604,5 +662,5 @@ class LLMCalls:
 
 
 __all__ = ["LENGTH_RETRY_FACTOR", "MAX_ENUM", "MIN_ACTIONS", "RESERVE_TOKENS", "RETRY_SHARE", "Ask", "ClientAsk",
-           "LLMCalls", "Trimmable", "fit_prompt", "prompt_limit", "rank_commands", "text_pieces", "wire_schema",
-           "with_actions"]
+           "LLMCalls", "PromptFolder", "Trimmable", "fit_prompt", "prompt_limit", "rank_commands", "text_pieces",
+           "wire_schema", "with_actions"]
