@@ -43,10 +43,9 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
 import gymnasium as gym
@@ -227,7 +226,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         info["location"] = self.memory.location
         info["known_locations"] = self.memory.known_locations()
         info["unexplored_exits"] = self.memory.unexplored_exits()
-        info["memory"] = dataclasses.asdict(self.memory.stats)
+        info["memory"] = asdict(self.memory.stats)
         inner = info.get("steps")  # an env that expands commands itself (NetHack skills) counts its keys
         primitive = inner["primitive"] if isinstance(inner, dict) and "primitive" in inner else self.primitive_steps
         info["steps"] = {"decisions": self.decisions, "primitive": primitive,
