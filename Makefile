@@ -10,7 +10,7 @@ export TEXTMEM_ROMS_DIR ?= $(SHARED_ROMS)
 endif
 STAMP := $(VENV)/.installed-$(shell cat setup.cfg pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test test-real-llm smollm2 lint install java chromium clean-venv
+.PHONY: run test docs test-real-llm smollm2 lint install java chromium clean-venv
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,12 @@ run: install
 
 test: install chromium
 	$(PY) -m pytest -n 2 tests
+
+# make docs: the documentation site (Sphinx, furo, myst-parser), warnings as errors; generated
+# reference pages are rewritten from the code first. Open docs/_build/html/index.html.
+docs: install
+	$(PY) docs/_scripts/memories.py
+	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
 
 # make test-real-llm: the tests marked real_llm, which run a real model (llama.cpp's OpenAI-compatible
 # server on SmolLM2-135M-Instruct). The first run builds llama-cpp-python from source (~5 min on 2 cores).

@@ -57,10 +57,9 @@ class RLPolicy(BasePolicy):
         self._stats = {"actions": 0, "macro_moves": 0}
         self._memory = None
         if self.spec.memory is not None and not isinstance(observation, dict):
-            from textmem_gym.memory.base import make_memory
+            from textmem_gym.memory.registry import make_memory
 
-            self._memory = make_memory(self.spec.memory, extractor="rules")
-            self._memory.reset()
+            self._memory = make_memory(self.spec.memory, extractor="rules")  # built empty: no reset needed
             self._memory.update(observation, "", info)
 
     def act(self, observation: Any, info: Info) -> str:
@@ -97,12 +96,13 @@ class RLPolicy(BasePolicy):
         return {"observation": observation, "belief": belief}, admissible
 
     def _expand(self, command: str) -> str:
-        from textmem_gym.wrappers.memory_graph import hop_commands, parse_goto, plan_route
+        from textmem_gym.wrappers.memory_graph import hop_commands, memory_map, parse_goto, plan_route
 
-        target = parse_goto(command) if self._memory is not None and self.spec.goto else None
-        if target is None:
+        room_map = memory_map(self._memory)  # no map part: no go-to macros, the command is sent as it is
+        target = parse_goto(command) if room_map is not None and self.spec.goto else None
+        if room_map is None or target is None:
             return command
-        hops, _ = plan_route(self._memory, target)
+        hops, _ = plan_route(room_map, target)
         for direction, _, door in hops:
             self._pending.extend(hop_commands(direction, door))
         return self._pending.popleft() if self._pending else self.encoding.safe_command

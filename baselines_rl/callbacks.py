@@ -135,3 +135,33 @@ class TrainingLog(BaseCallback):
         """Saves ``checkpoints/model_<timesteps>.zip``."""
         path = self.run_dir / "checkpoints" / f"model_{self.num_timesteps}.zip"
         return save_model(self.model, path, self.algorithm, self.spec)
+
+
+class TrainingProgress(BaseCallback):
+    """A progress bar on stderr over the run's env steps: done of total, steps per second, time left,
+    and the latest evaluation's mean normalized score (tqdm, so it also shows in a log file).
+
+    Args:
+        total_timesteps: The run's env steps (the bar's end).
+        log: The run's :class:`TrainingLog`, whose evaluations the bar shows.
+    """
+
+    def __init__(self, total_timesteps: int, log: TrainingLog | None = None):
+        super().__init__()
+        self.total_timesteps, self.log = total_timesteps, log
+        self.bar: Any = None
+
+    def _on_training_start(self) -> None:
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=self.total_timesteps, desc="training", unit="step", dynamic_ncols=True)
+
+    def _on_step(self) -> bool:
+        self.bar.update(max(0, min(self.model.num_timesteps, self.total_timesteps) - self.bar.n))
+        if self.log is not None and self.log.eval_history:
+            score = self.log.eval_history[-1]["mean_normalized_score"]
+            self.bar.set_postfix_str(f"eval score={score:.2f}", refresh=False)
+        return True
+
+    def _on_training_end(self) -> None:
+        self.bar.close()

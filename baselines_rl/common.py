@@ -171,6 +171,8 @@ class CommonArgs:
     """Run the envs in subprocesses (``False``: in this process, for debugging and tests)."""
     verbose: int = 0
     """SB3 verbosity (0 silent, 1 info)."""
+    progress: bool = True
+    """Show a progress bar on stderr (env steps done of total, steps per second, time left, last evaluation)."""
 
     def env_spec(self) -> EnvSpec:
         """The :class:`EnvSpec` these arguments describe."""

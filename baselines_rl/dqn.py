@@ -22,14 +22,13 @@ from typing import Any
 
 import numpy as np
 import torch
-import tyro
 from stable_baselines3 import DQN
 from stable_baselines3.common.torch_layers import CombinedExtractor
 from stable_baselines3.dqn.policies import DQNPolicy, QNetwork
 
 from baselines_rl.common import CommonArgs
 from baselines_rl.drrn import DRRNEncoder, DRRNScorer
-from baselines_rl.train import TrainResult, run_training, summary_line
+from baselines_rl.train import TrainResult, run_training, script_main
 
 ALGORITHM = "masked_dqn"
 #: Q-value given to masked actions (finite, so ``0 * Q`` stays 0 at terminal states).
@@ -160,10 +159,7 @@ def train(args: DQNArgs) -> TrainResult:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point (``python -m baselines_rl.dqn --help``); ``argv`` defaults to ``sys.argv``."""
-    args = tyro.cli(DQNArgs, args=argv, prog="python -m baselines_rl.dqn")
-    result = train(args)
-    print(summary_line(result))
-    return 0
+    return script_main(DQNArgs, train, "python -m baselines_rl.dqn", argv)
 
 
 if __name__ == "__main__":

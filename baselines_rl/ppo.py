@@ -25,10 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import tyro
-
 from baselines_rl.common import CommonArgs
-from baselines_rl.train import TrainResult, run_training, summary_line
+from baselines_rl.train import TrainResult, run_training, script_main
 
 ALGORITHM = "maskable_ppo"
 
@@ -84,10 +82,7 @@ def train(args: PPOArgs) -> TrainResult:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point (``python -m baselines_rl.ppo --help``); ``argv`` defaults to ``sys.argv``."""
-    args = tyro.cli(PPOArgs, args=argv, prog="python -m baselines_rl.ppo")
-    result = train(args)
-    print(summary_line(result))
-    return 0
+    return script_main(PPOArgs, train, "python -m baselines_rl.ppo", argv)
 
 
 if __name__ == "__main__":

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import tyro
 
-from baselines_rl.callbacks import TrainingLog
+from baselines_rl.callbacks import TrainingLog, TrainingProgress
 from baselines_rl.common import CommonArgs, make_vec_env
 from baselines_rl.storage import save_model
 
@@ -49,7 +51,11 @@ class TrainResult:
 
 
 def check_common(args: CommonArgs) -> None:
-    """Rejects bad argument values with a message naming them."""
+    """Rejects bad argument values with a message naming them (and an ``out_dir`` that cannot be
+    written, before any env is made)."""
+    from textmem_gym.paths import check_writable
+
+    check_writable(args.out_dir, folder=True)
     for name in ("total_timesteps", "n_envs", "max_commands", "hash_size", "torch_threads"):
         value = getattr(args, name)
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -84,7 +90,7 @@ def run_training(args: CommonArgs, algorithm: str, build: Callable[[Any], Any]) 
                       args.checkpoint_freq, args.seed, args.stop_score)
     try:
         model = build(vec_env)
-        callbacks: list[Any] = [log]
+        callbacks: list[Any] = [log] + ([TrainingProgress(args.total_timesteps, log)] if args.progress else [])
         if args.novelty_bonus and args.novelty_decay_steps:
             from baselines_rl.exploration import NoveltyAnnealing
 
@@ -99,6 +105,25 @@ def run_training(args: CommonArgs, algorithm: str, build: Callable[[Any], Any]) 
     path = save_model(model, run_dir / "model.zip", algorithm, spec,
                       extra={"args": dataclasses.asdict(args), "steps_per_second": round(speed, 2)})
     return TrainResult(model, path, run_dir, speed, final, log.eval_history)
+
+
+def script_main(args_class: type[CommonArgs], train: Callable[[Any], TrainResult], prog: str,
+                argv: Sequence[str] | None = None) -> int:
+    """The command line of a training script: parse ``argv`` into ``args_class`` (tyro), train, print
+    :func:`summary_line`. A bad value or an unwritable ``--out-dir`` is one line on stderr and
+    status 2; Ctrl-C is one line and status 130 (nothing is saved)."""
+    args = tyro.cli(args_class, args=argv, prog=prog)
+    try:
+        result = train(args)
+    except ValueError as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted: the model was not saved (checkpoints and logs so far: {args.out_dir})",
+              file=sys.stderr)
+        return 130
+    print(summary_line(result))
+    return 0
 
 
 def summary_line(result: TrainResult) -> str:

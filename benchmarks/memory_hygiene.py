@@ -81,7 +81,10 @@ class Scored:
         if info.get("facts") is not None:
             self.accuracy.step(info["facts"], action, self.memory.believed_triples(), observation)
 
-    def __getattr__(self, name: str) -> Any:
+    def context(self, question: str, budget: int) -> list[str]:
+        return list(self.memory.context(question, budget))
+
+    def __getattr__(self, name: str) -> Any:  # the optional parts: those of the memory
         return getattr(self.memory, name)
 
 

@@ -33,11 +33,17 @@ POLICIES = [
     "stma",
     "davis",
     "netplay",
+    "adaplanner",
+    "saycan",
+    "rap",
 ]
 GAMES = {
     "davis": "TextMem/ScienceWorld-FindLivingThing-v0",
     "reflact": "TextMem/Jericho-Lostpig-v0",
     "netplay": "TextMem/NetHack-RoomObs-v0",
+    "adaplanner": "TextMem/STMA-Cooking-L1-v0",
+    "saycan": "TextMem/ScienceWorld-FindLivingThing-v0",
+    "rap": "TextMem/ScienceWorld-FindLivingThing-v0",
 }
 DEFAULT_GAME = "TextMem/Cooking-v0"
 KEY = "sk-benchmark-secret-never-written"

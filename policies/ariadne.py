@@ -34,7 +34,7 @@ from textmem_gym.core.info import admissible
 from textmem_gym.core.policy import Info
 from textmem_gym.envs.text_game import TextGameEnv
 from textmem_gym.llm.calls import Trimmable
-from textmem_gym.memory import make_memory
+from textmem_gym.memory import make_memory, memory_name
 from textmem_gym.memory.arigraph.memory import AriGraphMemory, Retrieval
 from textmem_gym.memory.semantic import Triple
 from textmem_gym.wrappers.memory_graph import ensure_memory_wrapper, find_memory_wrapper
@@ -97,7 +97,7 @@ class AriadnePolicy(LLMAgent):
         self.llm.start_early()  # an LLM extractor reads the first observation during env.reset
         existing = find_memory_wrapper(env)
         if existing is not None:
-            if existing.memory.name != "arigraph":
+            if memory_name(existing.memory) != "arigraph":
                 raise ValueError(f"Ariadne needs an AriGraph memory; the env's MemoryGraphWrapper holds "
                                  f"{type(existing.memory).__name__}")
             self.memory = existing.memory

@@ -34,7 +34,7 @@ from policies.explorer_embeddings import installed as embeddings_installed
 from policies.instructions import Directions
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import BasePolicy, Info
-from textmem_gym.memory.base import Memory
+from textmem_gym.memory.graph_memory import GraphMemory
 from textmem_gym.wrappers.memory_graph import ensure_memory_wrapper, find_memory_wrapper
 
 READABLE = ("note", "recipe", "cookbook", "book", "letter", "scroll", "paper", "sign", "manual", "diary",
@@ -118,7 +118,7 @@ class ExplorerPolicy(BasePolicy):
             self.config = config
         self._rng = random.Random(seed)
         self.critic, self.guard = HeuristicCritic(), LoopGuard()
-        self._memory: Memory | None = None
+        self._memory: GraphMemory | None = None
         self.reset("", step_info({}))
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
@@ -126,7 +126,10 @@ class ExplorerPolicy(BasePolicy):
         if not self.memory:
             return env
         env = ensure_memory_wrapper(env, **self.memory_options)
-        self._memory = find_memory_wrapper(env).memory  # type: ignore[union-attr]
+        memory = find_memory_wrapper(env).memory  # type: ignore[union-attr]
+        # it reads a graph memory's triples, map and episodic vertices; with another memory (a user's
+        # wrapper) it reads the game only, as without memory, and follows the wrapper's go-to macros if any
+        self._memory = memory if isinstance(memory, GraphMemory) else None
         return env
 
     def seed(self, seed: int | None) -> None:

@@ -86,7 +86,7 @@ CASES = [
     (["reproduce", "arigraph-qa", *OUT], "give --data DIR", None),
     # mcp, ui, serve-llm
     (["mcp", "no-such-game"], "unknown game 'no-such-game'", None),
-    (["mcp", GAME, "--memory", "nope"], "--memory: invalid choice: 'nope'", None),
+    (["mcp", GAME, "--memory", "nope"], "--memory: unknown memory 'nope'; choose from ['arigraph'", None),
     (["mcp", GAME, "--port", "70000"], "expected a port from 0 to 65535, got '70000'", None),
     (["mcp", GAME, "--max-sessions", "0"], "--max-sessions: " + COUNT.format(1, 0), None),
     (["mcp", GAME, "--idle-timeout", "-5"], "expected a number above 0, got '-5'", None),

@@ -4,7 +4,9 @@ interpreter, so import cycles hidden by import order cannot come back."""
 from __future__ import annotations
 
 import ast
+import configparser
 import pkgutil
+import re
 import subprocess
 import sys
 from importlib import util
@@ -147,3 +149,32 @@ def _extra_installed(module: str) -> bool:
         if module.startswith(prefix) and util.find_spec(dependency) is None:
             return False
     return True
+
+
+def declared_memories() -> dict[str, str]:
+    """The ``textmem_gym.memories`` entry points of ``setup.cfg``: memory name -> ``module:attr``."""
+    parser = configparser.ConfigParser()
+    parser.read(ROOT / "setup.cfg", encoding="utf-8")
+    lines = parser["options.entry_points"]["textmem_gym.memories"].strip().splitlines()
+    return {name.strip(): value.strip() for name, value in (line.split("=", 1) for line in lines)}
+
+
+def test_every_declared_memory_is_a_module_attribute_of_the_memory_floor() -> None:
+    declared = declared_memories()
+    assert {"arigraph", "stma", "davis"} <= set(declared)
+    for name, value in declared.items():
+        module, _, attribute = value.partition(":")
+        assert re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", module) and attribute.isidentifier(), (name, value)
+        assert module in MODULES and floor_of(module) == floor_of("textmem_gym.memory"), (name, value)
+
+
+def test_the_memory_registry_names_no_memory_module() -> None:
+    """The registry finds memories through the entry points only: no import of a declared memory's
+    package, and no code string naming one (its docstring's examples aside)."""
+    tree = ast.parse((ROOT / "textmem_gym" / "memory" / "registry.py").read_text(encoding="utf-8"))
+    packages = {value.split(":")[0].rsplit(".", 1)[0] for value in declared_memories().values()}
+    docstring = ast.get_docstring(tree, clean=False)
+    named = [target for target, _ in every_import("textmem_gym.memory.registry")]
+    named += [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)
+              and node.value != docstring]
+    assert not [text for text in named for package in packages if package in text]

@@ -52,14 +52,14 @@ def test_every_registry_error_has_the_same_shape():
     from textmem_gym.envs.textworld.published import find_published_game
     from textmem_gym.envs.textworld.treasure_hunt import plan_treasure_hunt
     from textmem_gym.llm.cache import cache_mode
-    from textmem_gym.memory.base import memory_class
     from textmem_gym.memory.extractors import make_extractor
+    from textmem_gym.memory.registry import memory_factory
     from textmem_gym.memory.retrieval import make_index
     from textmem_gym.protocols import get_protocol
     from textmem_gym.wrappers.text_encoding import make_text_encoder
 
     calls = [(algorithm_class, "algorithm"), (rom_file_name, "Jericho game"), (get_generator, "game generator"),
-             (find_published_game, "published AriGraph game"), (cache_mode, "cache mode"), (memory_class, "memory"),
+             (find_published_game, "published AriGraph game"), (cache_mode, "cache mode"), (memory_factory, "memory"),
              (make_extractor, "extractor"), (make_index, "similarity"), (get_protocol, "protocol"),
              (make_text_encoder, "text encoding"), (lambda name: plan_treasure_hunt(0, name), "treasure hunt difficulty")]
     for call, kind in calls:

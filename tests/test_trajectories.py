@@ -141,4 +141,4 @@ def test_replay_prints_the_episode_step_by_step(tmp_path, capsys):
     trajectory = read_trajectory(result["trajectory"])
     assert GAME in out and "[0] (start)" in out
     assert all(f"[{s['step']}] > {s['action']}" in out for s in trajectory.steps)
-    assert f"score {result['score']}/{result['max_score']}" in out
+    assert f"score {result['score']:g}/{result['max_score']:g}" in out

@@ -24,6 +24,7 @@ FALLBACK_CAUSES: dict[str, str] = {
     "critic_substitution": "the heuristic critic replaced the model's action",
     "loop_guard": "the loop guard replaced the model's action",
     "plans_rejected": "every plan of the decision was rejected (replan limit): a heuristic acted",
+    "no_logprobs": "the endpoint gave no log-probabilities to score commands with: the model chose by chat instead",
 }
 
 

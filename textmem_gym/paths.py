@@ -1,4 +1,4 @@
-"""Where textmem_gym keeps files it makes: the user cache directory.
+"""Where textmem_gym keeps files it makes (the user cache directory), and the check of output paths.
 
 The cache holds generated games, downloaded ROMs and LLM response caches. It defaults to the
 platform's user cache directory (``~/.cache/textmem_gym`` on Linux) and is overridden by the
@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import platformdirs
@@ -33,3 +34,53 @@ def cache_dir(*parts: str) -> Path:
     path = Path(root).expanduser().joinpath(*parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+class OutputNotWritable(ValueError):
+    """An output path that cannot be written; the message names it and why (one line)."""
+
+
+def check_writable(path: str | os.PathLike[str], *, folder: bool = False) -> Path:
+    """Checks that a file (or folder) can be written at ``path``, before any work is done for it.
+
+    An existing file is opened for appending (it is not changed); otherwise a scratch file is
+    made and removed in the folder itself or, when that does not exist yet, in its nearest
+    existing parent (where it would be created). Nothing is left behind. Unlike
+    ``os.access``, this also holds for root and for read-only file systems.
+
+    Args:
+        path: The output file (or folder, with ``folder=True``).
+        folder: ``path`` is a folder that files are written into.
+
+    Returns:
+        ``path`` as a :class:`~pathlib.Path` (``~`` expanded).
+
+    Raises:
+        OutputNotWritable: It cannot be written (the message names the path and the reason).
+
+    Example:
+        >>> import tempfile
+        >>> check_writable(Path(tempfile.mkdtemp()) / "new" / "r.jsonl").name
+        'r.jsonl'
+        >>> check_writable(tempfile.mkdtemp(), folder=False)
+        Traceback (most recent call last):
+        ...
+        textmem_gym.paths.OutputNotWritable: cannot write file /...: it is a folder
+    """
+    target = Path(path).expanduser()
+    kind = "folder" if folder else "file"
+    if target.exists() and target.is_dir() != folder:
+        raise OutputNotWritable(f"cannot write {kind} {path}: it is a {'folder' if target.is_dir() else 'file'}")
+    try:
+        if target.is_file():
+            with target.open("a", encoding="utf-8"):
+                return target
+        place = target if target.is_dir() else next(p for p in target.absolute().parents if p.exists())
+        if not place.is_dir():
+            raise OutputNotWritable(f"cannot write {kind} {path}: {place} is a file")
+        handle, scratch = tempfile.mkstemp(prefix=".textmem-write-check-", dir=place)
+        os.close(handle)
+        os.unlink(scratch)
+    except OSError as error:
+        raise OutputNotWritable(f"cannot write {kind} {path}: {error.strerror or error}") from None
+    return target

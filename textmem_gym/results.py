@@ -2,7 +2,8 @@
 
 Each line is one finished episode. Writing is atomic per line (locked, flushed, fsynced); a
 line left incomplete by a crash is cut off before the next append, so a re-run neither
-duplicates nor loses episodes.
+duplicates nor loses episodes. Reading skips the lines that are not results rows (not JSON, or
+JSON without a row's fields); :meth:`ResultsFile.scan` also says which, for a one-line report.
 
 Example:
     >>> import tempfile, pathlib
@@ -20,7 +21,8 @@ import json
 import os
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,10 @@ from filelock import FileLock
 #: -> their summary column heading: :func:`summarize` adds ``<name>_mean`` / ``<name>_std`` when
 #: some row of a group has them, :func:`format_table` a column when some summary row does.
 METRIC_COLUMNS: dict[str, str] = {"max_dungeon_level": "deepest level", "balrog_progression": "BALROG progression %"}
+
+#: The fields every episode row has (its key, and what :func:`summarize` reads). Rows of another
+#: ``kind`` (``"qa"``, ``"probe"``) are checked by the module that writes them.
+ROW_FIELDS: tuple[str, ...] = ("env_id", "policy", "seed", "episode", "normalized_score", "won", "steps")
 
 #: env id, policy, seed, episode index, game seed, policy configuration id (see :func:`config_id`).
 EpisodeKey = tuple[str, str, int, int, Any, "str | None"]
@@ -72,6 +78,51 @@ def episode_key(result: dict[str, Any]) -> EpisodeKey:
             config_id(result.get("policy_config")))
 
 
+def is_row(value: Any) -> bool:
+    """Whether a parsed line is a results row: an object with every :data:`ROW_FIELDS` field, or
+    one naming its ``kind`` (a QA or probe row).
+
+    Example:
+        >>> is_row({"kind": "qa", "dataset": "musique"}), is_row({"env_id": "E"}), is_row([1, 2])
+        (True, False, False)
+    """
+    if not isinstance(value, dict):
+        return False
+    return isinstance(value.get("kind"), str) or all(name in value for name in ROW_FIELDS)
+
+
+@dataclass
+class Scan:
+    """What a results file holds: its rows, and the numbers of the lines that are not rows.
+
+    Attributes:
+        rows: The results rows, in file order.
+        not_json: Line numbers (from 1) that are not JSON, or a last line without its newline.
+        not_rows: Line numbers of JSON values that are not results rows (see :func:`is_row`).
+    """
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    not_json: list[int] = field(default_factory=list)
+    not_rows: list[int] = field(default_factory=list)
+
+    def problems(self) -> str:
+        """The lines that are not rows, in a few words (``""`` when there are none).
+
+        Example:
+            >>> Scan(not_json=[2, 5], not_rows=[7]).problems()
+            '3 malformed lines (2 not JSON: lines 2, 5; 1 JSON but not a results row: line 7)'
+        """
+        parts = [f"{len(lines)} {what}: line{'s' if len(lines) > 1 else ''} {_lines(lines)}"
+                 for what, lines in (("not JSON", self.not_json), ("JSON but not a results row", self.not_rows))
+                 if lines]
+        skipped = len(self.not_json) + len(self.not_rows)
+        return f"{skipped} malformed line{'s' if skipped > 1 else ''} ({'; '.join(parts)})" if parts else ""
+
+
+def _lines(numbers: list[int], shown: int = 5) -> str:
+    return ", ".join(map(str, numbers[:shown])) + (", ..." if len(numbers) > shown else "")
+
+
 class ResultsFile:
     """A JSONL file of episode results, safe to append from several processes.
 
@@ -84,18 +135,29 @@ class ResultsFile:
         self._lock = FileLock(str(self.path) + ".lock")
 
     def read(self) -> list[dict[str, Any]]:
-        """All complete result lines (an incomplete last line is ignored)."""
+        """All results rows (lines that are not rows, and an incomplete last line, are skipped)."""
+        return self.scan().rows
+
+    def scan(self) -> Scan:
+        """The rows of the file and the lines that are not rows (see :class:`Scan`)."""
+        scan = Scan()
         if not self.path.exists():
-            return []
-        results = []
-        with self.path.open(encoding="utf-8") as handle:
-            for line in handle:
-                if line.endswith("\n") and line.strip():
-                    try:
-                        results.append(json.loads(line))
-                    except json.JSONDecodeError:
-                        continue
-        return results
+            return scan
+        with self.path.open(encoding="utf-8", errors="replace") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    value = json.loads(line) if line.endswith("\n") else None
+                except json.JSONDecodeError:
+                    value = None
+                if value is None:
+                    scan.not_json.append(number)
+                elif is_row(value):
+                    scan.rows.append(value)
+                else:
+                    scan.not_rows.append(number)
+        return scan
 
     def done_keys(self) -> set[EpisodeKey]:
         """Keys of the episodes already recorded."""
@@ -119,6 +181,32 @@ class ResultsFile:
                 handle.flush()
                 os.fsync(handle.fileno())
 
+    def drop(self, keys: Collection[EpisodeKey]) -> int:
+        """Removes the rows of these episode keys (every other line stays as it is); returns how many.
+
+        The file is rewritten whole and replaced at once, under the same lock as :meth:`append`.
+        """
+        if not self.path.exists() or not keys:
+            return 0
+        with self._lock:
+            kept, dropped = [], 0
+            with self.path.open(encoding="utf-8", errors="surrogateescape") as handle:
+                for line in handle:
+                    try:
+                        value = json.loads(line)
+                    except json.JSONDecodeError:
+                        value = None
+                    episode_row = isinstance(value, dict) and all(name in value for name in ROW_FIELDS)
+                    if episode_row and episode_key(value) in keys:
+                        dropped += 1
+                    else:
+                        kept.append(line)
+            if dropped:
+                scratch = self.path.with_name(self.path.name + ".rewrite")
+                scratch.write_text("".join(kept), encoding="utf-8", errors="surrogateescape")
+                os.replace(scratch, self.path)
+        return dropped
+
     def _cut_incomplete_tail(self) -> None:
         if not self.path.exists() or self.path.stat().st_size == 0:
             return
@@ -129,6 +217,16 @@ class ResultsFile:
             handle.seek(0)
             data = handle.read()
             handle.truncate(data.rfind(b"\n") + 1)
+
+
+def score_text(value: Any) -> str:
+    """A score as people write it: ``1.0`` -> ``'1'``, ``0.5`` -> ``'0.5'``; ``None`` -> ``'?'``.
+
+    Example:
+        >>> score_text(1.0), score_text(0.5), score_text(3), score_text(None)
+        ('1', '0.5', '3', '?')
+    """
+    return f"{value:g}" if isinstance(value, int | float) else "?" if value is None else str(value)
 
 
 def config_label(config: dict[str, Any] | None) -> str:

@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from textmem_gym.core.errors import Interrupted
 from textmem_gym.core.policy import FullPolicy, adapt_policy
 from textmem_gym.core.registry import make_policy
 from textmem_gym.execution import BACKENDS, EpisodeTask, Progress, RunConfig, plan_tasks, run_task
@@ -26,6 +28,7 @@ from textmem_gym.execution.limits import EndpointLimits, default_request_limit
 from textmem_gym.execution.tasks import make_env, run_episode
 from textmem_gym.llm.client import installed
 from textmem_gym.loading import load_object, lookup
+from textmem_gym.paths import check_writable
 from textmem_gym.results import ResultsFile, config_id, episode_key
 
 #: More fields for each results row, per (env id, game seed): a mapping or ``f(env_id, game_seed)``.
@@ -42,6 +45,8 @@ class EvalConfig:
         game_seeds: Game instances to evaluate (``None`` = each id's default game).
         max_steps: Overrides each id's step limit.
         out: JSONL results file (resumable: episodes already in it are skipped).
+        overwrite: Play every planned episode again: their rows are first dropped from ``out``
+            (the file's other rows stay).
         env_kwargs: Extra ``gym.make`` arguments.
         policy_kwargs: Constructor arguments when the policy is given by name.
         wrap: Applied to each env after ``gym.make`` (e.g. a MemoryGraphWrapper; with workers it
@@ -58,6 +63,8 @@ class EvalConfig:
         trajectories: Folder for one trajectory JSONL per episode, named by its results key.
         trajectory_prompts: ``"full"`` or ``"keys"`` (see :mod:`textmem_gym.trajectories`).
         progress: Show a progress bar (done/total, ETA, running mean score, tokens, cost).
+        notes: Print one-line notes on stderr: the finished episodes a resumed run skips, or
+            drops with ``overwrite`` (default: as ``progress``).
         preflight: Ask the policy to check what it needs (an LLM endpoint) before the first episode.
         row_extra: More fields for the results rows, per (env id, game seed): a mapping
             ``{(env_id, game_seed): {field: value}}`` or a callable ``row_extra(env_id, game_seed)``
@@ -72,6 +79,7 @@ class EvalConfig:
     game_seeds: Sequence[int | None] = (None,)
     max_steps: int | None = None
     out: str | Path | None = None
+    overwrite: bool = False
     env_kwargs: Mapping[str, Any] = field(default_factory=dict)
     policy_kwargs: Mapping[str, Any] = field(default_factory=dict)
     wrap: Callable[[gym.Env], gym.Env] | None = None
@@ -84,6 +92,7 @@ class EvalConfig:
     trajectories: str | Path | None = None
     trajectory_prompts: str = "full"
     progress: bool = False
+    notes: bool | None = None
     preflight: bool = True
     row_extra: RowExtra | None = None
 
@@ -108,7 +117,8 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Any, config: EvalConfig
 
     With ``config.out``, each finished episode is appended to that JSONL file by this process
     alone, and episodes already in it are skipped, so an interrupted evaluation continues where it
-    stopped and no episode is written twice.
+    stopped and no episode is written twice. ``config.out`` and ``config.trajectories`` are checked
+    to be writable before anything is played.
 
     Each episode (each (id, game seed) group of trials for a multi-trial policy such as
     Reflexion, played in order) gets a policy freshly built from its spec, in whichever process
@@ -130,6 +140,9 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Any, config: EvalConfig
         textmem_gym.core.errors.PolicyNotReady: The policy's preflight failed (a dead LLM endpoint):
             nothing was played or written.
         textmem_gym.core.errors.RunAborted: A policy stopped the run midway (finished rows stay).
+        textmem_gym.core.errors.Interrupted: Ctrl-C (a ``KeyboardInterrupt`` saying how many of the
+            planned episodes are recorded, and where; finished rows stay).
+        textmem_gym.paths.OutputNotWritable: ``out`` or ``trajectories`` cannot be written.
         textmem_gym.execution.EpisodeFailed: An episode raised an exception in a worker.
     """
     config = config or EvalConfig()
@@ -142,11 +155,14 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Any, config: EvalConfig
     run = RunConfig.build(policy_name, policy_kwargs, max_steps=config.max_steps, env_kwargs=dict(config.env_kwargs),
                           wrap=config.wrap, trajectories=config.trajectories,
                           trajectory_prompts=config.trajectory_prompts, in_process=in_process)
+    for output, folder in ((config.out, False), (config.trajectories, True)):
+        if output is not None:
+            check_writable(output, folder=folder)
     store = ResultsFile(config.out) if config.out is not None else None
-    recorded = store.by_key() if store is not None else {}
     tasks = plan_tasks(env_ids, list(config.game_seeds), episodes=config.episodes, seed=config.seed,
                        multi_trial=probe.multi_trial, policy=policy_name, config=config_id(probe.policy_config()))
     planned = [key for task in tasks for key in task.keys]
+    recorded = _recorded(store, planned, config)
     pending = [task for task in tasks if any(key not in recorded for key in task.keys)]
     if pending and config.preflight:
         probe.preflight()
@@ -178,9 +194,30 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Any, config: EvalConfig
             for _task, rows in runner.run(pending):
                 for row in rows:
                     record(row)
+    except KeyboardInterrupt:
+        raise Interrupted(sum(1 for key in planned if key in recorded), len(planned), config.out) from None
     finally:
         bar.close()
     return [_with_extra(recorded[key], config.row_extra) for key in planned]
+
+
+def _recorded(store: ResultsFile | None, planned: Sequence[Any], config: EvalConfig) -> dict[Any, dict[str, Any]]:
+    """The rows of ``store`` by key, after ``config.overwrite`` dropped the planned ones; notes on
+    stderr (when ``config.notes``, else ``config.progress``) say what is skipped or dropped."""
+    if store is None:
+        return {}
+    notes = config.progress if config.notes is None else config.notes
+    if config.overwrite:
+        dropped = store.drop(set(planned))
+        if notes and dropped:
+            print(f"overwrite: dropped {dropped} finished episodes of this run from {store.path}; playing them again",
+                  file=sys.stderr)
+    recorded = store.by_key()
+    skipped = sum(1 for key in planned if key in recorded)
+    if notes and skipped:
+        print(f"skipped {skipped} finished episodes (of {len(planned)} planned) already recorded in {store.path} with "
+              "the same ids, policy, configuration and seeds; --overwrite plays them again", file=sys.stderr)
+    return recorded
 
 
 def _with_extra(row: dict[str, Any], row_extra: RowExtra | None) -> dict[str, Any]:

@@ -13,12 +13,12 @@ A trajectory file holds, one JSON object per line:
    ``observation``, ``belief`` (the MemoryGraphWrapper's belief text, else ``None``), ``reward``,
    ``score``, ``max_score``, ``normalized_score``, ``terminated``, ``truncated``, ``won``, ``lost``,
    ``memory`` (the memory's statistics: ``believed`` triples, ``episodes``, ``added``,
-   ``invalidated``, ``total``; ``None`` without memory), ``admissible`` (admissible-command count,
+   ``invalidated``, ``total``; ``None`` without memory or without statistics), ``admissible`` (admissible-command count,
    ``None`` when the env never computed the list), ``llm_calls`` and, for a policy that counts
    its env actions (the LLM policies), ``action_source``: ``"model"`` (chosen by the model as
    asked) or the fallback cause (:data:`textmem_gym.fallbacks.FALLBACK_CAUSES`).
 4. ``{"type": "result", "result": {...}}``: the episode's result as the runner returns it, and
-   ``memory_graph`` (the memory's JSON export at the end, when it has one).
+   ``memory_graph`` (the memory's JSON export at the end, when it offers the ``export`` part, else ``None``).
 
 Each LLM call is ``{"kind", "prompt", "answer", "prompt_tokens", "completion_tokens", "latency_s",
 "cached", "model", "finish_reason", "fallback"}``; ``fallback`` names why the call gave the policy no
@@ -60,8 +60,8 @@ import gymnasium as gym
 
 from textmem_gym.core.policy import FullPolicy, PolicyAdapter
 from textmem_gym.envs.lazy import LazyCommands
-from textmem_gym.memory.base import Memory
-from textmem_gym.results import EpisodeKey, episode_key
+from textmem_gym.memory.protocol import Exportable, Memory
+from textmem_gym.results import EpisodeKey, episode_key, score_text
 from textmem_gym.wrappers import MemoryGraphWrapper, find_wrapper
 
 #: The ``format`` field of every trajectory header.
@@ -291,7 +291,7 @@ class EpisodeRecorder:
         """Records the result and the final memory, closes the file; adds its path to ``result``
         (``result["trajectory"]``)."""
         memory = _memory_of(self.env)
-        export = memory.to_json() if memory is not None else None
+        export = memory.to_json() if isinstance(memory, Exportable) else None  # a memory without export: None
         self.writer.finish(result, export)
         result["trajectory"] = str(self.writer.path)
 
@@ -425,7 +425,8 @@ def format_step(record: Mapping[str, Any], *, width: int = 100) -> str:
     if action is not None and commands != [action]:
         lines[0] += f"  ({'; '.join(commands) or 'no command sent'})"
     lines += ["    " + line[:width] for line in str(record.get("observation", "")).strip().splitlines() if line.strip()]
-    facts = [f"reward {float(record.get('reward') or 0):+g}", f"score {record.get('score')}/{record.get('max_score')}"]
+    score = f"score {score_text(record.get('score'))}/{score_text(record.get('max_score'))}"
+    facts = [f"reward {float(record.get('reward') or 0):+g}", score]
     memory = record.get("memory")
     if memory:
         facts.append(f"memory {memory.get('believed')} triples, {memory.get('episodes')} episodes")

@@ -5,7 +5,11 @@ counted as one more fallback; no asker swallows it."""
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import gymnasium as gym
 import pytest
@@ -18,6 +22,7 @@ from textmem_gym.llm import (
     ClientAsk,
     EndpointDown,
     EndpointUnavailable,
+    EndpointWarning,
     LLMCalls,
     LLMClient,
     LLMError,
@@ -25,6 +30,9 @@ from textmem_gym.llm import (
     preflight,
 )
 from textmem_gym.llm.client import DOWN_AFTER
+from textmem_gym.results import ResultsFile
+
+ROOT = Path(__file__).resolve().parents[2]
 
 CLOSED = "http://127.0.0.1:9/v1"  # the discard port: nothing listens there
 FAST = {"timeout": 0.5, "max_retries": 1, "backoff_base": 0.001, "backoff_max": 0.01}
@@ -172,3 +180,42 @@ def test_ariadne_stops_when_its_server_dies_midway_and_says_where_each_action_ca
     assert policy.episode_stats()["fallbacks"] == {}
     env.close()
     policy.close()
+
+
+def test_an_endpoint_without_a_model_list_is_used_with_one_warning():
+    """GET /models -> 501 (serving the list is not part of every OpenAI-compatible server): the chat
+    route is there, so the check warns once and goes on; the model cannot be checked."""
+    with LocalOpenAIServer(profile="vllm", models_status=501, script=["look"]) as server:
+        with pytest.warns(EndpointWarning) as warned:
+            preflight("any-model", server.base_url)
+        client = LLMClient(model="any-model", base_url=server.base_url, **FAST)
+        assert client.chat(USER).text == "look"
+    assert [str(w.message) for w in warned] == [
+        f"LLM endpoint {server.base_url}: GET /models answered HTTP 501 (no model list), so model 'any-model' is "
+        "not checked; going on"]
+
+
+def test_without_a_model_list_nor_a_chat_route_the_endpoint_is_refused():
+    with LocalOpenAIServer(models_status=501) as server:
+        root = server.base_url.removesuffix("/v1")  # neither /models nor /chat/completions: cannot work
+        with pytest.raises(EndpointUnavailable, match=r"GET /models failed \(HTTP 404\)|no GET /models route"):
+            preflight("m", root)
+        with pytest.raises(EndpointUnavailable, match=r"the API key is refused \(HTTP 401\)"):
+            with LocalOpenAIServer(models_status=501, api_key="right-key-123456") as keyed:
+                preflight("m", keyed.base_url, "wrong-key-123456")
+
+
+@pytest.mark.llm
+def test_eval_on_an_endpoint_without_a_model_list_prints_one_warning_line_and_plays(tmp_path):
+    out = tmp_path / "r.jsonl"
+    with LocalOpenAIServer(models_status=501) as server:
+        proc = subprocess.run(
+            [sys.executable, "-m", "textmem_gym.cli", "eval", "TextMem/CookingRL-L1-v0", "--policy", "ariadne",
+             "--model", "m", "--base-url", server.base_url, "--max-steps", "1", "--out", str(out), "--quiet"],
+            cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, "OPENAI_API_KEY": "k"})
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if not line.startswith("generating game ")]  # cache per test
+    assert lines == [
+        f"textmem-gym: warning: LLM endpoint {server.base_url}: GET /models answered HTTP 501 (no model list), so "
+        "model 'm' is not checked; going on"]
+    assert len(ResultsFile(out).read()) == 1

@@ -1,6 +1,7 @@
-"""Memories are plug-ins: every registered memory satisfies the whole ``Memory`` protocol on a real
-TextMem game, the architectures are siblings (no subclassing, no imports across them, none of a
-backend), and a backend's text parser reaches the extractor only when handed over."""
+"""Memories are plug-ins: a memory is two methods (``update``, ``context``), the graph memories offer
+every part of the old contract on a real TextMem game, the architectures are siblings (no
+subclassing, no imports across them, none of a backend), and a backend's text parser reaches the
+extractor only when handed over."""
 
 from __future__ import annotations
 
@@ -13,12 +14,18 @@ import networkx as nx
 import pytest
 
 import textmem_gym  # noqa: F401  (registers the ids)
-from textmem_gym.memory import MEMORIES, Memory, make_memory, memory_class
+from tests.memory.two_method import Notes
+from textmem_gym.memory import Memory, available_memories, check_memory, make_memory, memory_factory, offered_parts
+from textmem_gym.memory.budget import count_tokens
 from textmem_gym.memory.extractors.nethack import NetHackRules
 from textmem_gym.memory.graph_memory import GraphMemory
 
 MEMORY_DIR = Path(textmem_gym.__file__).parent / "memory"
 ARCHITECTURES = sorted(p.name for p in MEMORY_DIR.iterdir() if (p / "__init__.py").exists() and p.name != "extractors")
+#: The memories over the shared graph parts (every optional part of the old contract).
+GRAPH_MEMORIES = ("arigraph", "davis", "stma")
+#: Parts a graph memory does not offer (no model cost of its own, no ranked sources, nothing to close).
+NOT_GRAPH_PARTS = {"build_cost", "sources", "close"}
 BACKENDS = sorted(p.name for p in (MEMORY_DIR.parent / "envs").iterdir() if (p / "__init__.py").exists())
 NETHACK_TEXT = ("Dungeon level 1, turn 3. HP 14/14.\n\nYou are in a room spanning x1-9 y1-5, at x3 y2. "
                 "In this room you see:\n- doorway: 6 steps east (x9 y2)\n\nInventory:\na: a robe")
@@ -39,18 +46,21 @@ def first_steps() -> list[tuple[str, str, dict]]:
     return steps
 
 
-def test_every_architecture_is_registered_and_none_subclasses_another():
-    assert set(ARCHITECTURES) == set(MEMORIES) == {"arigraph", "stma", "davis"}
-    classes = [memory_class(name) for name in MEMORIES]
+def test_every_graph_memory_is_declared_and_none_subclasses_another():
+    declared = available_memories()
+    assert set(GRAPH_MEMORIES) <= set(declared) and set(GRAPH_MEMORIES) <= set(ARCHITECTURES)
+    assert declared["arigraph"] == "textmem_gym.memory.arigraph.memory:AriGraphMemory"
+    classes = [memory_factory(name) for name in GRAPH_MEMORIES]
     for a, b in permutations(classes, 2):
         assert not issubclass(a, b), f"{a.__name__} subclasses {b.__name__}"
     assert all(issubclass(c, GraphMemory) for c in classes)  # siblings over the shared graph parts
 
 
-@pytest.mark.parametrize("name", sorted(MEMORIES))
-def test_memory_satisfies_the_protocol_on_a_real_game(name, first_steps, tmp_path):
+@pytest.mark.parametrize("name", GRAPH_MEMORIES)
+def test_memory_offers_every_part_of_the_old_contract_on_a_real_game(name, first_steps, tmp_path):
     memory = make_memory(name)
     assert isinstance(memory, Memory) and memory.name == name
+    assert {part for part, offered in offered_parts(memory).items() if not offered} == NOT_GRAPH_PARTS
     memory.use_parser(None)
     memory.reset()
     version = memory.version
@@ -70,6 +80,11 @@ def test_memory_satisfies_the_protocol_on_a_real_game(name, first_steps, tmp_pat
     assert memory.door("livingroom", "up") is None
 
     assert "livingroom" in memory.render() and "livingroom" in memory.render("where is the kitchen")
+    rendered = [line for line in memory.render("where is the kitchen").splitlines() if line.strip()]
+    assert memory.context("where is the kitchen", 10_000) == rendered  # render order, blank lines left out
+    small = memory.context("where is the kitchen", 12)
+    assert small and small[0].startswith(rendered[0][:4]) and sum(count_tokens(line) + 1 for line in small) <= 12
+    assert memory.context("where is the kitchen", 0) == []
     assert memory.retrieve("kitchen")  # each architecture's own result, never empty here
 
     graph = memory.to_networkx()
@@ -101,8 +116,8 @@ def _imports(path: Path) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("architecture", ARCHITECTURES)
-def test_an_architecture_imports_no_sibling_and_no_backend(architecture):
+@pytest.mark.parametrize("architecture", GRAPH_MEMORIES)
+def test_a_graph_architecture_imports_no_other_memory_and_no_backend(architecture):
     forbidden = [f"textmem_gym.memory.{other}" for other in ARCHITECTURES if other != architecture]
     forbidden += [f"textmem_gym.envs.{backend}" for backend in BACKENDS]
     files = sorted((MEMORY_DIR / architecture).rglob("*.py"))
@@ -124,7 +139,7 @@ def test_the_shared_memory_modules_import_no_architecture_and_no_backend():
         assert bad == allowed.get(str(path.relative_to(MEMORY_DIR)), []), f"{path.relative_to(MEMORY_DIR)} imports {bad}"
 
 
-@pytest.mark.parametrize("name", sorted(MEMORIES))
+@pytest.mark.parametrize("name", GRAPH_MEMORIES)
 def test_a_backend_parser_is_used_only_when_handed_over(name):
     guessing = make_memory(name)
     guessing.update(NETHACK_TEXT, "", {})
@@ -138,3 +153,27 @@ def test_a_backend_parser_is_used_only_when_handed_over(name):
     handed.reset()  # the parser belongs to the env: a new episode keeps it
     handed.update(NETHACK_TEXT, "", {})
     assert handed.location == "dungeon level 1"
+
+
+def test_two_methods_make_a_memory_that_offers_no_part(first_steps):
+    notes = check_memory(Notes())
+    assert not any(offered_parts(notes).values())
+    for observation, action, info in first_steps:
+        notes.update(observation, action, info)
+    recalled = notes.context("kitchen", 40)
+    assert recalled and "kitchen" in recalled[0].lower()
+    assert sum(count_tokens(line) + 1 for line in recalled) <= 40
+    assert type(make_memory("tests.memory.two_method:Notes")) is Notes
+
+
+def test_an_object_without_the_two_methods_is_refused_in_one_line():
+    class OnlyUpdate:
+        def update(self, observation, action, info):
+            pass
+
+    for bad in (object(), OnlyUpdate(), "not a memory object".split()):
+        with pytest.raises(TypeError, match=r"is not a memory: it needs update\(observation, action, info\)") as error:
+            check_memory(bad)
+        assert "\n" not in str(error.value)
+    with pytest.raises(TypeError, match="built a dict, which is not a memory"):
+        make_memory("builtins:dict")

@@ -1,20 +1,23 @@
 """Memory probes end to end on a real won Cooking episode: the walkthrough played through the runner
 with a trajectory, replayed in the real TextWorld env with privileged facts, questions generated from
 the facts, every memory asked through the real local OpenAI-compatible server answering by rule
-(textmem_gym.qa.probes.testing.ProbeReader) and structurally. ``real_llm``: SmolLM2 on llama.cpp."""
+(textmem_gym.qa.probes.testing.ProbeReader), structurally and by answer recall; a memory of two
+methods probed as an object and as ``module:Class``. ``real_llm``: SmolLM2 on llama.cpp."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from textmem_gym.cli import main
 from textmem_gym.cli.probe import recorded_episode
 from textmem_gym.llm import LocalOpenAIServer
+from textmem_gym.memory.budget import fit_budget
+from textmem_gym.memory.registry import available_memories
 from textmem_gym.qa.probes import (
-    PROBE_MEMORIES,
     ProbeConfig,
     RecordedEpisode,
     ReplayMismatch,
@@ -23,13 +26,31 @@ from textmem_gym.qa.probes import (
     probe_episode,
     replay_episode,
 )
-from textmem_gym.qa.probes.run import probe_key
+from textmem_gym.qa.probes.run import format_probe_tables, probe_key
 from textmem_gym.qa.probes.testing import ProbeReader
 from textmem_gym.runner import EvalConfig, evaluate
 
 GAME = "TextMem/Cooking-v0"
 STEPS = (10, 20, "end")
 MEMORIES = ["arigraph", "stma", "davis", "summary", "full-history", "oracle"]
+OLD_KINDS = {"location", "contents", "path", "actions", "changes", "recipe"}
+
+
+class Notes:
+    """A memory of two methods: the observations, those sharing a word with the question first."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.keys: set[str] = set()
+
+    def update(self, observation: str, action: str, info: dict[str, Any]) -> None:
+        self.lines.append(" ".join(observation.split()))
+        self.keys |= set(info)
+
+    def context(self, question: str, budget: int) -> list[str]:
+        words = set(question.lower().rstrip("?").split()[3:])
+        ranked = sorted(self.lines[::-1], key=lambda line: not words & set(line.lower().split()))
+        return fit_budget(ranked, budget)
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +96,7 @@ def test_questions_are_deterministic_seeded_and_about_what_was_seen(episode, que
     again = generate_questions(build_timeline(replay_episode(episode)), [10, 20, episode.decisions])
     assert again == questions
     kinds = {q.kind for q in questions}
-    assert kinds == {"location", "contents", "path", "actions", "changes", "recipe"}
+    assert kinds == OLD_KINDS | {"state-history", "counting", "abstention", "two-hop"}  # no step is 200 steps on
     other_seed = generate_questions(build_timeline(replay_episode(episode)), [10, 20, episode.decisions], seed=1)
     assert [q.id for q in other_seed] != [q.id for q in questions]  # more candidates than 5: the draw moves
     seen_by = {step: "\n".join(episode.observations[: step + 1]).lower() for step in (10, 20, episode.decisions)}
@@ -99,8 +120,15 @@ def test_oracle_scores_em_1_on_location_structurally_and_through_the_stand_in(ep
     llm_rows = [r for r in rows if r["answer_mode"] == "llm"]
     assert all(r["calls"] == 1 and r["prompt_tokens"] > 0 and r["config"]["budget"] == 2048 for r in llm_rows)
     assert len(llm_rows) == len(questions) * len(MEMORIES)  # the same questions for every memory
-    structural = {r["memory"] for r in rows if r["answer_mode"] == "structural"}
+    structural = {r["memory"] for r in rows if r["answer_mode"] == "structural" and r["offered"]}
     assert structural == {"arigraph", "stma", "davis", "oracle"}  # memories with beliefs
+    assert all(r["em"] is None for r in rows if r["answer_mode"] == "structural" and not r["offered"])
+    recall = [r for r in rows if r["answer_mode"] == "recall"]
+    assert len(recall) == len(questions) * len(MEMORIES)
+    assert all(set(r["answer_recall"]) == {"256", "512", "1024", "2048"} for r in rows)
+    oracle_location = [r["answer_recall"]["2048"] for r in recall if r["memory"] == "oracle"
+                       and r["question_kind"] == "location"]
+    assert oracle_location == [True] * len(oracle_location)
     summary = [r for r in rows if r["memory"] == "summary"]
     assert reader.summaries == len(replay_episode(episode).steps)  # one update per primitive step
     assert all(r["memory_prompt_tokens"] > 0 for r in summary)
@@ -157,10 +185,16 @@ def test_cli_probes_a_folder_and_bad_input_is_one_line_and_exit_2(trajectory, qu
     assert "| TextMem/Cooking-v0 | walkthrough | 1 |" in printed and "| oracle | structural |" in printed
     assert '<section id="probes">' in html and "normalized score 1.000, won True" in html
     assert "<td>oracle</td><td>structural</td>" in html and "<td>100/100" in html
+    assert "| oracle | location | 100 | 100 | 100 | 100 | 100 |" in text  # recall at each budget, structural EM
     for argv, message in ([["probe", str(tmp_path / "nope"), "--memory", "oracle", "--structural"], "no trajectory"],
                           [["probe", str(trajectory), "--memory", "oracle,notes", "--structural"],
-                           f"unknown probe memory 'notes'; choose from {sorted(PROBE_MEMORIES)}"],
-                          [["probe", str(trajectory), "--memory", "oracle"], "nothing to answer with"],
+                           f"unknown memory 'notes'; choose from {list(available_memories())}"],
+                          [["probe", str(trajectory), "--memory", "builtins:dict"],
+                           "memory 'builtins:dict' is dict, which is not a memory: it needs update"],
+                          [["probe", str(trajectory), "--memory", "oracle", "--recall-only", "--structural"],
+                           "--recall-only asks answer recall only"],
+                          [["probe", str(trajectory), "--memory", "oracle", "--budgets", "256,x"],
+                           "--budgets takes positive token counts"],
                           [["probe", str(trajectory), "--memory", "oracle", "--structural", "--steps", "10,x"],
                            "--steps takes step numbers"],
                           [["probe", str(trajectory), "--memory", "oracle", "--structural", "--steps", "999"],
@@ -168,6 +202,39 @@ def test_cli_probes_a_folder_and_bad_input_is_one_line_and_exit_2(trajectory, qu
         assert main(argv) == 2
         error = capsys.readouterr().err.strip()
         assert len(error.splitlines()) == 1 and message in error
+
+
+def test_a_two_method_memory_is_probed_as_an_object_and_as_module_class(episode):
+    given = Notes()
+    config = ProbeConfig(steps=STEPS, answers=("recall", "structural"))
+    rows = probe_episode(episode, [given, "tests.qa.test_probes:Notes", "full-history"], config)
+    recall = {(r["memory"], r["step"], r["question_id"]): r["answer_recall"] for r in rows
+              if r["answer_mode"] == "recall"}
+    by_object = {k[1:]: v for k, v in recall.items() if k[0] == "Notes"}
+    by_name = {k[1:]: v for k, v in recall.items() if k[0] == "tests.qa.test_probes:Notes"}
+    assert by_object and by_object == by_name  # the same memory either way
+    assert given.lines and "facts" not in given.keys and "score" in given.keys  # fed, without privileged facts
+    assert 0 < sum(v["2048"] for v in by_object.values()) < len(by_object)  # it recalls some answers, not all
+    notes = [r for r in rows if r["memory"] == "Notes"]
+    assert all(r["offered"] is False and r["em"] is None for r in notes if r["answer_mode"] == "structural")
+    assert all(r["build_ms_per_step"] > 0 and r["query_ms"] >= 0 and r["memory_prompt_tokens"] == 0 for r in notes)
+    table = format_probe_tables(rows)
+    assert "| Notes | structural | not offered |" in table and "| memory | kind | R@256 | R@512 |" in table
+    assert "| Notes | all |" in table and "| full-history | all |" in table
+
+
+def test_privileged_facts_go_only_to_a_memory_that_declares_them(episode):
+    class Facts(Notes):
+        privileged = frozenset({"facts"})
+
+    class Walkthrough(Notes):
+        privileged = frozenset({"walkthrough"})
+
+    declared = Facts()
+    probe_episode(episode, [declared], ProbeConfig(steps=(10,), kinds=("location",), answers=("recall",)))
+    assert "facts" in declared.keys
+    with pytest.raises(ValueError, match="reads privileged \\['walkthrough'\\]; a probe replay holds \\['facts'\\]"):
+        probe_episode(episode, [Walkthrough()], ProbeConfig(steps=(10,), kinds=("location",), answers=("recall",)))
 
 
 @pytest.mark.real_llm

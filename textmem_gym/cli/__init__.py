@@ -13,7 +13,9 @@ Example:
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import warnings
 from collections.abc import Sequence
 
 import gymnasium as gym
@@ -32,6 +34,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "textmem_gym.cli.reproduce",
     "textmem_gym.cli.inspect",
     "textmem_gym.cli.probe",
+    "textmem_gym.cli.memory_bench",
     "textmem_gym.cli.serving",
     "textmem_gym.cli.llm",
 )
@@ -57,17 +60,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     not a policy; see :mod:`textmem_gym.cli.checks`), a policy that is not ready (a dead LLM
     endpoint, found before any episode) and a run aborted midway (finished rows stay) print a
     one-line error and return 2; any other exception is a bug and shows its traceback.
+
+    Ctrl-C prints one line (an evaluation's says how many episodes are recorded, and where) and
+    returns 130. A closed standard output (``textmem-gym list | head``) ends the command quietly
+    with 141, as a command killed by ``SIGPIPE``. Warnings are printed as one line each.
     """
     import textmem_gym  # noqa: F401  (registers ids)
 
     user_errors: tuple[type[BaseException], ...] = (ValueError, NotAPolicy, PolicyNotReady, RunAborted,
                                                     gym.error.Error, *not_found_errors())
+    shown, warnings.formatwarning = warnings.formatwarning, _one_line_warning
     try:
         args = build_parser().parse_args(argv)
-        return int(args.handler(args))
+        status = int(args.handler(args))
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return status
     except user_errors as error:
         print(f"textmem-gym: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as interrupt:  # an evaluation's Interrupted names what was kept
+        print(str(interrupt) or "interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141
+    finally:
+        warnings.formatwarning = shown
+
+
+def _one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                      line: str | None = None) -> str:
+    """``warnings.formatwarning`` of the command line: ``textmem-gym: warning: MESSAGE``."""
+    return f"textmem-gym: warning: {' '.join(str(message).split())}\n"
+
+
+def _silence_stdout() -> None:
+    """Points standard output at ``os.devnull``, so that the interpreter's last flush at exit does not
+    report the closed pipe again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 __all__ = ["COMMAND_MODULES", "build_parser", "main", "play"]

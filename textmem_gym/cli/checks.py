@@ -8,7 +8,9 @@ exit status 2 (see :func:`textmem_gym.cli.main`); nothing is played and no row i
   usage.
 - ``type=`` functions: :func:`count` (whole numbers from a minimum: ``--episodes``,
   ``--max-steps``, ``--workers``, ``--limit``...), :func:`positive_number` (seconds, CPUs),
-  :func:`port`, :func:`existing_file`, :func:`existing_dir`.
+  :func:`port`, :func:`existing_file`, :func:`existing_dir`, and for outputs :func:`writable_file`,
+  :func:`writable_dir` (checked by writing there, so an unwritable ``--out`` ends the command before
+  the first episode, not after it).
 - :func:`check_env_ids`: ids that are registered; :func:`check_env_resources`: what each needs to
   be made (a Jericho ROM, AriGraph's published file, Java for ScienceWorld) found before the first
   episode, through the :data:`RESOURCE_CHECKS` registry keyed by the id's entry point.
@@ -108,6 +110,27 @@ def existing_dir(text: str) -> str:
     return text
 
 
+def writable_file(text: str) -> str:
+    """An argparse ``type=``: a file that can be written (its folder is created when needed)."""
+    return _writable(text, folder=False)
+
+
+def writable_dir(text: str) -> str:
+    """An argparse ``type=``: a folder that files can be written into (created when needed)."""
+    return _writable(text, folder=True)
+
+
+def _writable(text: str, *, folder: bool) -> str:
+    """``text`` if :func:`textmem_gym.paths.check_writable` passes, else ArgumentTypeError with its line."""
+    from textmem_gym.paths import OutputNotWritable, check_writable
+
+    try:
+        check_writable(text, folder=folder)
+    except OutputNotWritable as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
 POSITIVE = count(1)
 NON_NEGATIVE = count(0)
 
@@ -185,4 +208,5 @@ def not_found_errors() -> tuple[type[Exception], ...]:
 
 __all__ = ["NON_NEGATIVE", "POSITIVE", "RESOURCE_CHECKS", "CommandLineError", "Parser", "check_env_ids",
            "check_env_resources", "count",
-           "existing_dir", "existing_file", "not_found_errors", "port", "positive_number"]
+           "existing_dir", "existing_file", "not_found_errors", "port", "positive_number", "writable_dir",
+           "writable_file"]

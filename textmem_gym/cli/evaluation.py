@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from textmem_gym.cli.arguments import check_env_kwargs, check_policy_kwargs, env_kwargs, parse_pairs
@@ -15,6 +16,8 @@ from textmem_gym.cli.checks import (
     check_env_resources,
     existing_file,
     positive_number,
+    writable_dir,
+    writable_file,
 )
 
 
@@ -36,9 +39,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     for env_id in args.env_ids:
         make_kwargs = check_env_kwargs(env_id, make_kwargs)
     check_env_resources(args.env_ids, make_kwargs)  # ROMs, published files, Java: before any episode
+    if args.overwrite and args.out is None:
+        raise ValueError("eval: --overwrite needs --out (the results file whose rows of this run are played again)")
+    if args.out is None:
+        print("note: no --out given: results are printed, not kept (give --out FILE to keep and resume them)",
+              file=sys.stderr)
     config = EvalConfig(episodes=args.episodes, seed=args.seed, max_steps=args.max_steps, out=args.out,
-                        env_kwargs=make_kwargs, policy_kwargs=policy_kwargs, progress=not args.quiet,
-                        game_seeds=args.game_seeds or (None,), **execution_kwargs(args))
+                        overwrite=args.overwrite, notes=True, env_kwargs=make_kwargs, policy_kwargs=policy_kwargs,
+                        progress=not args.quiet, game_seeds=args.game_seeds or (None,), **execution_kwargs(args))
     results = evaluate(args.env_ids, args.policy, config)
     print(format_table(summarize(results)))
     if args.out:
@@ -73,7 +81,7 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--max-concurrent-requests", type=POSITIVE, default=None,
                        help="LLM requests in flight per endpoint across all workers "
                             "(default: the policy's concurrency, else the LLM client's default)")
-    group.add_argument("--trajectories", default=None, metavar="DIR",
+    group.add_argument("--trajectories", type=writable_dir, default=None, metavar="DIR",
                        help="write one trajectory JSONL per episode into DIR")
     group.add_argument("--trajectory-prompts", choices=("full", "keys"), default="full",
                        help="keep each LLM call's prompt and answer, or only their keys")
@@ -97,16 +105,46 @@ def use_working_directory() -> None:
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    """Summarizes a JSONL results file: the game table for episode rows, the QA table (EM/F1 and
-    tokens per question, dataset x method) for multi-hop QA rows, both when the file holds both."""
-    from textmem_gym.qa.run import ROW_KIND, format_summary, summarize_qa
-    from textmem_gym.results import ResultsFile, format_table, summarize
-
-    rows = ResultsFile(args.results).read()
-    games, qa = [r for r in rows if r.get("kind") != ROW_KIND], [r for r in rows if r.get("kind") == ROW_KIND]
-    print("\n\n".join(([format_table(summarize(games))] if games or not qa else [])
-                      + ([format_summary(summarize_qa(qa))] if qa else [])))
+    """Summarizes JSONL results files (an episode in several counts once): the game table for episode
+    rows, the QA table (EM/F1 and tokens per question, dataset x method) for multi-hop QA rows, the
+    probe tables for probe rows; each kind the files hold."""
+    print(format_results(read_results(args.results)))
     return 0
+
+
+def read_results(paths: Sequence[str]) -> list[dict[str, Any]]:
+    """The rows of results files (see :func:`textmem_gym.report.load_rows`); a file with lines that
+    are not rows gets one warning line on stderr saying how many and which.
+
+    Raises:
+        ValueError: A file that holds no results row (empty, or nothing but malformed lines).
+    """
+    from textmem_gym.report import load_rows
+    from textmem_gym.results import ResultsFile
+
+    for path in paths:
+        scan = ResultsFile(path).scan()
+        problems = scan.problems()
+        if not scan.rows:
+            raise ValueError(f"{path} holds no results row: " + (f"only {problems}" if problems else "it is empty"))
+        if problems:
+            print(f"textmem-gym: warning: {path}: skipped {problems}", file=sys.stderr)
+    return load_rows(paths)
+
+
+def format_results(rows: list[dict[str, Any]]) -> str:
+    """The summary tables of results rows: games (also when there are no rows at all), QA, probes."""
+    from textmem_gym.qa.probes.run import ROW_KIND as PROBE_ROW
+    from textmem_gym.qa.probes.run import format_probe_tables
+    from textmem_gym.qa.run import ROW_KIND, format_summary, summarize_qa
+    from textmem_gym.results import format_table, summarize
+
+    games = [r for r in rows if r.get("kind") not in (ROW_KIND, PROBE_ROW)]
+    qa = [r for r in rows if r.get("kind") == ROW_KIND]
+    probes = [r for r in rows if r.get("kind") == PROBE_ROW]
+    return "\n\n".join(([format_table(summarize(games))] if games or not (qa or probes) else [])
+                       + ([format_summary(summarize_qa(qa))] if qa else [])
+                       + ([format_probe_tables(probes)] if probes else []))
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -120,7 +158,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--episodes", type=POSITIVE, default=1, help="episodes per id and game (1 or more)")
     ev.add_argument("--seed", type=NON_NEGATIVE, default=0, help="first reset seed (episode i uses seed+i)")
     ev.add_argument("--max-steps", type=POSITIVE, default=None, help="override the ids' step limit")
-    ev.add_argument("--out", default=None, help="JSONL results file (resumable)")
+    ev.add_argument("--out", type=writable_file, default=None,
+                    help="JSONL results file (resumable: finished episodes are skipped; without it nothing is kept)")
+    ev.add_argument("--overwrite", action="store_true",
+                    help="play every episode again: drop this run's rows from --out first (other rows stay)")
     ev.add_argument("--game-seeds", type=NON_NEGATIVE, nargs="+", default=None, help="game instances to use")
     ev.add_argument("--env-arg", action="append", metavar="KEY=VALUE", help="extra gym.make argument")
     ev.add_argument("--policy-arg", action="append", metavar="KEY=VALUE", help="policy constructor argument")
@@ -140,6 +181,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     add_execution_arguments(ev)
     ev.set_defaults(handler=cmd_eval)
-    summ = sub.add_parser("summary", help="summarize a JSONL results file")
-    summ.add_argument("results", type=existing_file, help="a JSONL results file")
+    summ = sub.add_parser("summary", help="summarize JSONL results files")
+    summ.add_argument("results", nargs="+", type=existing_file,
+                      help="JSONL results files (an episode in several counts once)")
     summ.set_defaults(handler=cmd_summary)

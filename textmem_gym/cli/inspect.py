@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from textmem_gym.cli.checks import NON_NEGATIVE, POSITIVE, existing_dir, existing_file
+from textmem_gym.cli.checks import NON_NEGATIVE, POSITIVE, existing_dir, existing_file, writable_file
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -30,30 +30,26 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if args.belief and record.get("belief"):
             print("    belief: " + record["belief"].replace("\n", "\n            "))
     if trajectory.result is not None:
+        from textmem_gym.results import score_text
+
         r = trajectory.result
-        print(f"\nresult: score {r.get('score')}/{r.get('max_score')} (normalized {r.get('normalized_score', 0):.3f}), "
-              f"won {r.get('won')}, {r.get('steps')} steps, {r.get('primitive_steps')} primitive")
+        print(f"\nresult: score {score_text(r.get('score'))}/{score_text(r.get('max_score'))} "
+              f"(normalized {r.get('normalized_score', 0):.3f}), won {r.get('won')}, {r.get('steps')} steps, "
+              f"{r.get('primitive_steps')} primitive")
     else:
         print("\n(unfinished episode: the trajectory stops here)")
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    """Writes the HTML report of results files, prints their summary table and the report's path."""
-    from textmem_gym.qa.probes.run import ROW_KIND as PROBE_ROW
-    from textmem_gym.qa.probes.run import format_probe_tables
-    from textmem_gym.qa.run import ROW_KIND, format_summary, summarize_qa
-    from textmem_gym.report import load_rows, write_report
-    from textmem_gym.results import format_table, summarize
+    """Writes the HTML report of results files, prints their summary table and the report's path
+    (a file with lines that are not rows gets a warning line; one with no row ends the command)."""
+    from textmem_gym.cli.evaluation import format_results, read_results
+    from textmem_gym.report import write_report
 
+    rows = read_results(args.results)
     path = write_report(args.results, args.output, trajectories=args.trajectories, episodes=args.episodes)
-    rows = load_rows(args.results)
-    games = [r for r in rows if r.get("kind") not in (ROW_KIND, PROBE_ROW)]
-    qa = [r for r in rows if r.get("kind") == ROW_KIND]
-    probes = [r for r in rows if r.get("kind") == PROBE_ROW]
-    print("\n\n".join(([format_table(summarize(games))] if games or not (qa or probes) else [])
-                      + ([format_summary(summarize_qa(qa))] if qa else [])
-                      + ([format_probe_tables(probes)] if probes else [])))
+    print(format_results(rows))
     print(f"\nreport: {path.resolve()}")
     return 0
 
@@ -69,7 +65,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     replay.set_defaults(handler=cmd_replay)
     report = sub.add_parser("report", help="write a self-contained HTML report of results files")
     report.add_argument("results", nargs="+", type=existing_file, help="JSONL results files")
-    report.add_argument("-o", "--output", default="report.html", help="HTML file to write")
+    report.add_argument("-o", "--output", type=writable_file, default="report.html", help="HTML file to write")
     report.add_argument("--trajectories", type=existing_dir, default=None,
                         help="folder of trajectories (else the paths recorded in the results rows)")
     report.add_argument("--episodes", type=NON_NEGATIVE, default=None,

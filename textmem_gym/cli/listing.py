@@ -1,37 +1,61 @@
-"""``textmem-gym list``: every env id and policy name."""
+"""``textmem-gym list [WORD ...]``: every env id and policy name, or those matching the words.
+
+Example:
+    $ textmem-gym list
+    $ textmem-gym list cooking hard
+"""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    """Prints every registered id with a one-line description, then the policies."""
+    """Prints every registered id with a one-line description, then the policies; with words, only the
+    lines whose name or description holds every word (any case)."""
     from textmem_gym.envs.registration import ENV_IDS
 
-    width = max(len(i) for i in ENV_IDS)
-    print("Environments:")
-    for env_id, entry in ENV_IDS.items():
-        needs = f" (needs {', '.join(entry.needs)})" if entry.needs else ""
-        print(f"  {env_id:<{width}}  {entry.description}{needs}")
-    print("\nPolicies:")
-    print_policies()
+    words = [word.lower() for word in args.words]
+    ids = [(env_id, entry.description + (f" (needs {', '.join(entry.needs)})" if entry.needs else ""))
+           for env_id, entry in ENV_IDS.items()]
+    sections = [(title, matching(rows, words)) for title, rows in (("Environments", ids), ("Policies", policy_rows()))]
+    if not any(rows for _, rows in sections):
+        raise ValueError(f"list: no id or policy matches {' '.join(args.words)!r} (`textmem-gym list` shows all)")
+    print("\n\n".join(format_section(title, rows) for title, rows in sections if rows))
     return 0
 
 
-def print_policies() -> None:
-    """One line per policy name: built-in ones, those of installed packages (marked), then patterns."""
+def matching(rows: Sequence[tuple[str, str]], words: Sequence[str]) -> list[tuple[str, str]]:
+    """The ``(name, description)`` rows holding every (lower-case) word in their name or description.
+
+    Example:
+        >>> matching([("TextMem/Cooking-v0", "a cooking game"), ("random", "random actions")], ["cook"])
+        [('TextMem/Cooking-v0', 'a cooking game')]
+    """
+    return [row for row in rows if all(word in f"{row[0]} {row[1]}".lower() for word in words)]
+
+
+def format_section(title: str, rows: Sequence[tuple[str, str]]) -> str:
+    """``Title:`` then one indented ``name  description`` line per row, names aligned."""
+    width = max(len(name) for name, _ in rows)
+    return "\n".join([f"{title}:"] + [f"  {name:<{width}}  {description}" for name, description in rows])
+
+
+def policy_rows() -> list[tuple[str, str]]:
+    """One row per policy name: built-in ones, those of installed packages (marked), then patterns."""
     from textmem_gym.core.registry import DESCRIPTIONS, PREFIXED_POLICIES, available_policies
 
     rows = [(name, entry.description + (f"  [from package {entry.package}]" if entry.package else ""))
             for name, entry in available_policies().items()]
     rows += [(f"{prefix}:...", DESCRIPTIONS.get(prefix, "")) for prefix in PREFIXED_POLICIES]
     rows.append(("module:Factory", "any importable callable returning a Policy, e.g. mypkg.agents:MyPolicy"))
-    width = max(len(name) for name, _ in rows)
-    for name, description in rows:
-        print(f"  {name:<{width}}  {description}")
+    return rows
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Adds ``list``."""
-    sub.add_parser("list", help="list environment ids and policies").set_defaults(handler=cmd_list)
+    listing = sub.add_parser("list", help="list environment ids and policies (those matching WORDs, if given)")
+    listing.add_argument("words", nargs="*", metavar="WORD",
+                         help="show only ids and policies whose name or description holds every word (any case)")
+    listing.set_defaults(handler=cmd_list)

@@ -18,7 +18,7 @@ PLAY_HELP = """Commands: type any game command.
 
 
 def _score_line(info: dict[str, Any], steps: int) -> str:
-    return f"[score {info['score']}/{info['max_score']} | moves {info['moves']} | steps {steps}]"
+    return f"[score {info['score']:g}/{info['max_score']:g} | moves {info['moves']} | steps {steps}]"
 
 
 def play(env: gym.Env, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout, seed: int = 0) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from textmem_gym.cli.arguments import check_policy_kwargs, parse_pairs
-from textmem_gym.cli.checks import POSITIVE, check_env_resources
+from textmem_gym.cli.checks import POSITIVE, check_env_resources, writable_file
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
@@ -42,7 +42,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce_qa(args: argparse.Namespace) -> int:
-    """Runs one multi-hop QA protocol (``--data DIR`` or ``--demo``) and prints its table."""
+    """Runs one multi-hop QA protocol (``--data DIR`` or ``--demo``) and prints its table
+    (``--recall-only``: answer and supporting-paragraph recall, no model asked)."""
     from textmem_gym.protocols import get_qa_protocol, published
     from textmem_gym.qa.data import QADataNotFoundError, shipped_data_dir
     from textmem_gym.qa.run import reproduce
@@ -58,7 +59,7 @@ def cmd_reproduce_qa(args: argparse.Namespace) -> int:
     try:
         print(reproduce(protocol, published(args.paper), data_dir=shipped_data_dir() if args.demo else args.data,
                         download=args.download, methods=args.method, llm_options=llm, limit=args.limit,
-                        out=args.out, workers=args.workers))
+                        out=args.out, workers=args.workers, answer=not args.recall_only))
     except QADataNotFoundError as error:  # a missing file is bad input: one line, no traceback
         raise ValueError(str(error)) from None
     if args.out:
@@ -77,7 +78,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     rep.add_argument("--model", default=None, help="LLM model name (LLM policies; else OPENAI_MODEL)")
     rep.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (else OPENAI_BASE_URL)")
     rep.add_argument("--workers", type=POSITIVE, default=1, help="episodes run in parallel")
-    rep.add_argument("--out", default=None, help="JSONL results file (resumable)")
+    rep.add_argument("--out", type=writable_file, default=None, help="JSONL results file (resumable)")
     rep.add_argument("--cell", action="append", metavar="LABEL",
                      help="play only this column of the paper's table (repeatable), e.g. 'Level 1'")
     rep.add_argument("--limit-cells", type=POSITIVE, default=None, help="play only the first N columns")
@@ -100,7 +101,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     qa.add_argument("--download", action="store_true", help="fetch missing official files into --data")
     qa.add_argument("--limit", type=POSITIVE, default=None, help="ask only the first N questions of each sample")
     qa.add_argument("--method", action="append", metavar="NAME", help="QA method to run (repeatable; default: "
-                    "the protocol's)")
+                    "the protocol's); memory:MEMORY answers from any memory (memory:bm25, memory:hipporag, "
+                    "memory:package.module:Class)")
+    qa.add_argument("--recall-only", action="store_true",
+                    help="ask no model: only answer recall at each token budget and supporting-paragraph recall@k "
+                         "of the methods with a context (the others are listed, not run)")
     qa.add_argument("--llm-arg", action="append", metavar="KEY=VALUE",
                     help="LLM client option of every method (repeatable), e.g. timeout=600, max_retries=1, "
                          "context_window=8192")

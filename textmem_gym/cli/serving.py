@@ -6,7 +6,7 @@ import argparse
 import os
 
 from textmem_gym.cli.arguments import check_env_kwargs, parse_pairs
-from textmem_gym.cli.checks import POSITIVE, check_env_resources, port, positive_number
+from textmem_gym.cli.checks import POSITIVE, check_env_resources, port, positive_number, writable_dir
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
@@ -31,8 +31,24 @@ def cmd_ui(args: argparse.Namespace) -> int:
     return 0
 
 
+def memory_arg(text: str) -> str:
+    """A memory name of :func:`~textmem_gym.memory.registry.available_memories`, or ``module:Class``.
+
+    Raises:
+        argparse.ArgumentTypeError: unknown memory 'nope'; choose from [...]
+    """
+    from textmem_gym.loading import unknown_name
+    from textmem_gym.memory.registry import available_memories
+
+    if text in available_memories() or ":" in text:
+        return text
+    raise argparse.ArgumentTypeError(str(unknown_name("memory", text, available_memories())))
+
+
 def _common(parser: argparse.ArgumentParser, default_port: int) -> None:
-    parser.add_argument("--memory", default="arigraph", choices=("arigraph", "stma", "davis"))
+    parser.add_argument("--memory", default="arigraph", type=memory_arg,
+                        help="a memory name of the entry-point group textmem_gym.memories (arigraph, stma, davis, "
+                             "...) or module:Class")
     parser.add_argument("--host", default="127.0.0.1",
                         help="listen address (another than loopback needs --token)")
     parser.add_argument("--port", type=port, default=default_port)
@@ -54,5 +70,5 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     mcp.set_defaults(handler=cmd_mcp)
     ui = sub.add_parser("ui", help="web app: play as a human, step through trajectories, compare runs")
     _common(ui, 7860)
-    ui.add_argument("--runs-dir", default="runs", help="where human episodes are recorded")
+    ui.add_argument("--runs-dir", type=writable_dir, default="runs", help="where human episodes are recorded")
     ui.set_defaults(handler=cmd_ui)

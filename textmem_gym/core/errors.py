@@ -1,4 +1,5 @@
-"""Errors the core raises or lets through: a policy that is not ready, a run that must stop.
+"""Errors the core raises or lets through: a policy that is not ready, a run that must stop, a run
+stopped with Ctrl-C.
 
 Both carry one line for the user: the command line prints it and exits 2, Python callers get the
 exception before any episode is played (:class:`PolicyNotReady`) or with every finished row kept
@@ -9,6 +10,8 @@ Example:
     'no LLM server answers at http://127.0.0.1:9/v1'
     >>> issubclass(RunAborted, RuntimeError)
     True
+    >>> str(Interrupted(3, 10, "runs/r.jsonl"))
+    'interrupted: 3 of 10 episodes recorded in runs/r.jsonl; run the same command to resume'
 """
 
 from __future__ import annotations
@@ -23,3 +26,21 @@ class RunAborted(RuntimeError):
     """Raised while playing when going on would only record failures (an LLM endpoint that died midway:
     several consecutive transport failures). The episode being played is not recorded; finished rows
     stay and a re-run resumes."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during an evaluation, with what was kept: its message is the one line the command prints.
+
+    A ``KeyboardInterrupt``, so code that stops on Ctrl-C still does.
+
+    Args:
+        recorded: Episodes of the evaluation's plan that are recorded (earlier runs included).
+        planned: Episodes planned.
+        out: The results file, or ``None`` when nothing is kept.
+    """
+
+    def __init__(self, recorded: int, planned: int, out: object | None) -> None:
+        self.recorded, self.planned, self.out = recorded, planned, out
+        where = (f"recorded in {out}; run the same command to resume" if out is not None
+                 else "played; none was kept (no results file: give --out to keep them)")
+        super().__init__(f"interrupted: {recorded} of {planned} episodes {where}")

@@ -56,6 +56,9 @@ POLICIES: dict[str, str] = {
     "reflact": "policies.reflact:ReflActPolicy",
     "stma": "policies.stma:STMAPolicy",
     "davis": "policies.davis:DAVISPolicy",
+    "adaplanner": "policies.adaplanner:AdaPlannerPolicy",
+    "saycan": "policies.saycan:SayCanPolicy",
+    "rap": "policies.rap:RAPPolicy",
     "netplay": "policies.netplay:NetPlayPolicy",
     "netplay-heuristic": "policies.netplay:NetPlayHeuristic",
 }
@@ -89,6 +92,12 @@ DESCRIPTIONS: dict[str, str] = {
     "reflact": "LLM: the Text Adventure Agent's ReflAct loop (reflection, objective, critic, loop guards, narrative)",
     "stma": "LLM: STMA spatio-temporal memory + planner-critic (multi-step plans checked before each action)",
     "davis": "LLM: DAVIS temporal-KG world model (predicts 5 steps, asks its graph) + actor-critic with reflection",
+    "adaplanner": ("LLM baseline: AdaPlanner, plans as code run by a restricted interpreter, refined when an "
+                   "assertion fails, won plans kept as skills"),
+    "saycan": ("LLM baseline: SayCan, every admissible command scored by its log-probability as the next action "
+               "x affordance (ScienceWorld's valid commands, SwiftSage's filters)"),
+    "rap": ("LLM baseline: RAP, retrieval-augmented planning over stored trajectories (ScienceWorld: gold paths of "
+            "5 training variations)"),
     "netplay": "LLM, NetHack: NetPlay's loop, one skill per step with a short reason (explore, go to, fight...)",
     "netplay-heuristic": "no LLM, NetHack: skill rules (fight near monsters, rest, eat, descend, else explore/search)",
     "rl": "rl:PATH plays a model trained by baselines_rl (MaskablePPO / masked DQN .zip)",

@@ -319,8 +319,8 @@ class TextGameEnv(gym.Env[str, str]):
     def _info(self, state: GameState) -> StepInfo:
         admissible = state.admissible_commands
         info: StepInfo = {
-            "score": state.score,
-            "max_score": state.max_score,
+            "score": float(state.score),  # floats on every backend, as the info table says
+            "max_score": float(state.max_score),
             "normalized_score": state.score / state.max_score if state.max_score > 0 else 0.0,
             "won": bool(state.won),
             "lost": bool(state.lost),

@@ -36,7 +36,7 @@ from textmem_gym.llm.client import (
 )
 from textmem_gym.llm.errors import CacheMissError, ContextLengthError, EndpointDown, EndpointUnavailable, LLMError
 from textmem_gym.llm.llama_server import LlamaCppServer, LocalModelMissingError, smollm2_path
-from textmem_gym.llm.server_info import ServerInfo
+from textmem_gym.llm.server_info import EndpointWarning, ServerInfo
 from textmem_gym.llm.testing.faults import FAULT_KINDS, Fault
 from textmem_gym.llm.testing.server import LocalOpenAIServer
 
@@ -46,6 +46,7 @@ __all__ = [
     "ClientAsk",
     "EndpointDown",
     "EndpointUnavailable",
+    "EndpointWarning",
     "LLMCalls",
     "PromptFolder",
     "Trimmable",

@@ -77,7 +77,7 @@ from typing import Any, Protocol
 from textmem_gym.core.errors import PolicyNotReady
 from textmem_gym.fallbacks import FALLBACK_CAUSES, FallbackError
 from textmem_gym.llm.answers import Answer, parse_answer
-from textmem_gym.llm.client import ChatResult, LLMClient, estimate_prompt_tokens
+from textmem_gym.llm.client import ChatResult, LLMClient, PromptLogprobs, estimate_prompt_tokens
 from textmem_gym.llm.errors import ContextLengthError, LLMError
 from textmem_gym.loading import lookup
 
@@ -395,6 +395,7 @@ class LLMCalls:
         self.strict = bool(strict)
         self._started_early = False
         self.last_failure: str | None = None
+        self.last_error_status: int | None = None  # HTTP status of the last failed call (if any)
         self._embeddings: bool | None = None
         self.begin_episode()
 
@@ -499,6 +500,30 @@ class LLMCalls:
                 text, result = longer
         self.last_failure = None
         return result.text
+
+    def score(self, kind: str, prompt: str) -> PromptLogprobs | None:
+        """The log-probabilities of ``prompt``'s tokens (:meth:`LLMClient.prompt_logprobs`), counted
+        and recorded like a chat call of ``kind``; ``None`` after an LLM error (the endpoint may not
+        serve completions)."""
+        started = time.perf_counter()
+        try:
+            result = self.client.prompt_logprobs(prompt)
+        except LLMError as error:
+            self.last_error_status = error.status
+            if isinstance(error, ContextLengthError):
+                self.context_overflows += 1
+            self._failed(kind, prompt, started, "context_overflow" if isinstance(error, ContextLengthError)
+                         else "llm_error", error)
+            return None
+        self.calls_by_kind[kind] = self.calls_by_kind.get(kind, 0) + 1
+        self.prompt_tokens_by_kind[kind] = self.prompt_tokens_by_kind.get(kind, 0) + result.prompt_tokens
+        self.step_calls.append({"kind": kind, "prompt": prompt, "answer": None, "prompt_tokens": result.prompt_tokens,
+                                "completion_tokens": result.completion_tokens, "latency_s": round(result.latency_s, 4),
+                                "cached": result.cached, "model": result.model, "finish_reason": None,
+                                "structured": None, "fallback": None if any(
+                                    lp is not None for lp in result.logprobs) else "no_logprobs"})
+        self.last_failure = None
+        return result
 
     def _retry_room(self, text: str, max_tokens: int | None) -> int:
         """The completion limit for asking again after an answer was cut off at ``max_tokens``:

@@ -67,7 +67,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import openai
-from openai.types import CreateEmbeddingResponse
+from openai.types import Completion, CreateEmbeddingResponse
 from openai.types.chat import ChatCompletion
 
 from textmem_gym.llm.answers import ParseResult, parse_json_object
@@ -151,6 +151,47 @@ class ChatResult:
     def as_dict(self) -> dict[str, Any]:
         """Returns the fields as a JSON-serialisable dict."""
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class PromptLogprobs:
+    """The log-probabilities of a prompt's own tokens (a completions request with ``echo`` and ``logprobs``).
+
+    Attributes:
+        tokens: The prompt's tokens as the server split it (then the generated one, if any).
+        logprobs: Each token's log-probability given the text before it (``None`` where the server
+            gave none: the first token, or every token when the server does not score prompts).
+        offsets: Each token's character offset in the prompt.
+        prompt_tokens, completion_tokens, tokens_estimated, latency_s, model, cached, retries: As
+            for :class:`ChatResult`.
+
+    Example:
+        >>> scored = PromptLogprobs(["a", " b", " c"], [None, -1.0, -0.5], [0, 1, 3], 3, 0, False, 0.1, "m", False, 0)
+        >>> scored.continuation(1)
+        -1.5
+        >>> PromptLogprobs(["a"], [None], [0], 1, 0, False, 0.1, "m", False, 0).continuation(1) is None
+        True
+    """
+
+    tokens: list[str]
+    logprobs: list[float | None]
+    offsets: list[int]
+    prompt_tokens: int
+    completion_tokens: int
+    tokens_estimated: bool
+    latency_s: float
+    model: str
+    cached: bool
+    retries: int
+
+    def continuation(self, start: int, end: int | None = None) -> float | None:
+        """The summed log-probability of the tokens starting in ``[start, end)`` (characters of the
+        prompt); ``None`` when one of them has no log-probability or none starts there."""
+        chosen = [lp for offset, lp in zip(self.offsets, self.logprobs)
+                  if offset >= start and (end is None or offset < end)]
+        if not chosen or any(lp is None for lp in chosen):
+            return None
+        return float(sum(lp for lp in chosen if lp is not None))
 
 
 # -- usage and cost ------------------------------------------------------------------------------------
@@ -544,6 +585,35 @@ def normalize_chat(raw: Any, body: Mapping[str, Any], retry_empty: bool) -> dict
     }
 
 
+def normalize_completion(raw: Any, body: Mapping[str, Any], retry_empty: bool) -> dict[str, Any]:
+    """Turns an SDK (legacy) completion into a normalised response with its token log-probabilities
+    (``logprobs``: ``None`` when the server sent none).
+
+    Raises:
+        BadResponseError: The completion has no choice (retried).
+    """
+    choices = getattr(raw, "choices", None)
+    if not choices:
+        raise BadResponseError("completion has no choices[0]")
+    choice = choices[0]
+    text = getattr(choice, "text", None) or ""
+    scored = getattr(choice, "logprobs", None)
+    tokens = getattr(scored, "tokens", None)
+    logprobs = None
+    if tokens:
+        values = list(getattr(scored, "token_logprobs", None) or [None] * len(tokens))
+        offsets = list(getattr(scored, "text_offset", None) or [])
+        if len(values) == len(tokens) and len(offsets) == len(tokens):
+            logprobs = {"tokens": list(tokens), "token_logprobs": values, "text_offset": offsets}
+    counts = _usage_counts(raw)
+    estimated = counts is None
+    if counts is None:
+        counts = (estimate_tokens(str(body.get("prompt", ""))), estimate_tokens(text))
+    return {"text": text, "prompt_tokens": counts[0], "completion_tokens": counts[1], "tokens_estimated": estimated,
+            "model": getattr(raw, "model", None) or body["model"],
+            "finish_reason": getattr(choice, "finish_reason", None), "logprobs": logprobs}
+
+
 def normalize_embeddings(raw: Any, body: Mapping[str, Any], retry_empty: bool) -> dict[str, Any]:
     """Turns an SDK embedding response into a normalised response (vectors in input order).
 
@@ -571,6 +641,10 @@ def _chat_excerpt(body: Mapping[str, Any]) -> str:
     messages = body.get("messages") or []
     users = [m for m in messages if m.get("role") == "user"] or list(messages)
     return _excerpt(str(users[-1].get("content", ""))) if users else ""
+
+
+def _completion_excerpt(body: Mapping[str, Any]) -> str:
+    return _excerpt(str(body.get("prompt", ""))[-EXCERPT_CHARS:])
 
 
 def _embeddings_excerpt(body: Mapping[str, Any]) -> str:
@@ -624,6 +698,7 @@ ENDPOINTS: dict[str, Endpoint] = {
     "chat": Endpoint("chat completion", "/chat/completions", ChatCompletion, normalize_chat, _chat_excerpt),
     "embeddings": Endpoint("embedding", "/embeddings", CreateEmbeddingResponse, normalize_embeddings,
                            _embeddings_excerpt),
+    "completions": Endpoint("completion", "/completions", Completion, normalize_completion, _completion_excerpt),
 }
 
 
@@ -1047,6 +1122,17 @@ class Call:
             structured=response.get("structured", "none"),  # rows cached before schemas have none
         )
 
+    def prompt_logprobs(self, response: dict[str, Any]) -> PromptLogprobs:
+        """Accounts the finished completion and returns its prompt's :class:`PromptLogprobs`."""
+        latency, _ = self._account(response)
+        scored = response.get("logprobs") or {}
+        tokens = list(scored.get("tokens") or [])
+        return PromptLogprobs(tokens=tokens, logprobs=list(scored.get("token_logprobs") or [None] * len(tokens)),
+                              offsets=list(scored.get("text_offset") or []), prompt_tokens=response["prompt_tokens"],
+                              completion_tokens=response["completion_tokens"],
+                              tokens_estimated=response["tokens_estimated"], latency_s=latency,
+                              model=response["model"], cached=self.cached, retries=self._retries)
+
     def vectors(self, response: dict[str, Any]) -> list[list[float]]:
         """Accounts the finished embedding call and returns its vectors."""
         self._account(response)
@@ -1228,6 +1314,31 @@ class LLMClient:
         """Runs several chats on ``concurrency`` threads; results keep the input order."""
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
             return list(pool.map(lambda messages: self.chat(messages, **kwargs), conversations))
+
+    def prompt_logprobs(self, prompt: str, *, timeout: float | None = None) -> PromptLogprobs:
+        """The log-probability of every token of ``prompt`` given the text before it: one (legacy)
+        completions request with ``echo`` and ``logprobs`` and one generated token (llama.cpp's
+        ``llama-cpp-python`` server, vLLM and OpenAI's completion models score prompts this way;
+        a server that does not gives no log-probabilities: :attr:`PromptLogprobs.logprobs` holds
+        ``None``, or the request fails with an :class:`~textmem_gym.llm.errors.LLMError`).
+
+        Example:
+            >>> from textmem_gym.llm import LocalOpenAIServer
+            >>> with LocalOpenAIServer(logprobs=lambda before, token: -1.0) as server:
+            ...     scored = LLMClient(model="m", base_url=server.base_url).prompt_logprobs("go to> open door")
+            >>> scored.continuation(len("go to>"), len("go to> open door"))  # without the generated token
+            -2.0
+        """
+        if not isinstance(prompt, str):
+            raise TypeError("prompt must be a string")
+        body = {"model": self.model, "prompt": prompt, "max_tokens": 1, "temperature": 0.0, "echo": True,
+                "logprobs": 1}
+        request = Request("completions", body, self._cache_key(body, sampled=False))
+        return _drive(self._logprob_steps(request, timeout), self._sync_transport())
+
+    def _logprob_steps(self, request: Request, timeout: float | None) -> Steps[PromptLogprobs]:
+        call, response = yield from self._request_steps(request, timeout)
+        return call.prompt_logprobs(response)
 
     def embed(self, texts: Sequence[str], *, model: str | None = None,
               timeout: float | None = None) -> list[list[float]]:
@@ -1570,5 +1681,6 @@ def _resolve_cache_path(cache_path: str | Path | None) -> Path:
 
 
 __all__ = ["ChatResult", "DEFAULT_CONCURRENCY", "DOWN_AFTER", "LLMClient", "LEASE_MARGIN_S", "Limiter", "PriceTable",
-           "RetryPolicy", "STRUCTURED_SETTINGS", "UsageTotals", "arequest_slot", "estimate_prompt_tokens",
-           "estimate_tokens", "estimate_with_margin", "install", "installed", "preflight", "request_slot", "restore"]
+           "PromptLogprobs", "RetryPolicy", "STRUCTURED_SETTINGS", "UsageTotals", "arequest_slot",
+           "estimate_prompt_tokens", "estimate_tokens", "estimate_with_margin", "install", "installed", "preflight",
+           "request_slot", "restore"]

@@ -1,10 +1,13 @@
 """What an OpenAI-compatible server is and what it tells about its model: kind, context window, tokens.
 
 :func:`check_endpoint` is the preflight check: one ``GET {base_url}/models`` with a short timeout,
-raising :class:`~textmem_gym.llm.errors.EndpointUnavailable` (one line) when nothing answers, the key
-is refused, the route is missing, or a server that lists every model it serves (OpenAI, vLLM,
-Ollama) does not list the model. Single-model servers (llama.cpp, llama-cpp-python) answer for any
-model name, so theirs is not checked.
+raising :class:`~textmem_gym.llm.errors.EndpointUnavailable` (one line) only for what cannot work:
+nothing answers, the key is refused, neither the model list nor the chat route exists (a base URL
+without its ``/v1``), or a server that lists every model it serves (OpenAI, vLLM, Ollama) does not
+list the model. Single-model servers (llama.cpp, llama-cpp-python) answer for any model name, so
+theirs is not checked. Serving the model list is not part of every OpenAI-compatible server: one
+that answers it with an error (``501 Not Implemented``...) but has a chat route is used, with one
+:class:`EndpointWarning`.
 
 :func:`probe_server` asks the server once (the client keeps the answer):
 
@@ -40,6 +43,7 @@ Example:
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,7 +51,7 @@ from urllib.parse import urlsplit
 
 import openai
 
-from textmem_gym.llm.errors import EndpointUnavailable
+from textmem_gym.llm.errors import EndpointUnavailable, safe_url
 
 logger = logging.getLogger("textmem_gym.llm")
 
@@ -65,6 +69,10 @@ LISTS_ITS_MODELS = frozenset({"openai", "vllm", "ollama"})
 MODELS_SHOWN = 8
 
 Messages = Sequence[Mapping[str, Any]]
+
+
+class EndpointWarning(UserWarning):
+    """The preflight check could not check everything but goes on (a server without a model list)."""
 
 
 @dataclass(frozen=True)
@@ -193,13 +201,22 @@ def check_endpoint(sdk: Any, base_url: str, model: str, *, timeout: float, key_g
         key_given: Whether an API key was configured (named in the message when the key is refused).
 
     Raises:
-        EndpointUnavailable: Nothing answers, the key is refused, there is no model list, or a server
-            that lists its models does not list ``model``.
+        EndpointUnavailable: Nothing answers, the key is refused, there is neither a model list nor a
+            chat route, or a server that lists its models does not list ``model``.
+
+    Warns:
+        EndpointWarning: The model list answered an error but the chat route is there: the model is
+            not checked (one line naming the URL and the status).
     """
     try:
         listing = sdk.get(base_url.rstrip("/") + "/models", cast_to=object, options={"timeout": timeout})
     except openai.APIError as exc:
-        raise EndpointUnavailable(base_url, _problem(exc, timeout, key_given)) from None
+        status = getattr(exc, "status_code", None)
+        if status is None or status in (401, 403) or not _has_chat_route(sdk, base_url, timeout):
+            raise EndpointUnavailable(base_url, _problem(exc, timeout, key_given)) from None
+        warnings.warn(EndpointWarning(f"LLM endpoint {safe_url(base_url)}: GET /models answered HTTP {status} (no "
+                                      f"model list), so model {model!r} is not checked; going on"), stacklevel=2)
+        return ServerInfo(kind=_kind([], base_url))
     models = _listed(listing)
     ids = tuple(str(m.get("id")) for m in models if m.get("id") is not None)
     kind = _kind(models, base_url)
@@ -207,6 +224,18 @@ def check_endpoint(sdk: Any, base_url: str, model: str, *, timeout: float, key_g
         shown = ", ".join(ids[:MODELS_SHOWN]) + (", ..." if len(ids) > MODELS_SHOWN else "")
         raise EndpointUnavailable(base_url, f"model {model!r} is not served here (it lists: {shown})")
     return ServerInfo(kind=kind, models=ids)
+
+
+def _has_chat_route(sdk: Any, base_url: str, timeout: float) -> bool:
+    """Whether ``POST {base_url}/chat/completions`` exists: an empty request (nothing is generated)
+    answered with anything but 404."""
+    try:
+        sdk.post(base_url.rstrip("/") + "/chat/completions", cast_to=object, body={}, options={"timeout": timeout})
+    except openai.APIStatusError as exc:
+        return exc.status_code != 404
+    except openai.APIError:
+        return False
+    return True
 
 
 def _problem(exc: openai.APIError, timeout: float, key_given: bool) -> str:

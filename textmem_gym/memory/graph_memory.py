@@ -78,6 +78,7 @@ from typing import Any
 import networkx as nx
 
 from textmem_gym.memory.base import UpdateStats
+from textmem_gym.memory.budget import fit_budget
 from textmem_gym.memory.export import draw_memory, memory_graph
 from textmem_gym.memory.extractors import Extraction, Extractor, TextParser, make_extractor
 from textmem_gym.memory.retrieval import Episode, EpisodicMemory, SimilarityIndex, make_index
@@ -130,7 +131,8 @@ class GraphMemory:
         max_episode_chars: Observation characters shown per retrieved episode.
 
     Attributes:
-        name: The architecture's name in :data:`~textmem_gym.memory.base.MEMORIES`.
+        name: The architecture's name in the entry-point group ``textmem_gym.memories``
+            (:func:`~textmem_gym.memory.registry.available_memories`).
         version: Changes whenever the content changes (update, invalidation, reset, load), so
             a caller can keep what it derived from the memory until then.
         retrievals: How many times :meth:`retrieve` ran (since the memory was built).
@@ -276,6 +278,34 @@ class GraphMemory:
                 triples.setdefault(t.id, t)
         k = self.episodes_k if episodes is None else episodes
         return Retrieval(list(triples.values()), self.episodic.search(triples, k))
+
+    # -- recall as text -------------------------------------------------------------------
+    def render(self, query: str | list[str] | None = None) -> str:
+        """The memory as prompt text, relevant to ``query`` when given: each architecture writes its own."""
+        raise NotImplementedError(f"{type(self).__name__} must write render()")
+
+    def context(self, question: str, budget: int) -> list[str]:
+        """The non-empty lines of :meth:`render` for ``question``, in render order, cut to ``budget`` tokens.
+
+        The render order is kept, and it is not strictly "most relevant first": every architecture
+        opens with its state before what it retrieved for ``question``. AriGraph: the current
+        location, the unexplored exits, then one line of the triples retrieved (in the order the
+        semantic search found them) and the episodes retrieved (best first). STMA: the temporal
+        belief, then the spatial belief for the question. DAVIS: the current location and the recent
+        events, then the facts around the question's entities. So a small budget keeps the state
+        and may cut what was retrieved.
+
+        Example:
+            >>> from textmem_gym.memory.arigraph.memory import AriGraphMemory
+            >>> memory = AriGraphMemory()
+            >>> memory.update("-= Hall =-\\nYou see a chest.", "", {})
+            >>> memory.context("where is the chest?", 64)
+            ['Current location: hall', 'Known facts: chest, is at, hall']
+            >>> memory.context("where is the chest?", 7)
+            ['Current location: hall']
+        """
+        lines = [line for line in self.render(question).splitlines() if line.strip()]
+        return fit_budget(lines, budget)
 
     # -- views ---------------------------------------------------------------------------
     def believed_triples(self) -> list[TripleKey]:

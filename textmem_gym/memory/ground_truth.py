@@ -20,6 +20,13 @@ TextWorld fact                memory triple                                class
 
 Other predicates (``free``, cooking properties, recipe bookkeeping) are not scored.
 
+The other backends' facts map to the same vocabulary (:func:`map_facts` tells the format from the
+facts, :data:`FACT_FORMATS`): Jericho's object tree (``("player", "at", room)``, ``(x, "in",
+parent)``: ``is at`` a room, ``is in`` anything else, ``I`` the inventory), ScienceWorld's
+(``("agent", "in", room)``, ``is at``/``is in``/``inventory`` likewise, doors' states, rooms joined by
+a door :data:`CONNECTED`), NetHack's (positions ``is at`` ``level N xX yY``, the hero ``is on`` its
+level, carried items ``is in`` ``inventory``; the player's room is the level).
+
 What the agent has observed (:class:`ObservedTruth`) follows what TextWorld shows: on
 entering or acting in a room, the things in it, on its supporters and in its open containers
 (recursively), its exits and doors; a connection between two rooms once the agent has walked
@@ -42,7 +49,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from textmem_gym.envs.privileged import FactTriple
@@ -100,7 +107,7 @@ class Truth(Protocol):
 def relation_class(triple: TripleKey) -> str | None:
     """``spatial``, ``containment`` or ``state`` for scored triples, else ``None``."""
     _, relation, obj = triple
-    if relation_direction(relation) or relation == HAS_EXIT or door_direction(relation):
+    if relation_direction(relation) or relation in (HAS_EXIT, CONNECTED) or door_direction(relation):
         return "spatial"
     if relation in LOCATION_RELATIONS:
         return "containment"
@@ -110,12 +117,28 @@ def relation_class(triple: TripleKey) -> str | None:
 
 
 def map_facts(facts: Iterable[FactTriple]) -> tuple[set[TripleKey], str | None]:
-    """Maps TextWorld facts through :data:`PREDICATE_TABLE`.
+    """Maps the privileged facts of any backend to the memory's vocabulary: TextWorld's (and
+    TWX's) through :data:`PREDICATE_TABLE`, Jericho's object tree, ScienceWorld's and NetHack's
+    (see :data:`FACT_FORMATS`; the format is told by the facts themselves).
 
     Returns:
         ``(triples, player_room)``.
+
+    Example:
+        >>> triples, room = map_facts([("player", "at", "Kitchen"), ("kitchen table", "in", "Kitchen"),
+        ...                            ("brown sack", "in", "kitchen table"), ("lamp", "in", "I")])
+        >>> sorted(triples), room  # doctest: +NORMALIZE_WHITESPACE
+        ([('brown sack', 'is in', 'kitchen table'), ('kitchen table', 'is at', 'kitchen'),
+          ('lamp', 'is in', 'inventory')], 'kitchen')
     """
     facts = [(str(s), str(r), str(o)) for s, r, o in facts]
+    mapper = next((m for detects, m in FACT_FORMATS.values() if detects(facts)), map_textworld_facts)
+    triples, room = mapper(facts)
+    return {(normalize(s), normalize(r), normalize(o)) for s, r, o in triples}, room
+
+
+def map_textworld_facts(facts: list[FactTriple]) -> tuple[set[TripleKey], str | None]:
+    """TextWorld's (and TWX's) predicates through :data:`PREDICATE_TABLE`."""
     directions = {(s, r[:-3], o) for s, r, o in facts if r.endswith("_of") and r[:-3] in OPPOSITE}
     rooms = {x for s, _, o in directions for x in (s, o)}
     triples: set[TripleKey] = set()
@@ -132,7 +155,70 @@ def map_facts(facts: Iterable[FactTriple]) -> tuple[set[TripleKey], str | None]:
     for a, d, b in directions:
         triples.add((a, direction_relation(d), b))
         triples.add((b, HAS_EXIT, d))
-    return {tuple(normalize(x) for x in t) for t in triples}, player_room  # type: ignore[misc]
+    return triples, player_room
+
+
+def _top_level(facts: list[FactTriple], relation: str = "in") -> set[str]:
+    """The parents that are no one's child (a tree's rooms)."""
+    children = {s for s, r, _ in facts if r == relation}
+    return {o for _, r, o in facts if r == relation} - children
+
+
+def map_jericho_facts(facts: list[FactTriple]) -> tuple[set[TripleKey], str | None]:
+    """Jericho's object tree (:mod:`~textmem_gym.envs.jericho.world`): a child of a room (a
+    parent with no parent, or the player's) ``is at`` it, of anything else ``is in`` it (the
+    Z-machine does not tell supporters from containers); ``I`` is the inventory."""
+    player_room = next((o for s, r, o in facts if s == JERICHO_PLAYER and r == "at"), None)
+    rooms = _top_level(facts) | ({player_room} if player_room else set())
+    triples: set[TripleKey] = set()
+    for s, r, o in facts:
+        if r == "in" and s != JERICHO_PLAYER:
+            triples.add((s, IN, INVENTORY) if o == INVENTORY_ID else (s, AT if o in rooms else IN, o))
+    return triples, normalize(player_room) if player_room else None
+
+
+def map_scienceworld_facts(facts: list[FactTriple]) -> tuple[set[TripleKey], str | None]:
+    """ScienceWorld's facts (:mod:`~textmem_gym.envs.scienceworld.facts`): a child of a room ``is
+    at`` it, of another thing ``is in`` it, of ``inventory`` is carried; rooms joined by a door
+    are :data:`CONNECTED` both ways (ScienceWorld has no compass); open/closed/locked states."""
+    player_room = next((o for s, r, o in facts if s == SCIENCEWORLD_AGENT and r == "in"), None)
+    rooms = (_top_level(facts) - {INVENTORY}) | ({player_room} if player_room else set())
+    triples: set[TripleKey] = set()
+    for s, r, o in facts:
+        if r == "in" and s != SCIENCEWORLD_AGENT:
+            triples.add((s, IN, INVENTORY) if o == INVENTORY else (s, AT if o in rooms else IN, o))
+        elif r == "is" and o in DOOR_STATES:
+            triples.add((s, IS, o))
+        elif r == "connected_to" and s in rooms and o in rooms:
+            triples.update({(s, CONNECTED, o), (o, CONNECTED, s)})
+    return triples, normalize(player_room) if player_room else None
+
+
+def map_nethack_facts(facts: list[FactTriple]) -> tuple[set[TripleKey], str | None]:
+    """NetHack's facts, as :func:`~textmem_gym.memory.extractors.nethack.map_nethack_facts`
+    reads them (positions ``is at`` ``level N xX yY``, the hero ``is on`` its dungeon level,
+    carried items); the player's "room" is the dungeon level, as the NetHack memories believe."""
+    from textmem_gym.memory.extractors.nethack import map_nethack_facts as read  # it imports this module
+
+    level = next((o for s, r, o in facts if s == NETHACK_HERO and r == "on"), None)
+    return read(facts), normalize(level) if level else None
+
+
+#: The players' names in each backend's facts.
+JERICHO_PLAYER, SCIENCEWORLD_AGENT, NETHACK_HERO = "player", "agent", "you"
+#: ScienceWorld's rooms joined by a door: ``("hallway", "is connected to", "kitchen")``.
+CONNECTED = "is connected to"
+_Facts = list[FactTriple]
+#: Backend fact format -> (whether a list of facts is in that format, its mapper); TextWorld's
+#: (and TWX's, which uses TextWorld's predicates) is the default.
+FACT_FORMATS: dict[str, tuple[Callable[[_Facts], bool], Callable[[_Facts], tuple[set[TripleKey], str | None]]]] = {
+    "textworld": (lambda facts: any(s == PLAYER and r == "at" for s, r, _ in facts), map_textworld_facts),
+    "jericho": (lambda facts: any(s == JERICHO_PLAYER and r == "at" for s, r, _ in facts), map_jericho_facts),
+    "scienceworld": (lambda facts: any(s == SCIENCEWORLD_AGENT and r == "in" for s, r, _ in facts),
+                     map_scienceworld_facts),
+    "nethack": (lambda facts: any(r == "carry" or (s == NETHACK_HERO and r == "on") for s, r, _ in facts),
+                map_nethack_facts),
+}
 
 
 def _door_triple(room: str, rest: str, rooms: set[str], directions: set[tuple[str, str, str]]) -> list[TripleKey]:

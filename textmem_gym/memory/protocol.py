@@ -57,7 +57,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import networkx as nx
 
-from textmem_gym.memory.budget import fit_budget
+from textmem_gym.memory.budget import fit_budget  # noqa: F401  (the module example uses it)
 from textmem_gym.memory.extractors import TextParser
 from textmem_gym.memory.semantic import Triple, TripleKey
 
@@ -209,7 +209,7 @@ def check_memory(obj: Any) -> Memory:
     if not is_memory(obj):
         raise TypeError(f"{type(obj).__name__} is not a memory: it needs update(observation, action, info) "
                         "and context(question, budget)")
-    return obj  # type: ignore[no-any-return]
+    return obj
 
 
 def offered_parts(memory: object) -> dict[str, bool]:

@@ -61,10 +61,10 @@ def memory_factory(name: str) -> Callable[..., Any]:
     """
     declared = available_memories()
     if name in declared:
-        return load_object(declared[name])  # type: ignore[no-any-return]
+        return load_object(declared[name])
     if ":" in name:
         try:
-            return load_object(name)  # type: ignore[no-any-return]
+            return load_object(name)
         except (ImportError, AttributeError) as error:
             raise unknown_name("memory", name, declared, detail=str(error)) from None
     raise unknown_name("memory", name, declared)
@@ -91,7 +91,7 @@ def make_memory(memory: str | Memory = "arigraph", **options: Any) -> Memory:
     if not is_memory(built):
         raise TypeError(f"memory {memory!r} built a {type(built).__name__}, which is not a memory: it needs "
                         "update(observation, action, info) and context(question, budget)")
-    return built  # type: ignore[no-any-return]
+    return built
 
 
 __all__ = ["ENTRY_POINT_GROUP", "available_memories", "make_memory", "memory_factory", "memory_name"]

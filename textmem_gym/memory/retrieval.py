@@ -51,6 +51,18 @@ def tokenize(text: str) -> list[str]:
     return [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
 
 
+def passage_text(observation: str, action: str) -> str:
+    """One memory update (a step, or a paragraph in QA) as one line: ``"> action | observation"``
+    (just the observation when ``action`` is ``""``), whitespace collapsed.
+
+    Example:
+        >>> passage_text("You take  the knife.", "take knife")
+        '> take knife | You take the knife.'
+    """
+    text = " ".join(observation.split())
+    return f"> {' '.join(action.split())} | {text}" if action.strip() else text
+
+
 class SimilarityIndex(Protocol):
     """What the memory needs from a similarity backend."""
 

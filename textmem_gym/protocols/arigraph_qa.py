@@ -7,6 +7,13 @@ full context, gold supporting paragraphs (the upper bound) and AriGraph QA (the 
 GPT-4o-mini; we run whichever model ``--model`` names). AriGraph QA's settings are the script's:
 6 triples per hop, 2 episodic vertices, a search depth per key item equal to its relevance.
 
+Any memory runs beside them as ``--method memory:NAME`` (``memory:bm25``, ``memory:hipporag``,
+``memory:package.module:Class``: :mod:`textmem_gym.qa.methods.memory`). With ``--recall-only`` no
+model is asked: the methods with a context (``bm25``, ``full-context``, ``gold``, every
+``memory:NAME``; ``embedding`` given an endpoint serving embeddings) give answer recall at 256 to
+2,048 tokens and supporting-paragraph recall@2 and @5 (:mod:`textmem_gym.qa.recall`), the others
+are listed as not run; with a model, the same recall is shown beside EM/F1.
+
 Example:
     >>> PROTOCOL.datasets, PROTOCOL.method_rows["arigraph"]
     (('musique', 'hotpotqa'), ('AriGraph(GPT-4)', 'AriGraph(GPT-4o-mini)'))

@@ -21,5 +21,5 @@ PROTOCOL = Protocol(
     step_accounting="every command sent to the game counts one step",
     scale=100.0,
     own_row="DAVIS",
-    policy_rows={"davis": "DAVIS", "react": "ReAct", "reflexion": "Reflexion"},
+    policy_rows={"davis": "DAVIS", "react": "ReAct", "reflexion": "Reflexion", "saycan": "SayCan", "rap": "RAP"},
 )

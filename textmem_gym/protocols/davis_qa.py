@@ -8,6 +8,13 @@ inner-monologue retrieval, graph QA), beside full context (the table's plain GPT
 GPT-4-turbo rows read the documents) and AriGraph QA (the table has no AriGraph row; it shows
 what the other graph memory does on the same sample).
 
+Any memory runs beside them as ``--method memory:NAME`` (``memory:bm25``, ``memory:hipporag``,
+``memory:package.module:Class``: :mod:`textmem_gym.qa.methods.memory`). With ``--recall-only`` no
+model is asked: the methods with a context (``bm25``, ``full-context``, ``gold``, every
+``memory:NAME``; ``embedding`` given an endpoint serving embeddings) give answer recall at 256 to
+2,048 tokens and supporting-paragraph recall@2 and @5 (:mod:`textmem_gym.qa.recall`), the others
+are listed as not run; with a model, the same recall is shown beside EM/F1.
+
 Example:
     >>> PROTOCOL.datasets, PROTOCOL.method_rows["davis"]
     (('hotpotqa', 'musique'), ('DAVIS (GPT-4o)', 'DAVIS (GPT-4-turbo)'))

@@ -13,7 +13,7 @@ Example:
     >>> obs, info = env.reset(seed=0)
     >>> obs, reward, terminated, truncated, info = env.step("take coin")
     >>> info["won"], info["score"], terminated       # won with the maximum score: the budget ends here
-    (True, 100, True)
+    (True, 100.0, True)
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ class RestartWithinBudget(gym.Wrapper):
         max_score = info.get("max_score", 0)
         metrics = {**(info.get("metrics") or {}), "wins": self._wins, "losses": self._losses,
                    "restarts": self._restarts}
-        return {**info, "game_score": info.get("score", 0), "score": self._best,
+        return {**info, "game_score": info.get("score", 0), "score": float(self._best),
                 "normalized_score": self._best / max_score if max_score > 0 else 0.0,
                 "won": self._wins > 0, "lost": self._wins == 0 and self._losses > 0, "metrics": metrics}
 

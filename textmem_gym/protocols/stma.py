@@ -20,5 +20,6 @@ PROTOCOL = Protocol(
     scale=100.0,
     reports_success=True,
     own_row="STMA(GPT-4o)",
-    policy_rows={"stma": "STMA(GPT-4o)", "react": "ReAct(GPT-4o)", "reflexion": "Reflexion(GPT-4o)"},
+    policy_rows={"stma": "STMA(GPT-4o)", "react": "ReAct(GPT-4o)", "reflexion": "Reflexion(GPT-4o)",
+                 "adaplanner": "AdaPlanner(GPT-4o)"},
 )

@@ -5,7 +5,14 @@ supporting paragraphs, AriGraph QA, DAVIS world-model QA) and the games' other m
 running summary) is a :class:`QAMethod`: an object with ``name``, ``config``, ``answer`` and
 ``close``. Methods are found by name through :data:`QA_METHODS` (``name -> "module:Factory"``,
 found and imported on first use by the project's one lookup, :func:`textmem_gym.loading.load_named`);
-``"package.module:Factory"`` names a method outside the library.
+``"package.module:Factory"`` names a method outside the library, and ``"memory:NAME"`` any memory
+(:mod:`textmem_gym.qa.methods.memory`: ``memory:bm25``, ``memory:hipporag``,
+``memory:package.module:Class``; a memory object is given as ``make_method("memory", memory=obj)``).
+
+A method may also offer the optional part ``recall`` (:class:`Recalls`): what it would put in
+front of its reader at each token budget and the paragraphs it ranks for the question, found
+without asking any model. The protocols turn it into answer recall at a budget and
+supporting-paragraph recall@k (:mod:`textmem_gym.qa.recall`), with or without a model answering.
 
 An :class:`Answer` keeps what the method's model said and what it cost: the answer text (never
 replaced: an answer the parser cannot read gives ``""`` with ``parse_failed`` and ``fallback``
@@ -14,7 +21,7 @@ answering cost, the calls by kind, the latency and the cost where the client pri
 
 Example:
     >>> sorted(QA_METHODS)
-    ['arigraph', 'bm25', 'davis', 'embedding', 'full-context', 'gold', 'stma', 'summary']
+    ['arigraph', 'bm25', 'davis', 'embedding', 'full-context', 'gold', 'memory', 'stma', 'summary']
     >>> as_paragraphs(["Vellmar Island has a lighthouse."])[0].title
     ''
     >>> Tokens(prompt=120, completion=30, build_prompt=100, build_completion=20).answer_prompt
@@ -44,7 +51,10 @@ QA_METHODS: dict[str, str] = {
     "davis": "textmem_gym.qa.methods.davis:DAVISQA",
     "stma": "textmem_gym.qa.methods.memories:STMAQA",
     "summary": "textmem_gym.qa.methods.memories:SummaryQA",
+    "memory": "textmem_gym.qa.methods.memory:MemoryQA",
 }
+#: ``"memory:NAME"`` is the ``memory`` method over the memory ``NAME`` (a registered name or ``module:Class``).
+MEMORY_PREFIX = "memory:"
 
 
 @dataclass(frozen=True)
@@ -151,6 +161,29 @@ class QAMethod(Protocol):
         """Releases the method's client."""
 
 
+@dataclass(frozen=True)
+class Recalled:
+    """What a method recalls for one question, found without a model (the optional part ``recall``).
+
+    Attributes:
+        contexts: Budget (tokens) -> the lines the method would show its reader within that budget,
+            most relevant first (longer contexts are cut to the budget before they are read).
+        sources: Indices of the question's paragraphs (file order) the method ranks for it, best
+            first; ``None`` when it ranks none ("not offered": full context reads them in file order).
+    """
+
+    contexts: dict[int, list[str]]
+    sources: list[int] | None = None
+
+
+@runtime_checkable
+class Recalls(Protocol):
+    """Optional part ``recall`` of a QA method: its context and ranked paragraphs, with no model."""
+
+    def recall(self, question: str, documents: Sequence[Document], budgets: Sequence[int], k: int) -> Recalled:
+        """The lines it recalls for ``question`` at each of ``budgets``, and its first ``k`` paragraphs."""
+
+
 def as_paragraphs(documents: Sequence[Document]) -> tuple[Paragraph, ...]:
     """``documents`` as paragraphs (bare text becomes an untitled, non-supporting paragraph).
 
@@ -162,7 +195,8 @@ def as_paragraphs(documents: Sequence[Document]) -> tuple[Paragraph, ...]:
 
 
 def make_method(name: str, **options: Any) -> QAMethod:
-    """The QA method registered as ``name`` (or ``"package.module:Factory"``), built with ``options``.
+    """The QA method registered as ``name`` (or ``"package.module:Factory"``, or ``"memory:MEMORY"``:
+    the ``memory`` method over ``MEMORY``), built with ``options``.
 
     Raises:
         ValueError: If ``name`` is neither registered nor a ``module:Factory`` (the message lists
@@ -175,7 +209,13 @@ def make_method(name: str, **options: Any) -> QAMethod:
         Traceback (most recent call last):
         ...
         ValueError: unknown QA method 'grep'; choose from ['arigraph', 'bm25', 'davis', ..., 'summary']
+        >>> make_method("memory:tests.no_such_module:Notes")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown memory 'tests.no_such_module:Notes': cannot import 'tests.no_such_module' ...
     """
+    if name.startswith(MEMORY_PREFIX):
+        name, options = "memory", {**options, "memory": name[len(MEMORY_PREFIX):]}
     outside = ":" in name and name not in QA_METHODS
     factory = load_object(name) if outside else load_named("QA method", name, QA_METHODS)
     method = factory(**options)
@@ -184,4 +224,5 @@ def make_method(name: str, **options: Any) -> QAMethod:
     return method
 
 
-__all__ = ["QA_METHODS", "Answer", "Document", "QAMethod", "Tokens", "as_paragraphs", "make_method"]
+__all__ = ["MEMORY_PREFIX", "QA_METHODS", "Answer", "Document", "QAMethod", "Recalled", "Recalls", "Tokens",
+           "as_paragraphs", "make_method"]

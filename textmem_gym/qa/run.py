@@ -7,7 +7,19 @@ method objects; the driver alone writes rows). Rows are appended to a JSONL file
 rows the file holds (:func:`qa_key`: dataset, question id, method, configuration id), so nothing is
 asked or written twice. QA rows carry ``"kind": "qa"``; :func:`summarize_qa` aggregates them per
 dataset x method (EM, F1, tokens per question split into building and answering, calls, parse
-failures, fallbacks, latency, cost).
+failures, fallbacks, latency, cost, answer recall and supporting-paragraph recall).
+
+**Recall with no model.** Every row of a method offering the optional part ``recall``
+(:class:`~textmem_gym.qa.api.Recalls`: the paragraph methods and every ``memory:NAME``) also holds
+``answer_recall`` (budget -> whether a gold answer or alias is in its context cut to that many
+tokens, :func:`textmem_gym.qa.recall.answer_recalled`, at :data:`~textmem_gym.qa.recall.BUDGETS`;
+``None`` for a yes/no question, whose answer is no span of a context) and ``support_recall``
+(k -> the share of the question's supporting paragraphs among its first k,
+:func:`~textmem_gym.qa.recall.paragraph_recall`, at :data:`~textmem_gym.qa.recall.PARAGRAPH_KS`;
+``None`` when the method ranks no paragraphs: "not offered"). Keys are strings (``"256"``, ``"2"``),
+as JSON keeps them. Rows of other methods hold ``None`` for both. With ``answer=False`` no model
+is asked: rows hold only the recall (``prediction``, ``em`` and ``f1`` are ``None``) and their
+configuration is marked ``"recall_only": true``, so they never stand for answered rows.
 
 A :class:`QAProtocol` says what a paper ran (datasets, sample, methods and the paper's row for
 each); :func:`run_protocol` samples each dataset as the paper did
@@ -25,14 +37,17 @@ Example:
     ...     rows = run_methods([ex], [MethodSpec("gold", {"model": "m", "base_url": server.base_url})])
     >>> rows[0]["em"], rows[0]["f1"], rows[0]["method"]
     (1.0, 1.0, 'gold')
-    >>> summarize_qa(rows)[0]["em"]
-    100.0
+    >>> summarize_qa(rows)[0]["em"], rows[0]["answer_recall"]["256"], rows[0]["support_recall"]
+    (100.0, True, {'2': 1.0, '5': 1.0})
+    >>> run_methods([ex], [MethodSpec("full-context")], answer=False)[0]["support_recall"] is None  # no model
+    True
 """
 
 from __future__ import annotations
 
 import statistics
 import threading
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -40,9 +55,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from textmem_gym.qa.api import QAMethod, make_method
+from textmem_gym.qa.api import QAMethod, Recalls, make_method
 from textmem_gym.qa.data import QAExample
-from textmem_gym.qa.scoring import score
+from textmem_gym.qa.recall import BUDGETS, PARAGRAPH_KS, answer_recalled, paragraph_recall, targets_of
+from textmem_gym.qa.scoring import normalize_answer, score
 from textmem_gym.results import ResultsFile, config_id
 
 #: The ``kind`` of a QA results row.
@@ -53,6 +69,8 @@ QAKey = tuple[str, str, str, "str | None"]
 MEAN_FIELDS = {"prompt_tokens": "prompt_tokens", "completion_tokens": "completion_tokens",
                "build_prompt_tokens": "build_prompt_tokens", "answer_prompt_tokens": "answer_prompt_tokens",
                "calls": "calls", "latency_s": "latency_s"}
+#: Answers that are no span of a context: a question answered only by them has no answer recall.
+YES_NO = frozenset({"yes", "no"})
 
 
 @dataclass(frozen=True)
@@ -82,14 +100,44 @@ def qa_key(row: dict[str, Any]) -> QAKey:
     return (row["dataset"], row["question_id"], row["method"], config_id(row.get("config")))
 
 
-def question_row(example: QAExample, method: QAMethod, protocol: str | None = None) -> dict[str, Any]:
-    """Asks ``method`` one question; its results row (the answer, EM/F1 and what it cost)."""
-    answer = method.answer(example.question, example.paragraphs)
-    scores = score(answer.text, example)
-    return {"kind": ROW_KIND, "protocol": protocol, "dataset": example.dataset, "question_id": example.id,
-            "question": example.question, "answers": list(example.answers), "hops": example.hops,
-            "question_type": example.kind, "paragraphs": len(example.paragraphs), "method": method.name,
-            "config": dict(method.config), **answer.as_row(), "em": scores["em"], "f1": scores["f1"]}
+def row_config(method: QAMethod, answer: bool = True) -> dict[str, Any]:
+    """The configuration a row of ``method`` records (marked ``recall_only`` when no model answers)."""
+    return dict(method.config) if answer else {**method.config, "recall_only": True}
+
+
+def question_row(example: QAExample, method: QAMethod, protocol: str | None = None, *,
+                 answer: bool = True) -> dict[str, Any]:
+    """One question's results row: ``method``'s answer, EM/F1 and what it cost (unless ``answer``
+    is false: no model is asked), and its recall (see the module docstring)."""
+    row: dict[str, Any] = {
+        "kind": ROW_KIND, "protocol": protocol, "dataset": example.dataset, "question_id": example.id,
+        "question": example.question, "answers": list(example.answers), "hops": example.hops,
+        "question_type": example.kind, "paragraphs": len(example.paragraphs), "method": method.name,
+        "config": row_config(method, answer)}
+    if answer:
+        given = method.answer(example.question, example.paragraphs)
+        row.update(given.as_row())
+        row.update(score(given.text, example))
+    else:
+        row.update(prediction=None, em=None, f1=None)
+    return {**row, **recall_fields(example, method)}
+
+
+def recall_fields(example: QAExample, method: QAMethod) -> dict[str, Any]:
+    """``answer_recall``, ``support_recall`` and ``recall_latency_s`` of one question (all ``None``
+    when ``method`` offers no ``recall``)."""
+    if not isinstance(method, Recalls):
+        return {"answer_recall": None, "support_recall": None, "recall_latency_s": None}
+    started = time.perf_counter()
+    recalled = method.recall(example.question, example.paragraphs, BUDGETS, max(PARAGRAPH_KS))
+    latency = time.perf_counter() - started
+    answers = [a for a in example.answers if normalize_answer(a) not in YES_NO]
+    targets = targets_of(answers)
+    found = {str(b): answer_recalled(recalled.contexts[b], targets, b) for b in BUDGETS} if answers else None
+    supporting = {i for i, p in enumerate(example.paragraphs) if p.is_supporting}
+    support = None if recalled.sources is None else \
+        {str(k): paragraph_recall(recalled.sources, supporting, k) for k in PARAGRAPH_KS}
+    return {"answer_recall": found, "support_recall": support, "recall_latency_s": round(latency, 4)}
 
 
 class _Workers:
@@ -117,7 +165,8 @@ class _Workers:
 
 def run_methods(examples: Sequence[QAExample], methods: Sequence[MethodSpec], *, out: str | Path | None = None,
                 workers: int = 1, protocol: str | None = None,
-                progress: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+                progress: Callable[[dict[str, Any]], None] | None = None,
+                answer: bool = True) -> list[dict[str, Any]]:
     """Asks every question of ``examples`` of every method; one row per (question, method, configuration).
 
     Args:
@@ -128,6 +177,7 @@ def run_methods(examples: Sequence[QAExample], methods: Sequence[MethodSpec], *,
         workers: Questions asked at once (threads; each keeps its own method objects).
         protocol: The protocol name recorded in each row.
         progress: Called with each new row.
+        answer: Ask the model (else only the recall of the methods offering it: no model asked).
 
     Returns:
         The rows, ``methods`` order then ``examples`` order.
@@ -136,14 +186,14 @@ def run_methods(examples: Sequence[QAExample], methods: Sequence[MethodSpec], *,
         raise ValueError(f"workers must be >= 1, got {workers}")
     store = ResultsFile(out) if out is not None else None
     done = {qa_key(r): r for r in (store.read() if store else []) if r.get("kind") == ROW_KIND}
-    configs = {id(spec): _config(spec) for spec in methods}
+    names = {id(spec): _identity(spec, answer) for spec in methods}
     jobs = [(spec, ex) for spec in methods for ex in examples
-            if (ex.dataset, ex.id, spec.name, configs[id(spec)]) not in done]
+            if (ex.dataset, ex.id, *names[id(spec)]) not in done]
     pool = _Workers()
     new: dict[QAKey, dict[str, Any]] = {}
     try:
         with ThreadPoolExecutor(max_workers=workers) as executor:
-            futures = [executor.submit(_ask, pool, spec, ex, protocol) for spec, ex in jobs]
+            futures = [executor.submit(_ask, pool, spec, ex, protocol, answer) for spec, ex in jobs]
             for future in as_completed(futures):
                 row = future.result()
                 if store is not None:
@@ -155,27 +205,32 @@ def run_methods(examples: Sequence[QAExample], methods: Sequence[MethodSpec], *,
         pool.close()
     found = {**done, **new}
     return [found[key] for spec in methods for ex in examples
-            if (key := (ex.dataset, ex.id, spec.name, configs[id(spec)])) in found]
+            if (key := (ex.dataset, ex.id, *names[id(spec)])) in found]
 
 
-def _ask(pool: _Workers, spec: MethodSpec, example: QAExample, protocol: str | None) -> dict[str, Any]:
+def _ask(pool: _Workers, spec: MethodSpec, example: QAExample, protocol: str | None,
+         answer: bool) -> dict[str, Any]:
     """One question's row, asked of the calling worker's method object."""
-    return question_row(example, pool.method(spec), protocol)
+    return question_row(example, pool.method(spec), protocol, answer=answer)
 
 
-def _config(spec: MethodSpec) -> str | None:
-    """The configuration id of the rows ``spec`` writes (a method object is built to read it)."""
+def _identity(spec: MethodSpec, answer: bool) -> tuple[str, str | None]:
+    """The method name and configuration id of the rows ``spec`` writes (a method object is built to
+    read them: ``"memory"`` with a memory writes ``"memory:NAME"``)."""
     method = spec.build()
     try:
-        return config_id(method.config)
+        return method.name, config_id(row_config(method, answer))
     finally:
         method.close()
 
 
 def summarize_qa(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One summary per (dataset, method, configuration): ``n``, ``em`` and ``f1`` in percent, the
-    per-question means of :data:`MEAN_FIELDS`, ``parse_failures`` (count and ``parse_failure_rate``),
-    ``fallbacks`` by cause and ``cost_usd`` (total, ``None`` when no row was priced)."""
+    """One summary per (dataset, method, configuration): ``n``, ``em`` and ``f1`` in percent
+    (``None`` when no model answered), the per-question means of :data:`MEAN_FIELDS`,
+    ``parse_failures`` (count and ``parse_failure_rate``), ``fallbacks`` by cause, ``cost_usd``
+    (total, ``None`` when no row was priced), ``answer_recall`` (budget -> percent of the questions
+    with answer recall) and ``support_recall`` (k -> mean recall@k in percent), each ``None`` where
+    not offered, and ``recall_only``."""
     groups: dict[tuple[str, str, str | None], list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         if row.get("kind") == ROW_KIND:
@@ -188,8 +243,11 @@ def _summary(items: list[dict[str, Any]]) -> dict[str, Any]:
     costs = [r["cost_usd"] for r in items if r.get("cost_usd") is not None]
     failures = sum(bool(r.get("parse_failed")) for r in items)
     summary: dict[str, Any] = {"dataset": first["dataset"], "method": first["method"], "config": first.get("config"),
-                               "n": len(items), "em": 100 * statistics.fmean(r["em"] for r in items),
-                               "f1": 100 * statistics.fmean(r["f1"] for r in items)}
+                               "n": len(items), "em": _percent(r.get("em") for r in items),
+                               "f1": _percent(r.get("f1") for r in items),
+                               "recall_only": bool((first.get("config") or {}).get("recall_only")),
+                               "answer_recall": _recall(items, "answer_recall", BUDGETS),
+                               "support_recall": _recall(items, "support_recall", PARAGRAPH_KS)}
     summary.update({name: statistics.fmean(float(r.get(field_) or 0) for r in items)
                     for field_, name in MEAN_FIELDS.items()})
     summary.update(parse_failures=failures, parse_failure_rate=failures / len(items),
@@ -198,25 +256,73 @@ def _summary(items: list[dict[str, Any]]) -> dict[str, Any]:
     return summary
 
 
-def format_summary(summaries: Sequence[dict[str, Any]]) -> str:
-    """A markdown table of :func:`summarize_qa` (EM/F1 and tokens per question per dataset x method).
+def _percent(values: Iterable[float | None]) -> float | None:
+    """The mean of the values given, in percent (``None`` when there is none)."""
+    given = [float(v) for v in values if v is not None]
+    return 100 * statistics.fmean(given) if given else None
+
+
+def _recall(items: list[dict[str, Any]], field_: str, keys: Sequence[int]) -> dict[int, float | None] | None:
+    """Key -> mean of ``row[field_][key]`` in percent over the rows holding one (``None``: offered by no row)."""
+    offered = [r[field_] for r in items if r.get(field_) is not None]
+    return {k: _percent(r.get(str(k)) for r in offered) for k in keys} if offered else None
+
+
+def recall_cells(summary: dict[str, Any]) -> list[str]:
+    """A summary's answer recall at each budget then support recall at each k, as table cells
+    (``-``: not offered).
 
     Example:
-        >>> print(format_summary([{"dataset": "musique", "method": "bm25", "n": 2, "em": 50.0, "f1": 62.5,
+        >>> recall_cells({"answer_recall": {256: 50.0, 512: 75.0, 1024: 100.0, 2048: 100.0}, "support_recall": None})
+        ['50.0', '75.0', '100.0', '100.0', '-', '-']
+    """
+    cells = []
+    for field_, keys in (("answer_recall", BUDGETS), ("support_recall", PARAGRAPH_KS)):
+        values = summary.get(field_) or {}
+        cells += [f"{values[k]:.1f}" if values.get(k) is not None else "-" for k in keys]
+    return cells
+
+
+#: Headings of :func:`recall_cells` (``AR@B``: answer recall at B tokens; ``SR@k``: supporting-paragraph recall@k).
+RECALL_HEADINGS = [f"AR@{b}" for b in BUDGETS] + [f"SR@{k}" for k in PARAGRAPH_KS]
+#: The line explaining :data:`RECALL_HEADINGS` under a table.
+RECALL_LEGEND = ("AR@B: % of questions whose gold answer or an alias is in the method's context cut to B tokens "
+                 "(yes/no questions left out); SR@k: mean share of supporting paragraphs among the k it ranks first; "
+                 "-: not offered")
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def format_summary(summaries: Sequence[dict[str, Any]]) -> str:
+    """A markdown table of :func:`summarize_qa` (EM/F1, tokens per question, answer and support recall
+    per dataset x method; ``-``: no model answered, or recall not offered).
+
+    Example:
+        >>> lines = format_summary([{"dataset": "musique", "method": "bm25", "n": 2, "em": 50.0, "f1": 62.5,
         ...     "prompt_tokens": 400.0, "build_prompt_tokens": 0.0, "answer_prompt_tokens": 400.0,
-        ...     "completion_tokens": 20.0, "calls": 1.0, "parse_failures": 0, "fallbacks": {}}]))
-        | dataset | method | n | EM | F1 | prompt tok/q | build | answer | completion/q | calls | unparsed | fallback |
-        |---|---|---|---|---|---|---|---|---|---|---|---|
-        | musique | bm25 | 2 | 50.0 | 62.5 | 400 | 0 | 400 | 20 | 1.0 | 0 | - |
+        ...     "completion_tokens": 20.0, "calls": 1.0, "parse_failures": 0, "fallbacks": {},
+        ...     "answer_recall": {256: 50.0, 512: 100.0, 1024: 100.0, 2048: 100.0},
+        ...     "support_recall": {2: 75.0, 5: 100.0}}]).splitlines()
+        >>> print(lines[0][:109])
+        | dataset | method | n | EM | F1 | prompt tok/q | build | answer | completion/q | calls | unparsed | fallback
+        >>> print(lines[2][:55])
+        | musique | bm25 | 2 | 50.0 | 62.5 | 400 | 0 | 400 | 20
+        >>> lines[0].split(" | ")[-6:]
+        ['AR@256', 'AR@512', 'AR@1024', 'AR@2048', 'SR@2', 'SR@5 |']
+        >>> lines[2].split(" | ")[-6:]
+        ['50.0', '100.0', '100.0', '100.0', '75.0', '100.0 |']
     """
     header = ["dataset", "method", "n", "EM", "F1", "prompt tok/q", "build", "answer", "completion/q", "calls",
-              "unparsed", "fallback"]
+              "unparsed", "fallback", *RECALL_HEADINGS]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for s in summaries:
         fallbacks = ", ".join(f"{k}: {v}" for k, v in sorted(s["fallbacks"].items())) or "-"
-        cells = [s["dataset"], s["method"], str(s["n"]), f"{s['em']:.1f}", f"{s['f1']:.1f}",
+        cells = [s["dataset"], s["method"], str(s["n"]), _number(s["em"]), _number(s["f1"]),
                  f"{s['prompt_tokens']:.0f}", f"{s['build_prompt_tokens']:.0f}", f"{s['answer_prompt_tokens']:.0f}",
-                 f"{s['completion_tokens']:.0f}", f"{s['calls']:.1f}", str(s["parse_failures"]), fallbacks]
+                 f"{s['completion_tokens']:.0f}", f"{s['calls']:.1f}", str(s["parse_failures"]), fallbacks,
+                 *recall_cells(s)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -251,19 +357,23 @@ class QAProtocol:
 
 @dataclass
 class ProtocolRun:
-    """What :func:`run_protocol` ran: the rows, and the methods left out with the reason."""
+    """What :func:`run_protocol` ran: the rows, the methods left out with the reason, and whether a
+    model answered (else the rows hold only recall)."""
 
     rows: list[dict[str, Any]]
     skipped: dict[str, str] = field(default_factory=dict)
+    answered: bool = True
 
 
 def run_protocol(protocol: QAProtocol, data: Mapping[str, Sequence[QAExample]], *, methods: Sequence[str] | None = None,
                  llm_options: dict[str, Any] | None = None, limit: int | None = None, out: str | Path | None = None,
-                 workers: int = 1, progress: Callable[[dict[str, Any]], None] | None = None) -> ProtocolRun:
+                 workers: int = 1, progress: Callable[[dict[str, Any]], None] | None = None,
+                 answer: bool = True) -> ProtocolRun:
     """Samples each dataset of ``data`` as the paper did and runs the methods over the sample.
 
     A method that cannot run on the endpoint (``unavailable()`` gives a reason: embeddings on a
-    server serving none) is left out and listed in :attr:`ProtocolRun.skipped`.
+    server serving none) is left out and listed in :attr:`ProtocolRun.skipped`; with ``answer``
+    false (no model), so is a method offering no ``recall`` (it has no context without a model).
 
     Args:
         protocol: The protocol.
@@ -271,7 +381,7 @@ def run_protocol(protocol: QAProtocol, data: Mapping[str, Sequence[QAExample]], 
         methods: Our methods to run (default: the protocol's).
         llm_options: Endpoint options of every method (``model``, ``base_url``, ``api_key``, ``client_options``).
         limit: Ask only the first ``limit`` questions of each sample.
-        out, workers, progress: As for :func:`run_methods`.
+        out, workers, progress, answer: As for :func:`run_methods`.
 
     Raises:
         ValueError: If ``data`` lacks one of the protocol's datasets.
@@ -283,17 +393,19 @@ def run_protocol(protocol: QAProtocol, data: Mapping[str, Sequence[QAExample]], 
         raise ValueError(f"{protocol.name} needs the datasets {', '.join(protocol.datasets)}; missing: {missing}")
     specs = [MethodSpec(m, {**protocol.method_options.get(m, {}), **(llm_options or {})})
              for m in (methods or protocol.methods)]
-    skipped = {spec.name: reason for spec in specs if (reason := _unavailable(spec))}
+    skipped = {spec.name: reason for spec in specs if (reason := _unavailable(spec, answer))}
     examples = [ex for d in protocol.datasets for ex in sample(list(data[d]), protocol.sampling, limit=limit)]
     rows = run_methods(examples, [s for s in specs if s.name not in skipped], out=out, workers=workers,
-                       protocol=protocol.name, progress=progress)
-    return ProtocolRun(rows, skipped)
+                       protocol=protocol.name, progress=progress, answer=answer)
+    return ProtocolRun(rows, skipped, answered=answer)
 
 
-def _unavailable(spec: MethodSpec) -> str | None:
-    """Why the method cannot run on its endpoint (its optional ``unavailable()``), else ``None``."""
+def _unavailable(spec: MethodSpec, answer: bool = True) -> str | None:
+    """Why the method cannot run (no context without a model; its optional ``unavailable()``), else ``None``."""
     method = spec.build()
     try:
+        if not answer and not isinstance(method, Recalls):
+            return "needs a model: it has no context without one"
         check = getattr(method, "unavailable", None)
         return check() if check is not None else None
     finally:
@@ -311,13 +423,45 @@ def reproduce(protocol: QAProtocol, published: dict[str, Any], *, data_dir: str 
 
 
 def format_protocol(protocol: QAProtocol, run: ProtocolRun, published: dict[str, Any]) -> str:
-    """Our EM/F1 per dataset and method beside the paper's rows, then tokens per question (beside
-    the paper's cost table when ``published`` has ``costs``), parse failures and fallbacks."""
+    """Our EM/F1 per dataset and method beside the paper's rows, answer and supporting-paragraph
+    recall per method and dataset, then tokens per question (beside the paper's cost table when
+    ``published`` has ``costs``), parse failures and fallbacks. When no model answered
+    (``run.answered`` false): the recall table alone."""
     summaries = summarize_qa(run.rows)
-    labels = published.get("column_labels", {})
     lines = [protocol.title, f"paper: {published.get('paper', '')}; numbers from {published.get('source', '')}",
              f"metric: {published.get('metric', '')}; our sample: {protocol.sampling} "
              f"({', '.join(sorted({str(s['n']) for s in summaries}) or '0')} questions per dataset)", ""]
+    if not run.answered:
+        lines += ["no model asked: answer recall and supporting-paragraph recall only", "",
+                  *recall_table(protocol, summaries, run.rows)]
+        return "\n".join(lines + [f"- {name}: not run ({reason})" for name, reason in run.skipped.items()])
+    lines += _score_table(protocol, summaries, published)
+    lines += [f"- {name}: not run ({reason})" for name, reason in run.skipped.items()]
+    lines += ["", *recall_table(protocol, summaries, run.rows)]
+    lines += ["", "tokens per question, parse failures, fallbacks:", "", format_summary(summaries)]
+    return "\n".join(lines + _costs(summaries, published))
+
+
+def recall_table(protocol: QAProtocol, summaries: Sequence[dict[str, Any]],
+                 rows: Sequence[dict[str, Any]] = ()) -> list[str]:
+    """Lines of a markdown table: answer recall at each budget and support recall@k per method (in
+    the order of ``rows``, else by name) x dataset (the protocol's order), with its legend."""
+    header = ["method", "dataset", "n", *RECALL_HEADINGS]
+    lines = ["answer recall at a token budget, supporting-paragraph recall@k (no model needed):", "",
+             "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    ours = {(s["dataset"], s["method"]): s for s in summaries}
+    for method in dict.fromkeys([*(r["method"] for r in rows), *(s["method"] for s in summaries)]):
+        for dataset in protocol.datasets:
+            if (summary := ours.get((dataset, method))) is not None:
+                cells = [method, dataset, str(summary["n"]), *recall_cells(summary)]
+                lines.append("| " + " | ".join(cells) + " |")
+    return lines + ["", RECALL_LEGEND]
+
+
+def _score_table(protocol: QAProtocol, summaries: Sequence[dict[str, Any]], published: dict[str, Any]) -> list[str]:
+    """Lines of the EM/F1 table: our methods, then the paper's rows."""
+    labels = published.get("column_labels", {})
+    lines: list[str] = []
     header = ["method", "paper row"] + [f"{labels.get(d, d)} {m}" for d in protocol.datasets for m in ("EM", "F1")]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     ours = {(s["dataset"], s["method"]): s for s in summaries}
@@ -330,13 +474,11 @@ def format_protocol(protocol: QAProtocol, run: ProtocolRun, published: dict[str,
         values = published.get("rows", {}).get(row, {})
         cells = [f"paper: {row}", row] + [_published(values.get(d), m) for d in protocol.datasets for m in ("em", "f1")]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += [f"- {name}: not run ({reason})" for name, reason in run.skipped.items()]
-    lines += ["", "tokens per question, parse failures, fallbacks:", "", format_summary(summaries)]
-    return "\n".join(lines + _costs(summaries, published))
+    return lines
 
 
 def _ours(summary: dict[str, Any] | None, metric: str) -> str:
-    return "-" if summary is None else f"{summary[metric]:.1f} (n={summary['n']})"
+    return "-" if summary is None or summary[metric] is None else f"{summary[metric]:.1f} (n={summary['n']})"
 
 
 def _published(values: dict[str, float] | None, metric: str) -> str:
@@ -364,5 +506,6 @@ def _costs(summaries: Sequence[dict[str, Any]], published: dict[str, Any]) -> li
     return lines
 
 
-__all__ = ["MEAN_FIELDS", "ROW_KIND", "MethodSpec", "ProtocolRun", "QAKey", "QAProtocol", "format_protocol",
-           "format_summary", "qa_key", "question_row", "reproduce", "run_methods", "run_protocol", "summarize_qa"]
+__all__ = ["MEAN_FIELDS", "RECALL_HEADINGS", "RECALL_LEGEND", "ROW_KIND", "YES_NO", "MethodSpec", "ProtocolRun",
+           "QAKey", "QAProtocol", "format_protocol", "format_summary", "qa_key", "question_row", "recall_cells",
+           "recall_fields", "recall_table", "reproduce", "row_config", "run_methods", "run_protocol", "summarize_qa"]

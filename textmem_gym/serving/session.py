@@ -12,6 +12,12 @@ Example:
     >>> "table" in game.search("where is the knife")
     True
     >>> game.close()
+
+Any memory serves (:mod:`textmem_gym.memory.protocol`); a view that needs an optional part the
+memory does not offer says so instead of failing: without ``map`` the room is ``unknown`` and
+the map answers :data:`NO_MAP`; without ``beliefs`` nothing is believed carried or placed;
+without ``history`` nothing was seen earlier; without ``render`` a free question gets the
+memory's ``context`` (:data:`~textmem_gym.wrappers.memory_graph.DEFAULT_BELIEF_BUDGET` tokens).
 """
 
 from __future__ import annotations
@@ -26,10 +32,19 @@ from typing import Any
 import gymnasium as gym
 
 from textmem_gym.envs.text_game import TextGameEnv
-from textmem_gym.memory.base import Memory
-from textmem_gym.memory.semantic import IN, INVENTORY, LOCATION_RELATIONS, normalize, relation_direction
+from textmem_gym.memory.protocol import HasBeliefs, HasHistory, HasMap, Memory, Renders
+from textmem_gym.memory.registry import memory_name as name_of
+from textmem_gym.memory.semantic import (
+    IN,
+    INVENTORY,
+    LOCATION_RELATIONS,
+    Triple,
+    TripleKey,
+    normalize,
+    relation_direction,
+)
 from textmem_gym.serving.games import GameError, resolve_game
-from textmem_gym.wrappers.memory_graph import MemoryGraphWrapper
+from textmem_gym.wrappers.memory_graph import DEFAULT_BELIEF_BUDGET, MemoryGraphWrapper, memory_map
 
 #: Actions remembered per room (the seed agent keeps 40).
 ROOM_HISTORY = 40
@@ -37,6 +52,8 @@ ROOM_HISTORY = 40
 MAX_ACTION_CHARS = 500
 #: Appended to an inventory answer that comes from the memory (the backend cannot tell without a move).
 FROM_MEMORY = "(from memory: this game cannot report its inventory without spending a move)"
+#: What the map views answer for a memory that offers no ``map`` part (``{}``: the memory's name).
+NO_MAP = "this memory offers no map ({})"
 _ARTICLES = re.compile(r"^(?:the|a|an|some)\s+")
 _WHERE = re.compile(r"^\s*where(?:'s| is| are| was| were)\s+(.+?)\??\s*$", re.I)
 _EXITS = re.compile(r"^\s*(?:exits?|ways?)\s+(?:from|of|out of|in)\s*(.*?)\??\s*$", re.I)
@@ -78,7 +95,8 @@ class GameSession:
 
     Args:
         game: A TextMem id, an id without ``TextMem/`` or a Jericho game name (``zork1``).
-        memory: Memory architecture of the wrapper (``arigraph``, ``stma``, ``davis``).
+        memory: Memory of the wrapper: a name of the group ``textmem_gym.memories`` (``arigraph``,
+            ``stma``, ``davis``, ...) or ``module:Class``.
         env_kwargs: Extra ``gym.make`` arguments.
         seed: Reset seed of the first episode.
 
@@ -129,9 +147,37 @@ class GameSession:
         return self.env.memory
 
     @property
+    def map(self) -> HasMap | None:
+        """The memory where it offers the ``map`` part, else ``None``."""
+        return memory_map(self.memory)
+
+    @property
     def room(self) -> str:
-        """The believed current room."""
-        return self.memory.location or "unknown"
+        """The believed current room (``unknown`` also for a memory without a map)."""
+        return self._location() or "unknown"
+
+    def _location(self) -> str | None:
+        return self.map.location if self.map is not None else None
+
+    def _known_locations(self) -> list[str]:
+        return self.map.known_locations() if self.map is not None else []
+
+    def _beliefs(self) -> list[TripleKey]:
+        """The believed triples (``[]`` for a memory without the ``beliefs`` part)."""
+        return self.memory.believed_triples() if isinstance(self.memory, HasBeliefs) else []
+
+    def _history(self) -> list[Triple]:
+        """Every triple ever believed (``[]`` for a memory without the ``history`` part)."""
+        return self.memory.triple_history() if isinstance(self.memory, HasHistory) else []
+
+    def _no_map(self) -> str:
+        return NO_MAP.format(name_of(self.memory))
+
+    def _recall(self, query: str) -> str:
+        """The memory's text for ``query``: its ``render``, else its context lines."""
+        if isinstance(self.memory, Renders):
+            return self.memory.render(query)
+        return "\n".join(self.memory.context(query, DEFAULT_BELIEF_BUDGET))
 
     def play(self, action: str) -> dict[str, Any]:
         """Sends ``action`` (a command, or ``go to X``); returns the step's status."""
@@ -161,7 +207,7 @@ class GameSession:
                 "max_score": info["max_score"], "normalized_score": info["normalized_score"],
                 "done": bool(self.done or self.truncated), "won": bool(info["won"]), "lost": bool(info["lost"]),
                 "truncated": bool(self.truncated), "moves": info["moves"], "steps": self.steps,
-                "location": self.memory.location, "objective": info.get("objective", ""), "game": self.env_id,
+                "location": self._location(), "objective": info.get("objective", ""), "game": self.env_id,
                 "seed": self.seed}
 
     def status_text(self) -> str:
@@ -176,7 +222,7 @@ class GameSession:
     # -- views ---------------------------------------------------------------------------
     def inventory(self) -> list[str]:
         """What the memory believes the player carries."""
-        return sorted(s for s, r, o in self.memory.believed_triples() if r == IN and o == INVENTORY)
+        return sorted(s for s, r, o in self._beliefs() if r == IN and o == INVENTORY)
 
     def carried(self) -> tuple[list[str], bool]:
         """What the player carries and whether the game said so: the game's own inventory where the
@@ -199,20 +245,22 @@ class GameSession:
 
     def objects(self) -> list[str]:
         """``thing (relation place)`` for every believed placed object that is not a room."""
-        rooms = set(self.memory.known_locations())
-        return [f"{s} ({r} {o})" for s, r, o in self.memory.believed_triples()
+        rooms = set(self._known_locations())
+        return [f"{s} ({r} {o})" for s, r, o in self._beliefs()
                 if r in LOCATION_RELATIONS and s not in rooms and o != INVENTORY]
 
     def exits(self, room: str) -> dict[str, str]:
         """Believed exits of ``room``: direction -> neighbouring room."""
-        return {relation_direction(r) or r: a for a, r, b in self.memory.believed_triples()
+        return {relation_direction(r) or r: a for a, r, b in self._beliefs()
                 if b == room and relation_direction(r)}
 
     def map_lines(self) -> list[str]:
-        """One line per known room: its exits and unexplored directions."""
-        unexplored = self.memory.unexplored_exits()
+        """One line per known room: its exits and unexplored directions (:data:`NO_MAP` without a map)."""
+        if self.map is None:
+            return [self._no_map()]
+        unexplored = self.map.unexplored_exits()
         lines = []
-        for room in self.memory.known_locations():
+        for room in self.map.known_locations():
             known = ", ".join(f"{d} -> {r}" for d, r in sorted(self.exits(room).items())) or "none known"
             todo = f"; unexplored: {', '.join(unexplored[room])}" if unexplored.get(room) else ""
             lines.append(f"{room}: {known}{todo}")
@@ -261,12 +309,12 @@ class GameSession:
             return self._exits(_entity(match.group(1)))
         if match := _WHERE.match(query):
             return self._where(_entity(match.group(1)))
-        return self.memory.render(query.strip())
+        return self._recall(query.strip())
 
     def _where(self, thing: str) -> str:
         names = self._matching(thing)
         if not names:
-            return f"'{thing}' has not been seen.\n" + self.memory.render(thing)
+            return f"'{thing}' has not been seen.\n" + self._recall(thing)
         return "\n".join(self._whereabouts(name) for name in names)
 
     def _matching(self, thing: str) -> list[str]:
@@ -278,41 +326,45 @@ class GameSession:
 
     def _all_triples(self) -> list[tuple[str, str, str, int | None, int | None]]:
         """Believed and no longer believed location triples with their validity steps."""
-        return [(t.subject, t.relation, t.object, t.start, t.end) for t in self.memory.triple_history()
+        return [(t.subject, t.relation, t.object, t.start, t.end) for t in self._history()
                 if t.relation in LOCATION_RELATIONS]
 
     def _whereabouts(self, name: str) -> str:
         placed = [(r, o, start, end) for s, r, o, start, end in self._all_triples() if s == name]
         now = [f"{r} {o}{self._room_of(o)}" for r, o, _, end in placed if end is None]
         before = [f"{r} {o}{self._room_of(o)} (steps {start}-{end})" for r, o, start, end in placed if end is not None]
-        if name in self.memory.known_locations():
+        if name in self._known_locations():
             return f"{name} is a room; route from {self.room}: {self._route(name)}"
         text = f"{name}: " + ("; ".join(now) if now else "location unknown now")
         return text + (f". Seen earlier: {'; '.join(before[-3:])}" if before else "")
 
     def _room_of(self, place: str, depth: int = 0) -> str:
-        rooms = set(self.memory.known_locations())
+        rooms = set(self._known_locations())
         if place in rooms or place == INVENTORY or depth > 3:
             return ""
-        for s, r, o in self.memory.believed_triples():
+        for s, r, o in self._beliefs():
             if s == place and r in LOCATION_RELATIONS:
                 return f" ({place} {r} {o})" if o in rooms else self._room_of(o, depth + 1)
         return ""
 
     def _route(self, room: str) -> str:
-        path = self.memory.route(self.room, room) if self.memory.location else None
+        path = self.map.route(self.room, room) if self.map is not None and self.map.location else None
         return " -> ".join(f"{d} to {r}" for d, r in path) if path else "unknown"
 
     def _exits(self, room: str) -> str:
+        if self.map is None:
+            return self._no_map()
         room = room if room and room not in ("here", "this room") else self.room
-        if room not in self.memory.known_locations():
-            return f"'{room}' is not a known room; known rooms: {', '.join(self.memory.known_locations())}"
+        if room not in self.map.known_locations():
+            return f"'{room}' is not a known room; known rooms: {', '.join(self.map.known_locations())}"
         known = ", ".join(f"{d} -> {r}" for d, r in sorted(self.exits(room).items())) or "none known"
-        unexplored = self.memory.unexplored_exits().get(room, [])
+        unexplored = self.map.unexplored_exits().get(room, [])
         return f"Exits from {room}: {known}. Unexplored: {', '.join(unexplored) or 'none'}."
 
     def _unexplored(self, room: str) -> str:
-        exits = self.memory.unexplored_exits()
+        if self.map is None:
+            return self._no_map()
+        exits = self.map.unexplored_exits()
         if room and room not in ("here", "this room"):
             exits = {room: exits.get(room, [])}
         return "\n".join(f"{r}: {', '.join(d) or 'none'}" for r, d in exits.items()) or "No unexplored exits known."

@@ -25,6 +25,8 @@ from typing import Any
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
+from textmem_gym.memory.protocol import Exportable  # noqa: E402
+from textmem_gym.memory.registry import available_memories  # noqa: E402
 from textmem_gym.serving.games import GameError  # noqa: E402
 from textmem_gym.webapp.human import RESULTS_FILE, HumanEpisode  # noqa: E402
 
@@ -38,9 +40,12 @@ def score_line(episode: HumanEpisode | None) -> str:
     return f"Score: {s['score']:g}/{s['max_score']:g} | Steps: {s['steps']} | Location: {s['location']}{end}"
 
 
-def graph_picture(episode: HumanEpisode) -> str:
-    """A PNG of the current memory graph (path)."""
-    return str(episode.game.memory.draw(Path(tempfile.mkdtemp(prefix="textmem-ui-")) / "memory.png", size=8.0))
+def graph_picture(episode: HumanEpisode) -> str | None:
+    """A PNG of the current memory graph (path); ``None`` for a memory that offers no ``export`` part (no picture)."""
+    memory = episode.game.memory
+    if not isinstance(memory, Exportable):
+        return None
+    return str(memory.draw(Path(tempfile.mkdtemp(prefix="textmem-ui-")) / "memory.png", size=8.0))
 
 
 def _view(episode: HumanEpisode, transcript: str) -> tuple[Any, ...]:
@@ -80,7 +85,7 @@ def end_episode(episode: HumanEpisode | None, transcript: str) -> tuple[Any, ...
     if episode is None:
         return None, transcript, score_line(None), "", None, "", ""
     row = episode.finish()
-    return _view(episode, f"{transcript}\n\n(Episode recorded: score {row['score']}, {row['steps']} steps.)")
+    return _view(episode, f"{transcript}\n\n(Episode recorded: score {row['score']:g}, {row['steps']} steps.)")
 
 
 # -- trajectory stepping ------------------------------------------------------------------
@@ -167,7 +172,7 @@ def build_app(runs_dir: str | Path = "runs", memory: str = "arigraph", game: str
             with gr.Row():
                 env_id = gr.Textbox(game, label="Game (TextMem id or Jericho game)", elem_id="game-id")
                 seed = gr.Number(0, label="Seed", precision=0)
-                memory_name = gr.Dropdown(["arigraph", "stma", "davis"], value=memory, label="Memory")
+                memory_name = gr.Dropdown(list(available_memories()), value=memory, label="Memory")
                 start = gr.Button("Start game", elem_id="start", variant="primary")
             score = gr.Markdown(score_line(None), elem_id="score")
             with gr.Row():

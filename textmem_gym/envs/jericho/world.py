@@ -9,7 +9,9 @@ Relation names of the privileged ``facts`` of Jericho games:
 - ``(OBJECT, "in", "I")``: ``OBJECT`` is carried by the player (TextWorld's name for the
   inventory).
 
-Names are the objects' short names as the game stores them (e.g. Zork I's ``"West House"``).
+Names are the objects' short names as the game prints them (Zork I's ``"West of House"``), decoded
+from the story file's object table (:func:`short_names`); Jericho's own names drop words and
+truncate (``"West House"``, ``"Egypti"``), so they are used only where a short name is empty.
 """
 
 from __future__ import annotations
@@ -112,9 +114,20 @@ def snapshot(frotz: Any) -> tuple[Any, ...]:
 
 
 def object_tree_facts(frotz: Any) -> list[FactTriple]:
-    """Ground-truth triples of the whole object tree (see the module docstring)."""
+    """Ground-truth triples of the whole object tree (see the module docstring).
+
+    Example:
+        >>> import os, jericho
+        >>> frotz = jericho.FrotzEnv(os.path.join(os.environ["TEXTMEM_ROMS_DIR"], "zork1.z5"))
+        >>> _ = frotz.reset()
+        >>> facts = object_tree_facts(frotz)
+        >>> ("player", "at", "West of House") in facts, ("pile of leaves", "in", "Clearing") in facts
+        (True, True)
+    """
     objects = frotz.get_world_objects()
-    names = {obj.num: obj.name.strip() for obj in objects if obj.num > 0 and obj.name.strip()}
+    printed = short_names(frotz)
+    names = {obj.num: (printed.get(obj.num) or obj.name).strip() for obj in objects if obj.num > 0}
+    names = {num: name for num, name in names.items() if name}
     player = frotz.player_obj_num
     facts: list[FactTriple] = []
     location = objects[player].parent if 0 < player < len(objects) else 0
@@ -125,3 +138,89 @@ def object_tree_facts(frotz: Any) -> list[FactTriple]:
             facts.append((names[obj.num], IN, INVENTORY if obj.parent == player else names[obj.parent]))
     return facts
 
+
+
+# -- short names from the story file --------------------------------------------------------------
+_ALPHABETS = ("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", " \n0123456789.,!?_#'\"/\\-:()")
+
+
+def short_names(frotz: Any) -> dict[int, str]:
+    """Object number -> its short name as the game prints it, decoded from the Z-machine's object
+    table in memory (Z-machine standard 1.1, sections 3 and 12); objects without one are left out.
+
+    Example:
+        >>> import os, jericho
+        >>> frotz = jericho.FrotzEnv(os.path.join(os.environ["TEXTMEM_ROMS_DIR"], "zork1.z5"))
+        >>> _ = frotz.reset()
+        >>> names = short_names(frotz)
+        >>> names[frotz.get_player_location().num]
+        'West of House'
+    """
+    lib = frotz.frotz_lib
+    ram = np.empty(lib.getRAMSize(), dtype=np.uint8)
+    lib.getRAM(ram.ctypes.data)
+    memory = ram.tobytes()
+    version = memory[0]
+    table = _word(memory, 0x0A)
+    size, props_at, defaults = (9, 7, 62) if version <= 3 else (14, 12, 126)
+    names = {}
+    for num in range(1, lib.get_num_world_objs() + 1):
+        entry = table + defaults + (num - 1) * size
+        props = _word(memory, entry + props_at) if entry + props_at + 1 < len(memory) else 0
+        if 0 < props < len(memory) and memory[props]:
+            name = _name(memory, props, version)
+            if name:
+                names[num] = name
+    return names
+
+
+#: (story serial and checksum, encoded name) -> decoded name: names are static, decoding is not cheap.
+_NAMES: dict[tuple[bytes, bytes], str] = {}
+
+
+def _name(memory: bytes, props: int, version: int) -> str:
+    """The short name at the head of the property table at ``props`` (its first byte: its length in words)."""
+    key = (memory[0x12:0x1E], memory[props + 1:props + 1 + 2 * memory[props]])
+    if key not in _NAMES:
+        _NAMES[key] = _decode(memory, props + 1, version).strip()
+    return _NAMES[key]
+
+
+def _word(memory: bytes, address: int) -> int:
+    return (memory[address] << 8) | memory[address + 1]
+
+
+def _zchars(memory: bytes, address: int) -> list[int]:
+    chars: list[int] = []
+    while address + 1 < len(memory):
+        word = _word(memory, address)
+        address += 2
+        chars += [(word >> 10) & 31, (word >> 5) & 31, word & 31]
+        if word & 0x8000:
+            break
+    return chars
+
+
+def _decode(memory: bytes, address: int, version: int, abbreviation: bool = False) -> str:
+    """The Z-string at ``address`` (abbreviations expanded; no custom alphabet tables)."""
+    chars, text, alphabet, i = _zchars(memory, address), [], 0, 0
+    while i < len(chars):
+        z, i = chars[i], i + 1
+        if z == 0:
+            text.append(" ")
+        elif (1 <= z <= 3 and version >= 3) or (z == 1 and version == 2):
+            if i < len(chars) and not abbreviation:
+                entry = _word(memory, 0x18) + 2 * (32 * (z - 1) + chars[i])
+                text.append(_decode(memory, 2 * _word(memory, entry), version, True))
+            i += 1
+        elif z in (4, 5):
+            alphabet = z - 3
+            continue
+        elif alphabet == 2 and z == 6:  # a 10-bit ZSCII character
+            if i + 1 < len(chars):
+                text.append(chr((chars[i] << 5) | chars[i + 1]))
+            i += 2
+        else:
+            text.append(_ALPHABETS[alphabet][z - 6])
+        alphabet = 0
+    return "".join(text)

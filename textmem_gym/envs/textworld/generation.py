@@ -5,7 +5,8 @@ Games are built from code by a registered *generator* (a function ``build(output
 runs in a child process whose ``PYTHONHASHSEED`` is fixed, because TextWorld's generators
 iterate over sets: with a fixed hash seed the same settings give byte-identical games in every
 process. Results are cached under ``cache_dir("games")``; concurrent makers of the same game
-are serialized by a file lock and the files appear by atomic rename.
+are serialized by a file lock and the files appear by atomic rename. Generating a game takes
+seconds, so it says so in one line on stderr (a cached game is used silently).
 
 Example:
     >>> from textmem_gym.envs.textworld.generation import GENERATORS
@@ -124,6 +125,8 @@ def generate_game(generator: str, seed: int, options: Mapping[str, Any] | None =
         return target
     with FileLock(str(target) + ".lock"):
         if not target.exists():
+            print(f"generating game {generator} seed {seed}{f' ({split} split)' if split else ''} ... "
+                  f"(first use, cached afterwards in {folder})", file=sys.stderr, flush=True)
             _build_atomically(spec, seed, options, split, target)
     return target
 

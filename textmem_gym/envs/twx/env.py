@@ -96,7 +96,7 @@ class TWXEnv(TextGameEnv):
         >>> for command in info["walkthrough"]:
         ...     obs, reward, terminated, truncated, info = env.step(command)
         >>> obs, reward, info["won"], info["score"], info["max_score"]
-        ('You take the coin.', 100.0, True, 100, 100)
+        ('You take the coin.', 100.0, True, 100.0, 100.0)
         >>> env.step("dance")[0]
         "Unknown action: I'm not sure what you mean."
         >>> env.close()

@@ -20,6 +20,7 @@ import base64
 import hashlib
 import json
 import math
+import re
 import struct
 import threading
 import time
@@ -186,6 +187,57 @@ class ChatExchange(Exchange):
             completion = count_words(content)
             body["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
                              "total_tokens": prompt + completion}
+        return body
+
+
+#: ``(text before the token, token) -> log-probability``: the local server's rule-driven prompt scorer.
+Scorer = Callable[[str, str], float]
+#: The one token the local server generates after a completions prompt.
+GENERATED = " ."
+
+
+def split_tokens(text: str) -> list[tuple[int, str]]:
+    """The local server's tokens with their offsets: each word with the whitespace before it.
+
+    Example:
+        >>> split_tokens("go  east")
+        [(0, 'go'), (2, '  east')]
+    """
+    return [(match.start(), match.group()) for match in re.finditer(r"\s*\S+", text)]
+
+
+class CompletionExchange(Exchange):
+    """A (legacy) ``/v1/completions`` request: with ``echo`` the prompt comes back, and with
+    ``logprobs`` each token's log-probability from the ``scorer`` (``None`` for the first token,
+    as real servers do); without a scorer the answer has no log-probabilities (``logprobs: null``),
+    like a server that does not score prompts. One token (:data:`GENERATED`) is generated."""
+
+    def __init__(self, handler: BaseHTTPRequestHandler, stopping: threading.Event, body: dict[str, Any],
+                 scorer: Scorer | None) -> None:
+        super().__init__(handler, stopping)
+        self.body, self.scorer = body, scorer
+        prompt = body.get("prompt")
+        self.prompt: str | None = prompt if isinstance(prompt, str) else None
+
+    def payload(self, *, text: str | None, finish_reason: str, usage: bool) -> dict[str, Any]:
+        prompt = self.prompt or ""
+        echo = bool(self.body.get("echo"))
+        full = (prompt if echo else "") + GENERATED
+        choice: dict[str, Any] = {"index": 0, "text": full, "finish_reason": "length", "logprobs": None}
+        if self.scorer is not None and self.body.get("logprobs") is not None:
+            base = 0 if echo else len(prompt)
+            tokens = split_tokens((prompt if echo else "") + GENERATED)
+            whole = prompt + GENERATED
+            values = [None if base + offset == 0 else float(self.scorer(whole[:base + offset], token))
+                      for offset, token in tokens]
+            choice["logprobs"] = {"tokens": [t for _, t in tokens], "token_logprobs": values,
+                                  "text_offset": [o for o, _ in tokens], "top_logprobs": None}
+        body: dict[str, Any] = {"id": f"cmpl-local-{uuid.uuid4().hex[:12]}", "object": "text_completion",
+                                "created": int(time.time()), "model": self.body.get("model", "local-model"),
+                                "choices": [choice]}
+        if usage:
+            body["usage"] = {"prompt_tokens": count_words(prompt), "completion_tokens": 1,
+                             "total_tokens": count_words(prompt) + 1}
         return body
 
 

@@ -1,6 +1,7 @@
 """A local OpenAI-compatible HTTP server with scripted answers and injectable faults.
 
-:class:`LocalOpenAIServer` speaks ``POST /v1/chat/completions``, ``POST /v1/embeddings`` and
+:class:`LocalOpenAIServer` speaks ``POST /v1/chat/completions``, ``POST /v1/embeddings``,
+``POST /v1/completions`` (with ``echo`` and rule-driven ``logprobs``) and
 ``GET /v1/models`` closely enough for the real ``openai`` client (and any other
 OpenAI-compatible client) to work against it. It binds to 127.0.0.1 on a random free port and
 is used by every LLM test, so no test needs a key or the internet. Answers come from a
@@ -40,8 +41,10 @@ from urllib.parse import urlsplit
 from textmem_gym.llm.client import mode_of_body
 from textmem_gym.llm.testing.exchange import (
     ChatExchange,
+    CompletionExchange,
     EmbeddingExchange,
     Exchange,
+    Scorer,
     ScriptResponder,
     count_words,
     echo_responder,
@@ -122,6 +125,11 @@ class LocalOpenAIServer:
             ``/props`` or in ``/v1/models`` where the profile's server states it.
         structured: The structured-output modes it takes, instead of the profile's (``()``: none,
             like a server without constrained output).
+        logprobs: ``(text before, token) -> log-probability``: how ``POST /v1/completions`` with
+            ``echo`` and ``logprobs`` scores each (whitespace-separated) token of the prompt; ``None``
+            (default): completions come back without log-probabilities.
+        models_status: HTTP status of ``GET /v1/models``: 200 lists the model; another (e.g. 501)
+            answers that error, like a server that serves chat completions but lists no models.
 
     Example:
         >>> with LocalOpenAIServer(script=["a", "b"]) as server:
@@ -144,17 +152,21 @@ class LocalOpenAIServer:
         profile: str = "local",
         context_window: int | None = None,
         structured: Iterable[str] | None = None,
+        models_status: int = 200,
+        logprobs: Scorer | None = None,
     ) -> None:
         if responder is not None and script is not None:
             raise ValueError("give either responder= or script=, not both")
         self.responder: Responder = ScriptResponder(script) if script is not None else responder or echo_responder
         self.embedder = embedder
+        self.scorer = logprobs
         self.embedding_dim = embedding_dim
         self.faults = FaultSchedule(faults)
         self.profile = lookup("server profile", profile, PROFILES)
         self.context_window = context_window
         self.structured = frozenset(self.profile.structured if structured is None else structured)
         self.latency = latency
+        self.models_status = models_status
         self._api_key = api_key
         self._address = (host, port)
         self._lock = threading.Lock()
@@ -170,6 +182,7 @@ class LocalOpenAIServer:
         self._routes: dict[tuple[str, str], _Route] = {
             ("POST", "/v1/chat/completions"): self._chat,
             ("POST", "/v1/embeddings"): self._embeddings,
+            ("POST", "/v1/completions"): self._completions,
         }
         self._extras: dict[tuple[str, str], Callable[[dict[str, Any]], dict[str, Any] | None]] = {
             ("GET", "/v1/models"): self._models_payload, ("GET", "/props"): self._props,
@@ -355,6 +368,13 @@ class LocalOpenAIServer:
             return
         self._answer(exchange, self.faults.next(index, body))
 
+    def _completions(self, handler: _Handler, body: dict[str, Any], index: int) -> None:
+        exchange = CompletionExchange(handler, self._stopping, body, self.scorer)
+        if exchange.prompt is None:
+            exchange.send_error(400, "'prompt' must be a string")
+            return
+        self._answer(exchange, self.faults.next(index, body))
+
     @staticmethod
     def _answer(exchange: Exchange, fault: Fault | None) -> None:
         if fault is None:
@@ -368,6 +388,9 @@ class LocalOpenAIServer:
         exchange = Exchange(handler, self._stopping)
         if self._api_key is not None and handler.headers.get("Authorization") != f"Bearer {self._api_key}":
             exchange.send_error(401, "Incorrect API key provided.")
+            return
+        if route == self._models_payload and self.models_status != 200:
+            exchange.send_error(self.models_status, f"{handler.command} {handler.path} is not served here")
             return
         payload = route(body if body is not None else {})
         if payload is None:

@@ -4,7 +4,10 @@ It reads TextWorld's templated text (cooking, treasure-hunt and cleaning games) 
 text-adventure phrasing: the room from its header, exits and doors with their state, things
 on/in furniture, the inventory, feedback of take/drop/put/open/close/unlock/eat/cook/cut, and
 the content of things read (recipes, notes). A full room description is a snapshot: things
-believed in the room but no longer listed are invalidated. A backend with other text hands its
+believed in the room but no longer listed are invalidated. Moving into the dark ("You have moved
+into a dark place.", "It is pitch black.", Inform's "Darkness" title) makes the believed room
+:data:`DARK_PLACE`, never the room just left; the map gains no edge to or from it, since the
+text does not tell which room it is (:func:`describes_darkness`). A backend with other text hands its
 own parser over (:meth:`RulesExtractor.use_parser`; the NetHack envs name
 :class:`~textmem_gym.memory.extractors.nethack.NetHackRules`), which then reads every step.
 
@@ -115,6 +118,33 @@ def inventory_items(listed: str) -> list[str]:
     return items
 
 
+#: The believed location after moving into a room the text does not name because it is dark.
+DARK_PLACE = "dark place"
+#: How games say that the player is in the dark: Infocom's "You have moved into a dark place." and
+#: "It is pitch black.", Inform's "Darkness" title and "It is pitch dark" (not "It is now pitch
+#: black": a light went out in the room one is in).
+_DARKNESS = re.compile(r"You have moved into a dark place|\bIt is pitch (?:black|dark)\b|^\s*Darkness\s*$",
+                       re.I | re.M)
+_LOOK = frozenset({"look", "l"})
+
+
+def describes_darkness(observation: str, action: str) -> bool:
+    """Whether ``observation`` tells that ``action`` took the player into a dark place (a
+    ``look`` in the dark moves no one: the room is the one believed).
+
+    Example:
+        >>> describes_darkness("You have moved into a dark place.\\nIt is pitch black.", "up")
+        True
+        >>> describes_darkness("Darkness\\nIt is pitch dark, and you can't see a thing.", "north")
+        True
+        >>> describes_darkness("The lamp goes out. It is now pitch black.", "wait")
+        False
+        >>> describes_darkness("It is pitch black. You are likely to be eaten by a grue.", "look")
+        False
+    """
+    return action.strip().lower() not in _LOOK and bool(_DARKNESS.search(observation))
+
+
 def move_direction(action: str) -> str | None:
     """The direction of a movement command (``go north``, ``north``, ``n``), else ``None``."""
     words = action.lower().split()
@@ -151,7 +181,9 @@ class RulesExtractor(BaseExtractor):
         out = Extraction()
         self._store, self._action = store, action
         view = parse_room(observation)
-        if view is not None:
+        if describes_darkness(observation, action):
+            self.location = DARK_PLACE
+        elif view is not None:
             self._room(out, view, action)
         else:
             self._already(out, observation, action)
@@ -175,7 +207,7 @@ class RulesExtractor(BaseExtractor):
     def _room(self, out: Extraction, view: RoomView, action: str) -> None:
         previous, room = self.location, view.room
         direction = move_direction(action)
-        if previous and direction and previous != room:
+        if previous and previous != DARK_PLACE and direction and previous != room:
             out.triples.append((room, direction_relation(direction), previous))
         self.location = room
         add = out.triples.append
@@ -229,7 +261,7 @@ class RulesExtractor(BaseExtractor):
 
     def _terse(self, out: Extraction, match: re.Match[str], relation: str) -> None:
         """Terse feedback ("Taken.", "Dropped.") names nothing: the thing is the action's object."""
-        obj = INVENTORY if relation == IN else self.location
+        obj = INVENTORY if relation == IN else self._lit_room()
         words = self._action.split(maxsplit=1)
         thing = clean_name(re.split(r"\s+(?:from|in|on|into)\s+", words[1])[0])[0] if len(words) == 2 else ""
         if thing and obj and thing.lower() not in ("all", "everything", "it"):
@@ -239,8 +271,13 @@ class RulesExtractor(BaseExtractor):
         out.triples.append((clean_name(match.group(1))[0], IN, INVENTORY))
 
     def _dropped(self, out: Extraction, match: re.Match[str]) -> None:
-        if self.location:
-            out.triples.append((clean_name(match.group(1))[0], AT, self.location))
+        room = self._lit_room()
+        if room:
+            out.triples.append((clean_name(match.group(1))[0], AT, room))
+
+    def _lit_room(self) -> str | None:
+        """The believed room, when the text named it (not :data:`DARK_PLACE`: which dark room is unknown)."""
+        return None if self.location == DARK_PLACE else self.location
 
     def _put(self, out: Extraction, match: re.Match[str], relation: str) -> None:
         out.triples.append((clean_name(match.group(1))[0], relation, clean_name(match.group(2))[0]))
@@ -344,7 +381,7 @@ HEADER = re.compile(r"^\s*-=\s*(.+?)\s*=-\s*$", re.M)
 _SMALL_WORDS = "of|the|and|in|on|at|a|an|to|by"
 #: Interactive-fiction room titles ("West of House", "Living Room"): a line of capitalized words.
 IF_TITLE = re.compile(rf"^(?:[A-Z][\w'-]*)(?: (?:[A-Z][\w'-]*|{_SMALL_WORDS}))*$")
-_NOT_ROOMS = frozenset({"taken", "dropped", "ok", "okay", "done", "opened", "closed", "time passes"})
+_NOT_ROOMS = frozenset({"taken", "dropped", "ok", "okay", "done", "opened", "closed", "time passes", "darkness"})
 _DIR = "|".join(DIRECTIONS)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _ARTICLE = r"(?:an?|some|the)"

@@ -13,6 +13,10 @@ order, counted), and the answer is read by the one free-text parser either way. 
 without a direct answer is ``parse_failed`` (cause ``unparseable``); a call that failed is cause
 ``llm_error`` or ``context_overflow``. Neither is replaced by anything: the answer is ``""``.
 
+A method is built without a model when none is configured (no ``model`` and no ``$OPENAI_MODEL``):
+its ``config`` names model ``None``, it can still offer what needs no model (the optional part
+``recall``), and :meth:`LLMQAMethod.answer` raises the client's one-line error.
+
 Example:
     >>> paragraph_text(Paragraph("Vellmar Island", "A lighthouse stands here.", (), True))
     'Vellmar Island: A lighthouse stands here.'
@@ -22,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,6 +34,7 @@ from typing import Any
 
 from textmem_gym.llm import LLMCalls, Trimmable
 from textmem_gym.llm.calls import PromptFolder
+from textmem_gym.llm.client import ENV_MODEL
 from textmem_gym.qa.api import Answer, Document, Tokens, as_paragraphs
 from textmem_gym.qa.data import Paragraph
 
@@ -78,6 +84,7 @@ class LLMQAMethod:
     Attributes:
         llm: The :class:`~textmem_gym.llm.LLMCalls` every call of the method goes through.
         config: The method's settings for results rows (no endpoint address, no key).
+        no_model: Why the method cannot answer (no model configured), else ``None``.
     """
 
     name = "llm"
@@ -88,7 +95,10 @@ class LLMQAMethod:
                  client: Any = None, client_options: dict[str, Any] | None = None, max_tokens: int = 512) -> None:
         self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options)
         self.max_tokens = max_tokens
-        self.config: dict[str, Any] = {"model": self.llm.client.model, "max_tokens": max_tokens}
+        configured = client is not None or bool(model or os.environ.get(ENV_MODEL))
+        self.no_model = None if configured else f"no model given: pass model= or set ${ENV_MODEL}"
+        self.config: dict[str, Any] = {"model": self.llm.client.model if configured else None,
+                                       "max_tokens": max_tokens}
 
     # -- what a method writes -------------------------------------------------------------
     def respond(self, question: str, paragraphs: tuple[Paragraph, ...]) -> Final:
@@ -121,7 +131,13 @@ class LLMQAMethod:
 
     # -- the API -----------------------------------------------------------------------------
     def answer(self, question: str, documents: Sequence[Document]) -> Answer:
-        """Answers ``question`` from ``documents``, with what it cost (see :class:`~textmem_gym.qa.api.Answer`)."""
+        """Answers ``question`` from ``documents``, with what it cost (see :class:`~textmem_gym.qa.api.Answer`).
+
+        Raises:
+            ValueError: No model is configured (see :attr:`no_model`).
+        """
+        if self.no_model is not None:
+            raise ValueError(self.no_model)
         self.llm.begin_episode()
         self.llm.take_step_calls()
         started = time.perf_counter()

@@ -8,6 +8,13 @@ only in which paragraphs the model reads. Ranking uses the project's similarity 
 lose the least relevant first to fit the context window (the last in file order for full
 context and gold).
 
+Each offers the optional part ``recall`` (:class:`~textmem_gym.qa.api.Recalls`), with no model:
+its context at a budget is the paragraphs it would show, in the order it shows them, without a
+top-k cut (BM25 and embeddings: every paragraph, best first; full context: file order; gold: the
+supporting ones), for the budget to cut; the paragraphs it ranks are the ranking (BM25,
+embeddings), the supporting ones (gold: the upper bound), or none for full context (file order
+is no ranking: "not offered").
+
 Example:
     >>> from textmem_gym.llm import LocalOpenAIServer
     >>> docs = ["Vellmar Island: a lighthouse stands here.", "Orsk is a town.", "Tallow Bay is calm."]
@@ -16,13 +23,17 @@ Example:
     ...     answer = method.answer("What stands on Vellmar Island?", docs)
     >>> answer.text, answer.calls, answer.detail["retrieved"]
     ('a lighthouse', 1, [0])
+    >>> BM25Method(top_k=1).recall("What stands on Vellmar Island?", docs, [8], 2).sources  # no model needed
+    [0]
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from textmem_gym.memory.retrieval import SimilarityIndex, make_index
+from textmem_gym.qa.api import Document, Recalled, as_paragraphs
 from textmem_gym.qa.data import Paragraph
 from textmem_gym.qa.methods.base import Final, LLMQAMethod, paragraph_text, texts_section
 
@@ -30,9 +41,23 @@ from textmem_gym.qa.methods.base import Final, LLMQAMethod, paragraph_text, text
 class ContextMethod(LLMQAMethod):
     """Answers from the paragraphs :meth:`choose` picks (subclasses pick)."""
 
+    #: Whether :meth:`order` is a ranking for the question (recall@k), not file order.
+    ranks = False
+
+    def order(self, question: str, paragraphs: tuple[Paragraph, ...]) -> list[int]:
+        """Indexes of every paragraph the method would show, most relevant first (no top-k cut)."""
+        raise NotImplementedError
+
     def choose(self, question: str, paragraphs: tuple[Paragraph, ...]) -> list[int]:
         """Indexes of the paragraphs shown, most relevant first."""
-        raise NotImplementedError
+        return self.order(question, paragraphs)
+
+    def recall(self, question: str, documents: Sequence[Document], budgets: Sequence[int], k: int) -> Recalled:
+        """The paragraphs of :meth:`order` as the context at every budget; the ranking where it is one."""
+        paragraphs = as_paragraphs(documents)
+        order = self.order(question, paragraphs)
+        lines = [" ".join(paragraph_text(paragraphs[i]).split()) for i in order]
+        return Recalled({budget: lines for budget in budgets}, order[:k] if self.ranks else None)
 
     def respond(self, question: str, paragraphs: tuple[Paragraph, ...]) -> Final:
         """The answer prompt over the chosen paragraphs."""
@@ -48,7 +73,7 @@ class FullContextMethod(ContextMethod):
 
     name = "full-context"
 
-    def choose(self, question: str, paragraphs: tuple[Paragraph, ...]) -> list[int]:
+    def order(self, question: str, paragraphs: tuple[Paragraph, ...]) -> list[int]:
         """All of them."""
         return list(range(len(paragraphs)))
 
@@ -57,8 +82,9 @@ class GoldMethod(ContextMethod):
     """The gold supporting paragraphs, in file order (``GPT-4 + supporting facts``: the upper bound)."""
 
     name = "gold"
+    ranks = True
 
-    def choose(self, question: str, paragraphs: tuple[Paragraph, ...]) -> list[int]:
+    def order(self, question: str, paragraphs: tuple[Paragraph, ...]) -> list[int]:
         """The supporting ones."""
         return [i for i, p in enumerate(paragraphs) if p.is_supporting]
 
@@ -74,6 +100,7 @@ class RankedMethod(ContextMethod):
 
     name = "ranked"
     similarity = "bm25"
+    ranks = True
 
     def __init__(self, *args: Any, top_k: int = 3, **options: Any) -> None:
         super().__init__(*args, **options)
@@ -81,17 +108,25 @@ class RankedMethod(ContextMethod):
             raise ValueError(f"top_k must be a positive int, got {top_k!r}")
         self.top_k = top_k
         self.config.update(top_k=top_k, similarity=self.similarity)
+        self._ranked: tuple[str, tuple[Paragraph, ...], list[int]] | None = None
 
     def index(self) -> SimilarityIndex:
         """A new, empty similarity index."""
         return make_index(self.similarity)
 
+    def order(self, question: str, paragraphs: tuple[Paragraph, ...]) -> list[int]:
+        """Every paragraph, best first by the index (the last question's ranking is kept, so
+        answering and recall rank once)."""
+        if self._ranked is None or self._ranked[:2] != (question, paragraphs):
+            index = self.index()
+            for i, paragraph in enumerate(paragraphs):
+                index.add(i, paragraph_text(paragraph))
+            self._ranked = (question, paragraphs, [i for i, _ in index.search(question, len(paragraphs))])
+        return list(self._ranked[2])
+
     def choose(self, question: str, paragraphs: tuple[Paragraph, ...]) -> list[int]:
         """The ``top_k`` best by the index, best first."""
-        index = self.index()
-        for i, paragraph in enumerate(paragraphs):
-            index.add(i, paragraph_text(paragraph))
-        return [i for i, _ in index.search(question, self.top_k)]
+        return self.order(question, paragraphs)[:self.top_k]
 
 
 class BM25Method(RankedMethod):
@@ -112,10 +147,12 @@ class EmbeddingMethod(RankedMethod):
 
     def __init__(self, *args: Any, **options: Any) -> None:
         super().__init__(*args, **options)
-        self.config["embedding_model"] = self.llm.client.embedding_model
+        self.config["embedding_model"] = self.llm.client.embedding_model if self.no_model is None else None
 
     def unavailable(self) -> str | None:
-        """A reason when the endpoint serves no embeddings (asked once)."""
+        """A reason when no model is configured or the endpoint serves no embeddings (asked once)."""
+        if self.no_model is not None:
+            return f"needs an endpoint serving embeddings ({self.no_model})"
         if self.llm.serves_embeddings():
             return None
         return f"the endpoint serves no embeddings (model {self.llm.client.embedding_model!r})"

@@ -1,40 +1,63 @@
 """Answering a probe question: with the model from a memory's context, or structurally.
 
-With a model, every memory's context goes through the QA methods' answering machinery
-(:class:`~textmem_gym.qa.methods.base.LLMQAMethod`): the same chain-of-thought answer prompt
-(``qa/prompts/answer_texts.txt``) with the context as its ``texts`` section, the same answer schema
-sent as a structured-output request, the same parser, and the prompt fitted to one context window
-for every memory (the context loses its least worth keeping lines first; trims are counted in
-``detail["context_trims"]``). An answer the parser cannot read is ``""`` with ``fallback``
-``unparseable``, never replaced.
+With a model, every memory's context (``context(question, budget)``) goes through the QA methods'
+answering machinery (:class:`~textmem_gym.qa.methods.base.LLMQAMethod`): the same chain-of-thought
+answer prompt (``qa/prompts/answer_texts.txt``) with the context as its ``texts`` section, the same
+answer schema, the same parser, and the prompt fitted to one context window for every memory (the
+context loses its last lines first; trims are counted in ``detail["context_trims"]``). An answer
+the parser cannot read is ``""`` with ``fallback`` ``unparseable``, never replaced.
 
-Structurally, a memory that keeps beliefs answers from them without a model
-(:data:`STRUCTURAL`): ``location`` from the believed location triple of the thing, ``contents``
-from the believed triples holding things in or on the holder, ``path`` from the memory's ``route``.
+Structurally, a memory answers without a model from the optional parts it offers
+(:mod:`textmem_gym.memory.protocol`); a question whose parts it does not offer is "not offered"
+(``None``):
+
+============= ================== =================================================================
+kind          parts              structural answer
+============= ================== =================================================================
+location,     beliefs            the holder of the last believed location triple of the thing
+long-horizon
+abstention    beliefs            that holder, else ``unknown``
+contents      beliefs            the things believed in / on the holder, sorted
+two-hop       beliefs            the things believed in / on what is believed in the room (the room
+                                 believed ``<d> of`` the start, for the direction form)
+path          beliefs, map       the directions of the memory's ``route``
+state-history beliefs, history   the thing's holder in ``triple_history()`` believed at the update
+                                 that ended step ``k`` (``start <= update < end``)
+counting      beliefs, history   ``open``: the history triples ``(Y, is, open)`` begun by then; no
+                                 part records entering a room, so ``enter`` is not offered
+============= ================== =================================================================
+
+``actions``, ``changes`` and ``recipe`` have no structural answer. Steps in ``triple_history`` are
+update indices (the reset is update 0); a :data:`Clock` maps each agent decision to the update that
+ended it.
 
 Example:
-    >>> from textmem_gym.qa.probes.memories import OracleProbe
-    >>> from textmem_gym.qa.probes.questions import ProbeQuestion
-    >>> from textmem_gym.qa.probes.replay import ReplayStep
-    >>> oracle = OracleProbe()
-    >>> oracle.feed(ReplayStep(0, "", "", {}, (("P", "at", "kitchen"), ("knife", "on", "table"))))
+    >>> from textmem_gym.memory.oracle.memory import OracleMemory
+    >>> oracle = OracleMemory()
+    >>> oracle.update("", "", {"facts": [("P", "at", "kitchen"), ("knife", "on", "table")]})
     >>> question = ProbeQuestion("location:knife", "location", 0, "Where is the knife?", ("table",), {"thing": "knife"})
-    >>> structural_answer(oracle, question)
+    >>> structural_answer(oracle, question, {0: 0})
     'table'
+    >>> structural_answer(oracle, ProbeQuestion("state-history:knife", "state-history", 0, "?", ("table",),
+    ...                                         {"thing": "knife", "at": 0}), {0: 0}) is None
+    True
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from textmem_gym.llm import Trimmable
-from textmem_gym.memory.semantic import LOCATION_RELATIONS
+from textmem_gym.memory.protocol import HasBeliefs, HasHistory, HasMap
+from textmem_gym.memory.semantic import AT, IS, LOCATION_RELATIONS, relation_direction
 from textmem_gym.qa.api import Answer
 from textmem_gym.qa.data import Paragraph
 from textmem_gym.qa.methods.base import NOTHING, Final, LLMQAMethod
-from textmem_gym.qa.probes.memories import Beliefs, Context, ProbeMemory
-from textmem_gym.qa.probes.questions import ProbeQuestion
+from textmem_gym.qa.probes.questions import UNKNOWN_ANSWERS, ProbeQuestion
+
+#: Agent decision -> index of the memory update that ended it.
+Clock = Mapping[int, int]
 
 
 class ProbeAnswerer(LLMQAMethod):
@@ -49,51 +72,95 @@ class ProbeAnswerer(LLMQAMethod):
 
     def __init__(self, *args: Any, **options: Any) -> None:
         super().__init__(*args, **options)
-        self._context = Context([])
+        self._lines: list[str] = []
 
-    def answer_from(self, question: str, context: Context) -> Answer:
-        """Answers ``question`` from ``context``, with what it cost."""
-        self._context = context
+    def answer_from(self, question: str, lines: list[str]) -> Answer:
+        """Answers ``question`` from the context ``lines``, with what it cost."""
+        self._lines = list(lines)
         return self.answer(question, ())
 
     def respond(self, question: str, paragraphs: tuple[Paragraph, ...]) -> Final:
         """The answer prompt with the context as its ``texts`` section (trimmed from its end)."""
-        texts = Trimmable("texts", self._context.items, drop="last", sep="\n", empty=NOTHING,
-                          order=self._context.order)
+        texts = Trimmable("texts", self._lines, drop="last", sep="\n", empty=NOTHING)
         final = self.final_answer("answer_texts", question, [texts])
-        final.detail["context_lines"] = len(self._context.items)
+        final.detail["context_lines"] = len(self._lines)
         return final
 
 
-def _location(beliefs: Beliefs, question: ProbeQuestion) -> str:
-    holders = [o for s, r, o in beliefs.triples() if s == question.args["thing"] and r in LOCATION_RELATIONS]
+def _holder(memory: Any, thing: str) -> str:
+    holders = [o for s, r, o in memory.believed_triples() if s == thing and r in LOCATION_RELATIONS]
     return holders[-1] if holders else ""
 
 
-def _contents(beliefs: Beliefs, question: ProbeQuestion) -> str:
-    holder, relation = question.args["holder"], question.args["relation"]
-    return ", ".join(sorted({s for s, r, o in beliefs.triples() if o == holder and r == relation}))
+def _location(memory: Any, question: ProbeQuestion, clock: Clock) -> str:
+    return _holder(memory, question.args["thing"])
 
 
-def _path(beliefs: Beliefs, question: ProbeQuestion) -> str:
-    route = beliefs.route(question.args["start"], question.args["goal"])
-    return ", ".join(route or [])
+def _abstention(memory: Any, question: ProbeQuestion, clock: Clock) -> str:
+    return _holder(memory, question.args["thing"]) or UNKNOWN_ANSWERS[0]
 
 
-#: Question kind -> its structural answer from a memory's beliefs (kinds not listed have none).
-STRUCTURAL: dict[str, Callable[[Beliefs, ProbeQuestion], str]] = {
-    "location": _location,
-    "contents": _contents,
-    "path": _path,
+def _held(memory: Any, holders: set[str], relation: str) -> str:
+    return ", ".join(sorted({s for s, r, o in memory.believed_triples() if o in holders and r == relation}))
+
+
+def _contents(memory: Any, question: ProbeQuestion, clock: Clock) -> str:
+    return _held(memory, {question.args["holder"]}, question.args["relation"])
+
+
+def _two_hop(memory: Any, question: ProbeQuestion, clock: Clock) -> str:
+    triples = memory.believed_triples()
+    room = question.args["room"]
+    if "start" in question.args:
+        rooms = [a for a, r, b in triples if b == question.args["start"]
+                 and relation_direction(r) == question.args["direction"]]
+        room = rooms[-1] if rooms else ""
+    in_room = {s for s, r, o in triples if r == AT and o == room}
+    return _held(memory, in_room, question.args["relation"])
+
+
+def _path(memory: Any, question: ProbeQuestion, clock: Clock) -> str:
+    route = memory.route(question.args["start"], question.args["goal"])
+    return ", ".join(direction for direction, _ in route or [])
+
+
+def _state_history(memory: Any, question: ProbeQuestion, clock: Clock) -> str:
+    update = clock[question.args["at"]]
+    held = [t for t in memory.triple_history() if t.subject == question.args["thing"]
+            and t.relation in LOCATION_RELATIONS and t.start <= update and (t.end is None or update < t.end)]
+    return max(held, key=lambda t: t.start).object if held else ""
+
+
+def _counting(memory: Any, question: ProbeQuestion, clock: Clock) -> str | None:
+    if question.args["event"] != "open":
+        return None
+    update = clock[question.step]
+    return str(sum(1 for t in memory.triple_history() if t.subject == question.args["target"]
+                   and t.relation == IS and t.object == "open" and t.start <= update))
+
+
+#: A structural answer: ``(memory, question, clock) -> answer`` (``None``: not offered for this question).
+Structural = Callable[[Any, ProbeQuestion, Clock], "str | None"]
+#: Question kind -> the parts it needs and its structural answer (kinds not listed have none).
+STRUCTURAL: dict[str, tuple[tuple[type, ...], Structural]] = {
+    "location": ((HasBeliefs,), _location),
+    "long-horizon": ((HasBeliefs,), _location),
+    "abstention": ((HasBeliefs,), _abstention),
+    "contents": ((HasBeliefs,), _contents),
+    "two-hop": ((HasBeliefs,), _two_hop),
+    "path": ((HasBeliefs, HasMap), _path),
+    "state-history": ((HasBeliefs, HasHistory), _state_history),
+    "counting": ((HasBeliefs, HasHistory), _counting),
 }
 
 
-def structural_answer(memory: ProbeMemory, question: ProbeQuestion) -> str | None:
+def structural_answer(memory: object, question: ProbeQuestion, clock: Clock) -> str | None:
     """``memory``'s structural answer to ``question`` (``""``: it believes nothing that answers;
-    ``None``: it keeps no beliefs, or the kind has no structural answer)."""
-    beliefs = memory.beliefs()
-    answer = STRUCTURAL.get(question.kind)
-    return None if beliefs is None or answer is None else answer(beliefs, question)
+    ``None``: not offered, as the memory lacks a part it needs or the kind has no structural answer)."""
+    needs, answer = STRUCTURAL.get(question.kind, ((), None))
+    if answer is None or not all(isinstance(memory, part) for part in needs):
+        return None
+    return answer(memory, question, clock)
 
 
-__all__ = ["STRUCTURAL", "ProbeAnswerer", "structural_answer"]
+__all__ = ["STRUCTURAL", "Clock", "ProbeAnswerer", "structural_answer"]

@@ -4,7 +4,7 @@ At a chosen agent decision (step ``s``), :func:`generate_questions` asks each ge
 :data:`GENERATORS` for its candidate questions and keeps at most ``per_kind`` of each kind, drawn
 with a :class:`random.Random` seeded by the seed, the kind and the step (so the same replay gives
 the same questions in any process). A question's text starts with its step (``At step 10: ...``).
-Every question is about what the agent has seen by step ``s``:
+Every question but ``abstention`` is about what the agent has seen by step ``s``:
 a thing never named in an observation up to ``s`` is never asked about, and a fact counts only once
 the agent observed it (:class:`~textmem_gym.memory.ground_truth.ObservedTruth`, the belief metric's
 tracker of TextWorld's facts). Answers are strings scored by the QA scorer with MuSiQue's rule (the
@@ -27,7 +27,26 @@ changes    What changed since step k?                  the seen facts that becam
                                                        previous probe step ``k`` (containment and states)
 recipe     What ingredients does the recipe need?      the cookbook's ingredients in its order, once the
                                                        agent has read it (Cooking games)
+state-     Where was the X at step k, before it was    its holder at step ``k``: the last step before its
+history    moved?                                      last move, when the agent had seen it there
+counting   How many times did I enter the R / open     a number (aliases: the word): entries into R (a
+           the Y?                                      step ending in R after one elsewhere; the start
+                                                       does not count), or steps after which Y became open
+abstention Where is the X? (X never named so far)      ``unknown`` (aliases ``i don't know``...): X is a
+                                                       thing of the true state never named in an
+                                                       observation; naming any place is wrong
+long-      Where is the X? (X last named >= 200 steps  its holder, as ``location``: the thing was last
+horizon    before)                                     named in an observation :data:`HORIZON` or more
+                                                       steps before, and its place has not changed since
+two-hop    What is in the container in the room <d>    the things in (on) the one container (supporter)
+           of the R? / in the container in the R?      of that room, sorted, when all were seen
 ========== =========================================== ==================================================
+
+The kinds read only the true state in the memory vocabulary (:func:`~textmem_gym.memory.ground_truth.map_facts`:
+``is at``, ``is in``, ``is on``, ``is``, ``is <direction> of``), so a backend whose facts are mapped
+there is probed the same way. A question's :attr:`ProbeQuestion.targets` say what answer recall looks
+for (:mod:`textmem_gym.qa.probes.recall`): by default its answers; for answers listing several
+things (contents, two-hop, recipe, actions) all of them.
 
 Example:
     >>> snapshot = Snapshot(step=3, room="kitchen", truth={("knife", "is on", "table"), ("table", "is at", "kitchen")},
@@ -43,14 +62,15 @@ from __future__ import annotations
 
 import random
 import re
-from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
-from textmem_gym.envs.privileged import FactTriple
 from textmem_gym.loading import lookup
 from textmem_gym.memory.ground_truth import ObservedTruth, map_facts
+from textmem_gym.memory.oracle.truth import direction_graph, recipe_ingredients, shortest_paths
 from textmem_gym.memory.semantic import (
     AT,
     IN,
@@ -59,7 +79,6 @@ from textmem_gym.memory.semantic import (
     LOCATION_RELATIONS,
     ON,
     TripleKey,
-    normalize,
     relation_direction,
 )
 from textmem_gym.qa.data import QAExample
@@ -71,6 +90,12 @@ SCORING_RULE = "musique"
 _MOVES = re.compile(r"^(?:go\s+)?(?:north|south|east|west|up|down|northeast|northwest|southeast|southwest|[nsewud])$")
 #: How a location relation is said before its holder.
 _PREPOSITION = {AT: "in", IN: "in", ON: "on"}
+#: Steps a ``long-horizon`` fact must have gone unmentioned before the question.
+HORIZON = 200
+#: The answers to an ``abstention`` question (the gold first).
+UNKNOWN_ANSWERS = ("unknown", "i don't know", "i do not know", "not known", "i have not seen it")
+_NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+            "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
 
 
 @dataclass(frozen=True)
@@ -84,6 +109,7 @@ class ProbeQuestion:
         question: The text asked (with a hint of the answer's form).
         answers: The gold answer, then its aliases.
         args: What structural answers read (``thing``, ``holder``, ``relation``, ``start``, ``goal``...).
+        parts: For an answer listing things, the things (answer recall wants all of them).
     """
 
     id: str
@@ -92,6 +118,12 @@ class ProbeQuestion:
     question: str
     answers: tuple[str, ...]
     args: dict[str, Any] = field(default_factory=dict)
+    parts: tuple[str, ...] = ()
+
+    @property
+    def targets(self) -> list[tuple[str, ...]]:
+        """What answer recall looks for: all :attr:`parts` when given, else any one answer or alias."""
+        return [self.parts] if self.parts else [(answer,) for answer in self.answers]
 
     @property
     def dataset(self) -> str:
@@ -117,6 +149,8 @@ class Snapshot:
         actions: ``(room, command)`` of every command sent so far.
         rooms: Rooms the agent has been in so far.
         recipe: The recipe's ingredients in order, when the agent has read it.
+        said: This decision's observations, lower case.
+        earlier: The snapshots of the decisions before, in order (``[]``: none kept).
     """
 
     step: int
@@ -127,15 +161,35 @@ class Snapshot:
     actions: list[tuple[str, str]] = field(default_factory=list)
     rooms: list[str] = field(default_factory=list)
     recipe: list[str] = field(default_factory=list)
+    said: str = ""
+    earlier: list[Snapshot] = field(default_factory=list, repr=False)
 
     def mentioned(self, name: str) -> bool:
         """``name`` appears in an observation so far (``inventory`` always counts)."""
-        return name == INVENTORY or re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", self.text) is not None
+        return name == INVENTORY or _names(name, self.text)
+
+    def said_now(self, name: str) -> bool:
+        """``name`` appears in this decision's observations."""
+        return _names(name, self.said)
+
+    @cached_property
+    def holders(self) -> dict[str, tuple[str, str]]:
+        """Thing -> ``(location relation, holder)`` in the true state."""
+        return {s: (r, o) for s, r, o in sorted(self.truth) if r in LOCATION_RELATIONS}
+
+    @property
+    def chain(self) -> list[Snapshot]:
+        """:attr:`earlier`, then this snapshot."""
+        return [*self.earlier, self]
 
     @property
     def observed(self) -> set[TripleKey]:
         """The true triples now that the agent has seen."""
         return self.truth & self.seen
+
+
+def _names(name: str, text: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", text) is not None
 
 
 @dataclass
@@ -149,50 +203,39 @@ class Timeline:
         return self.snapshots[step]
 
 
-def recipe_ingredients(facts: Iterable[FactTriple]) -> list[str]:
-    """The recipe's ingredients in its order (TextWorld's ``(x, base, ingredient_i)`` and
-    ``(ingredient_i, in, RECIPE)`` facts), ``[]`` when the game has no recipe.
-
-    Example:
-        >>> recipe_ingredients([("ingredient_1", "in", "RECIPE"), ("ingredient_0", "in", "RECIPE"),
-        ...                     ("egg", "base", "ingredient_1"), ("salt", "base", "ingredient_0")])
-        ['salt', 'egg']
-    """
-    facts = list(facts)
-    slots = {s for s, r, o in facts if r == "in" and o == "RECIPE"}
-    base = {o: normalize(s) for s, r, o in facts if r == "base" and o in slots}
-    return [base[slot] for slot in sorted(base, key=lambda slot: int(re.sub(r"\D", "", slot) or 0))]
-
-
 def build_timeline(replay: Replay) -> Timeline:
     """One :class:`Snapshot` per agent decision of ``replay``."""
-    tracker, snapshots = ObservedTruth(), []
+    tracker = ObservedTruth()
+    snapshots: list[Snapshot] = []
     text: list[str] = []
     actions: list[tuple[str, str]] = []
     rooms: list[str] = []
     room: str | None = None
     recipe: list[str] = []
+    said: list[str] = []
     for step in replay.steps:
         if step.command:
             actions.append((room or "", step.command))
         truth, room = map_facts(step.facts)
         tracker.step(step.facts, step.command, step.observation)
         text.append(step.observation.lower())
+        said.append(step.observation.lower())
         if room and room not in rooms:
             rooms.append(room)
         if not recipe and "ingredients" in step.observation.lower():
             recipe = recipe_ingredients(step.facts)
         if step.last:
             snapshots.append(Snapshot(step.decision, room, truth, set(tracker.seen), "\n".join(text), list(actions),
-                                      list(rooms), list(recipe)))
+                                      list(rooms), list(recipe), "\n".join(said), list(snapshots)))
+            said = []
     return Timeline(snapshots)
 
 
 # -- generators ----------------------------------------------------------------------------------
 
 
-def ask(snapshot: Snapshot, ident: str, text: str, answers: Sequence[str], args: dict[str, Any] | None = None) \
-        -> ProbeQuestion:
+def ask(snapshot: Snapshot, ident: str, text: str, answers: Sequence[str], args: dict[str, Any] | None = None,
+        parts: Sequence[str] = ()) -> ProbeQuestion:
     """A question asked after ``snapshot``'s step (its text says when: ``At step 10: ...``); its kind
     is the id's prefix.
 
@@ -201,7 +244,7 @@ def ask(snapshot: Snapshot, ident: str, text: str, answers: Sequence[str], args:
         'At step 10: What does the recipe need?'
     """
     return ProbeQuestion(ident, ident.split(":", 1)[0], snapshot.step, f"At step {snapshot.step}: {text}",
-                         tuple(answers), dict(args or {}))
+                         tuple(answers), dict(args or {}), tuple(parts))
 
 #: ``(snapshot, previous) -> candidate questions``: ``previous`` is the snapshot of the previous probe step
 #: (the reset's for the first).
@@ -251,41 +294,8 @@ def contents_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQues
             answer = ", ".join(sorted(things))
             found.append(ask(snapshot, f"contents:{holder}",
                              f"What is {word} the {holder}? (list the things, separated by commas)",
-                             (answer,), {"holder": holder, "relation": relation}))
+                             (answer,), {"holder": holder, "relation": relation}, tuple(sorted(things))))
     return found
-
-
-def direction_graph(triples: Iterable[TripleKey]) -> dict[str, dict[str, str]]:
-    """Room -> direction -> room, from ``(a, is <d> of, b)`` triples (go ``d`` from ``b`` to reach ``a``)."""
-    graph: dict[str, dict[str, str]] = defaultdict(dict)
-    for a, relation, b in triples:
-        direction = relation_direction(relation)
-        if direction:
-            graph[b][direction] = a
-    return graph
-
-
-def shortest_paths(graph: dict[str, dict[str, str]], start: str, goal: str, limit: int = 8) -> list[list[str]]:
-    """Every shortest direction sequence from ``start`` to ``goal`` (sorted; at most ``limit``).
-
-    Example:
-        >>> shortest_paths({"a": {"east": "b", "south": "c"}, "b": {"south": "d"}, "c": {"east": "d"}}, "a", "d")
-        [['east', 'south'], ['south', 'east']]
-    """
-    paths: list[list[str]] = []
-    queue: deque[tuple[str, list[str]]] = deque([(start, [])])
-    best: dict[str, int] = {start: 0}
-    while queue:
-        room, path = queue.popleft()
-        if paths and len(path) >= len(paths[0]):
-            break
-        for direction, nxt in sorted(graph.get(room, {}).items()):
-            if nxt == goal:
-                paths.append([*path, direction])
-            elif best.get(nxt, len(path) + 1) >= len(path) + 1:
-                best[nxt] = len(path) + 1
-                queue.append((nxt, [*path, direction]))
-    return sorted(paths)[:limit]
 
 
 def path_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQuestion]:
@@ -315,7 +325,7 @@ def action_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQuesti
             done[room].append(command)
     return [ask(snapshot, f"actions:{room}",
                 f"What did I do in the {room}? (list my actions there, in order, separated by commas)",
-                (", ".join(commands),), {"room": room})
+                (", ".join(commands),), {"room": room}, tuple(commands))
             for room, commands in sorted(done.items()) if commands]
 
 
@@ -345,7 +355,135 @@ def recipe_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQuesti
     answers = (", ".join(snapshot.recipe), ", ".join(sorted(snapshot.recipe)))
     return [ask(snapshot, "recipe",
                 "What ingredients does the recipe need? (list them, separated by commas)",
-                tuple(dict.fromkeys(answers)), {})]
+                tuple(dict.fromkeys(answers)), {}, tuple(snapshot.recipe))]
+
+
+def _location_question(snapshot: Snapshot, kind: str, thing: str, args: dict[str, Any] | None = None) \
+        -> ProbeQuestion:
+    relation, holder = snapshot.holders[thing]
+    return ask(snapshot, f"{kind}:{thing}", f"Where is the {thing}?", location_answers(relation, holder),
+               {"thing": thing, **(args or {})})
+
+
+def state_history_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQuestion]:
+    """``Where was the X at step k, before it was moved?`` for things whose holder changed since ``k``
+    (the last step before the last move), when the agent had seen it there by ``k``."""
+    found = []
+    for thing, now in snapshot.holders.items():
+        past = next((s for s in reversed(snapshot.earlier) if s.holders.get(thing, now) != now), None)
+        if past is None or thing in _rooms(snapshot.truth):
+            continue
+        relation, holder = past.holders[thing]
+        if (thing, relation, holder) in past.seen and past.mentioned(thing) and past.mentioned(holder):
+            found.append(ask(snapshot, f"state-history:{thing}",
+                             f"Where was the {thing} at step {past.step}, before it was moved?",
+                             location_answers(relation, holder), {"thing": thing, "at": past.step}))
+    return found
+
+
+def number_answers(count: int) -> tuple[str, ...]:
+    """A count and its word (to twenty).
+
+    Example:
+        >>> number_answers(3), number_answers(42)
+        (('3', 'three'), ('42',))
+    """
+    return (str(count), _NUMBERS[count]) if count < len(_NUMBERS) else (str(count),)
+
+
+def counting_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQuestion]:
+    """``How many times did I enter the R?`` for rooms entered at least once (a step ending there after
+    one elsewhere), ``How many times did I open the Y?`` for things that became open at least once."""
+    entered, opened = Counter[str](), Counter[str]()
+    chain = snapshot.chain
+    for before, after in zip(chain, chain[1:]):
+        if after.room and before.room and after.room != before.room:
+            entered[after.room] += 1
+        opened.update(s for s, r, o in after.truth - before.truth if r == IS and o == "open")
+    found = [ask(snapshot, f"counting:enter:{room}", f"How many times did I enter the {room}? (answer with a number)",
+                 number_answers(n), {"event": "enter", "target": room, "count": n})
+             for room, n in sorted(entered.items())]
+    return found + [ask(snapshot, f"counting:open:{thing}",
+                        f"How many times did I open the {thing}? (answer with a number)", number_answers(n),
+                        {"event": "open", "target": thing, "count": n})
+                    for thing, n in sorted(opened.items()) if snapshot.mentioned(thing)]
+
+
+def _places(truth: set[TripleKey]) -> list[str]:
+    return sorted(_rooms(truth) | {o for _, r, o in truth if r in LOCATION_RELATIONS})
+
+
+def abstention_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQuestion]:
+    """``Where is the X?`` for things of the true state never named in an observation so far: the answer
+    is ``unknown``; ``places`` (every room and holder of the game) are what answer recall looks for."""
+    rooms, places = _rooms(snapshot.truth), _places(snapshot.truth)
+    return [ask(snapshot, f"abstention:{thing}", f"Where is the {thing}?", UNKNOWN_ANSWERS,
+                {"thing": thing, "places": places})
+            for thing in snapshot.holders if thing not in rooms and not snapshot.mentioned(thing)]
+
+
+def _last_said(snapshot: Snapshot, name: str) -> Snapshot | None:
+    return next((s for s in reversed(snapshot.chain) if s.said_now(name)), None)
+
+
+def long_horizon_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQuestion]:
+    """``Where is the X?`` for seen things last named :data:`HORIZON` or more steps before, whose place
+    has not changed since."""
+    rooms, found = _rooms(snapshot.truth), []
+    for thing, now in snapshot.holders.items():
+        if thing in rooms or (thing, *now) not in snapshot.observed:
+            continue
+        last = _last_said(snapshot, thing)
+        if last is None or snapshot.step - last.step < HORIZON:
+            continue
+        chain = snapshot.chain
+        if all(s.holders.get(thing) == now for s in chain[chain.index(last):]) and (thing, *now) in last.seen:
+            found.append(_location_question(snapshot, "long-horizon", thing, {"said_at": last.step}))
+    return found
+
+
+def _single_holders(snapshot: Snapshot) -> dict[tuple[str, str], str]:
+    """``(room, relation) -> holder`` for rooms holding exactly one container (``is in``) or supporter (``is on``)."""
+    holding = {(o, r) for _, r, o in snapshot.truth if r in (IN, ON)}
+    states = {s for s, r, o in snapshot.truth if r == IS and o in ("open", "closed", "locked")}
+    by_room: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for thing, (relation, room) in snapshot.holders.items():
+        if relation != AT:
+            continue
+        for kind in (IN, ON):
+            if (thing, kind) in holding or (kind == IN and thing in states):
+                by_room[(room, kind)].append(thing)
+    return {key: things[0] for key, things in by_room.items() if len(things) == 1}
+
+
+def _held(snapshot: Snapshot, holder: str, relation: str) -> list[str] | None:
+    """The things in / on ``holder`` when all were seen there (``None``: none, or not all seen)."""
+    things = sorted(s for s, r, o in snapshot.truth if r == relation and o == holder)
+    seen = all((t, relation, holder) in snapshot.seen and snapshot.mentioned(t) for t in things)
+    return things if things and seen and snapshot.mentioned(holder) else None
+
+
+def two_hop_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQuestion]:
+    """``What is in the container in the R?`` and ``... in the room <d> of the R0?`` for visited rooms with
+    one container (supporter) whose whole content was seen."""
+    found = []
+    walked = direction_graph(snapshot.observed)
+    for (room, relation), holder in sorted(_single_holders(snapshot).items()):
+        things = _held(snapshot, holder, relation)
+        if things is None or room not in snapshot.rooms:
+            continue
+        word, noun = _PREPOSITION[relation], "container" if relation == IN else "supporter"
+        args = {"room": room, "relation": relation}
+        form = "(list the things, separated by commas)"
+        found.append(ask(snapshot, f"two-hop:{room}:{relation}", f"What is {word} the {noun} in the {room}? {form}",
+                         (", ".join(things),), args, things))
+        for start, exits in sorted(walked.items()):
+            for direction, reached in sorted(exits.items()):
+                if reached == room:
+                    found.append(ask(snapshot, f"two-hop:{direction}:{start}:{relation}",
+                                     f"What is {word} the {noun} in the room {direction} of the {start}? {form}",
+                                     (", ".join(things),), {**args, "start": start, "direction": direction}, things))
+    return found
 
 
 #: Question kind -> its generator (see :data:`Generator`).
@@ -356,6 +494,11 @@ GENERATORS: dict[str, Generator] = {
     "actions": action_questions,
     "changes": change_questions,
     "recipe": recipe_questions,
+    "state-history": state_history_questions,
+    "counting": counting_questions,
+    "abstention": abstention_questions,
+    "long-horizon": long_horizon_questions,
+    "two-hop": two_hop_questions,
 }
 
 
@@ -396,7 +539,8 @@ def _draw(candidates: list[ProbeQuestion], per_kind: int, seed: str) -> list[Pro
     return [q for i, q in enumerate(candidates) if i in picked]
 
 
-__all__ = ["GENERATORS", "SCORING_RULE", "ProbeQuestion", "Snapshot", "Timeline", "action_questions",
-           "build_timeline", "change_questions", "direction_graph", "contents_questions", "generate_questions",
-           "location_answers", "location_questions", "path_questions", "recipe_ingredients", "recipe_questions",
-           "shortest_paths"]
+__all__ = ["GENERATORS", "HORIZON", "SCORING_RULE", "UNKNOWN_ANSWERS", "ProbeQuestion", "Snapshot", "Timeline",
+           "abstention_questions", "action_questions", "build_timeline", "change_questions", "contents_questions",
+           "counting_questions", "direction_graph", "generate_questions", "location_answers", "location_questions",
+           "long_horizon_questions", "number_answers", "path_questions", "recipe_ingredients", "recipe_questions",
+           "shortest_paths", "state_history_questions", "two_hop_questions"]

@@ -2,47 +2,73 @@
 
 :func:`probe_episode` replays the episode in its env made with privileged facts
 (:func:`~textmem_gym.qa.probes.replay.replay_episode`), generates the questions at the chosen steps
-(:func:`~textmem_gym.qa.probes.questions.generate_questions`), then feeds each memory the replayed
-steps and, at each chosen step, asks it that step's questions: with the model (every memory the
-same model, answer prompt and context window) and, with ``structural``, from its beliefs. Each
-answer is one row (``"kind": "probe"``) scored with the QA scorer, appended to a JSONL file as it
-is made; a re-run skips the rows the file holds (:func:`probe_key`) and does not even feed a memory
-whose rows are all there, so nothing is asked or written twice.
+(:func:`~textmem_gym.qa.probes.questions.generate_questions`), then builds each memory with
+:func:`~textmem_gym.memory.registry.make_memory` (a name, ``"module:Class"`` or a memory object),
+feeds it every replayed step as ``update(observation, command, info)`` (``info`` without the
+privileged keys, unless the memory declares the ones it reads in ``privileged``: the oracle's
+``{"facts"}``) and, at each chosen step, asks it that step's questions in each answer mode:
+
+- ``recall`` (no model): ``context(question, B)`` for each budget ``B`` of ``budgets``
+  (:data:`~textmem_gym.qa.recall.BUDGETS`), read by :func:`~textmem_gym.qa.probes.recall.recalled`;
+- ``structural`` (no model): from the optional parts the memory offers
+  (:func:`~textmem_gym.qa.probes.answering.structural_answer`); "not offered" rows say which
+  memory lacks the part (``offered: false``, no EM);
+- ``llm``: the model over ``context(question, budget)``, every memory the same model, prompt and window.
+
+Every row (``"kind": "probe"``) records ``answer_recall`` (``str(B) -> bool``) at each budget, the
+memory's build tokens (its ``build_tokens()`` where offered, else the tokens of the extractor client
+the probe built), its build time per update so far (``build_ms_per_step``) and the time of its
+``context`` calls for the question (``query_ms``, mean over the budgets). Rows are appended to a
+JSONL file as they are made; a re-run skips the rows the file holds (:func:`probe_key`) and does
+not even feed a memory whose rows are all there.
 
 Example:
     >>> from textmem_gym.qa.probes.replay import RecordedEpisode
     >>> episode = RecordedEpisode("TextMem/CookingRL-L1-v0", {}, 0, [["look"]], [], label="demo", ident="demo")
-    >>> rows = probe_episode(episode, ["oracle"], ProbeConfig(kinds=("location",), answers=("structural",)),
-    ...                      check=False)
-    >>> {(r["memory"], r["answer_mode"], r["question_kind"], r["em"]) for r in rows}
-    {('oracle', 'structural', 'location', 1.0)}
+    >>> rows = probe_episode(episode, ["oracle", "full-history"], ProbeConfig(kinds=("location",),
+    ...                      answers=("recall", "structural")), check=False)
+    >>> sorted({(r["memory"], r["answer_mode"], r["em"]) for r in rows})
+    [('full-history', 'recall', None), ('full-history', 'structural', None), ('oracle', 'recall', None), \
+('oracle', 'structural', 1.0)]
+    >>> {r["memory"]: r["answer_recall"]["256"] for r in rows if r["answer_mode"] == "recall"}
+    {'oracle': True, 'full-history': True}
 """
 
 from __future__ import annotations
 
+import inspect
+import json
 import statistics
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from textmem_gym.llm import LLMClient
 from textmem_gym.llm.calls import RESERVE_TOKENS
 from textmem_gym.loading import lookup
+from textmem_gym.memory.protocol import Closeable, HasBuildCost, Memory, Resettable
+from textmem_gym.memory.registry import make_memory, memory_factory, memory_name
 from textmem_gym.qa.api import Answer
-from textmem_gym.qa.probes.answering import ProbeAnswerer, structural_answer
-from textmem_gym.qa.probes.memories import NEEDS_MODEL, PROBE_MEMORIES, ProbeMemory, make_probe_memory
+from textmem_gym.qa.probes.answering import Clock, ProbeAnswerer, structural_answer
 from textmem_gym.qa.probes.questions import GENERATORS, ProbeQuestion, build_timeline, generate_questions
-from textmem_gym.qa.probes.replay import RecordedEpisode, replay_episode
+from textmem_gym.qa.probes.recall import recalled
+from textmem_gym.qa.probes.replay import RecordedEpisode, Replay, ReplayStep, replay_episode
+from textmem_gym.qa.recall import BUDGETS
 from textmem_gym.qa.scoring import score
 from textmem_gym.results import ResultsFile, config_id
 
 #: The ``kind`` of a probe results row.
 ROW_KIND = "probe"
-#: How an answer was made: ``llm`` (the model over the memory's context) or ``structural``.
-ANSWER_MODES = ("llm", "structural")
+#: How a question is answered: ``recall`` (answer recall only), ``structural`` (from the memory's
+#: parts) or ``llm`` (the model over the memory's context).
+ANSWER_MODES = ("recall", "structural", "llm")
 #: A probe row's identity: episode, step, question, memory, answer mode, configuration id.
 ProbeKey = tuple[str, int, str, str, str, "str | None"]
+#: The privileged ``info`` keys a replay holds (what a memory may declare in ``privileged``).
+REPLAYED_PRIVILEGED = frozenset({"facts"})
 
 
 @dataclass(frozen=True)
@@ -55,9 +81,13 @@ class ProbeConfig:
         per_kind: Most questions of one kind at one step.
         seed: Seed of the question draw.
         answers: Answer modes (:data:`ANSWER_MODES`).
-        extractor: Extractor of the graph memories (``rules`` or ``llm``).
-        llm: Endpoint settings (``model``, ``base_url``, ``api_key``; ``client_options``).
-        budget: Prompt tokens every answer prompt is fitted to (context window less the completion limit).
+        extractor: Extractor given to memories that take one (``rules`` or ``llm``).
+        llm: Endpoint settings (``model``, ``base_url``, ``api_key``; ``client_options``): the answers,
+            the ``llm`` extractor, and, when it names a model, memories that take an endpoint (those of
+            these keywords their factory takes: ``summary``, ``hipporag``, ``mem0``).
+        options: Memory name -> its own constructor options (they win over ``extractor`` and ``llm``).
+        budget: Prompt tokens every model answer's prompt is fitted to (and its context's budget).
+        budgets: Token budgets of answer recall.
         max_tokens: Completion limit of an answer.
     """
 
@@ -68,7 +98,9 @@ class ProbeConfig:
     answers: tuple[str, ...] = ANSWER_MODES
     extractor: str = "rules"
     llm: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
     budget: int = 2048
+    budgets: tuple[int, ...] = BUDGETS
     max_tokens: int = 512
 
     def __post_init__(self) -> None:
@@ -78,8 +110,9 @@ class ProbeConfig:
             lookup("question kind", kind, GENERATORS)
         if self.extractor not in ("rules", "llm"):
             raise ValueError(f"unknown extractor {self.extractor!r}; choose from ['llm', 'rules']")
-        if self.per_kind < 1 or self.budget < 1:
-            raise ValueError(f"per_kind and budget must be positive, got {self.per_kind} and {self.budget}")
+        if self.per_kind < 1 or self.budget < 1 or not self.budgets or min(self.budgets) < 1:
+            raise ValueError(f"per_kind, budget and budgets must be positive, got {self.per_kind}, {self.budget} "
+                             f"and {list(self.budgets)}")
 
     def resolve_steps(self, decisions: int) -> list[int]:
         """The steps as agent decisions of an episode of ``decisions`` decisions (sorted, unique).
@@ -116,11 +149,146 @@ def probe_key(row: dict[str, Any]) -> ProbeKey:
             config_id(row.get("config")))
 
 
-def _row_config(config: ProbeConfig, memory: ProbeMemory, mode: str) -> dict[str, Any]:
+# -- building the memories ------------------------------------------------------------------------
+
+
+def _parameters(factory: Callable[..., Any]) -> set[str]:
+    try:
+        return set(inspect.signature(factory).parameters)
+    except (TypeError, ValueError):  # a builtin or C factory: no signature to read
+        return set()
+
+
+#: Endpoint keywords a memory's factory may take (filled from ``ProbeConfig.llm`` when it names a model).
+ENDPOINT_KEYWORDS = ("model", "base_url", "api_key", "client_options")
+#: Option keys a row does not record (clients, endpoint addresses, keys).
+_UNRECORDED = frozenset({"extractor_options", "base_url", "api_key", "client_options"})
+
+
+def memory_options(spec: str, config: ProbeConfig) -> dict[str, Any]:
+    """The options ``spec`` is built with: ``config.options[spec]``, then ``extractor`` and the endpoint
+    keywords (:data:`ENDPOINT_KEYWORDS`) where its factory takes them (an ``llm`` extractor's client is
+    added by :func:`build_memory`).
+
+    Example:
+        >>> memory_options("arigraph", ProbeConfig(options={"arigraph": {"depth": 3}}))
+        {'depth': 3, 'extractor': 'rules'}
+        >>> memory_options("summary", ProbeConfig(llm={"model": "m", "base_url": "http://x"}))
+        {'model': 'm', 'base_url': 'http://x'}
+    """
+    options = dict(config.options.get(spec, {}))
+    parameters = _parameters(memory_factory(spec))
+    if "extractor" in parameters:
+        options.setdefault("extractor", config.extractor)
+    if config.llm.get("model"):
+        for key in ENDPOINT_KEYWORDS:
+            if key in parameters and key in config.llm:
+                options.setdefault(key, config.llm[key])
+    return options
+
+
+def _recorded(options: dict[str, Any]) -> dict[str, Any]:
+    """What a row records of the options: no client, no endpoint address, no key."""
+    kept = {k: v for k, v in options.items() if k not in _UNRECORDED}
+    recorded: dict[str, Any] = json.loads(json.dumps(kept, sort_keys=True, default=str))
+    return recorded
+
+
+@dataclass
+class ProbedMemory:
+    """One memory under probe, with what the probe measures of it.
+
+    Attributes:
+        label: Its name in the rows (the name or ``module:Class`` given, else :func:`memory_name`).
+        memory: The memory.
+        config: What its rows record of its options.
+        clients: Clients the probe built for it (closed with it; their tokens are its build tokens
+            when it offers no ``build_tokens``).
+        privileged: The privileged ``info`` keys it is given.
+        update_s: Seconds spent in its ``update``.
+        updates: Updates so far.
+    """
+
+    label: str
+    memory: Memory
+    config: dict[str, Any]
+    clients: list[LLMClient] = field(default_factory=list)
+    privileged: frozenset[str] = frozenset()
+    update_s: float = 0.0
+    updates: int = 0
+
+    def feed(self, step: ReplayStep) -> None:
+        """One replayed step, through ``update`` (privileged facts only when declared)."""
+        info = {**step.info, "facts": list(step.facts)} if "facts" in self.privileged else step.info
+        started = time.perf_counter()
+        self.memory.update(step.observation, step.command, info)
+        self.update_s += time.perf_counter() - started
+        self.updates += 1
+
+    def build_tokens(self) -> dict[str, int]:
+        """Its ``build_tokens()`` where offered, else its clients' tokens."""
+        if isinstance(self.memory, HasBuildCost):
+            used = self.memory.build_tokens()
+            return {k: int(used.get(k, 0)) for k in ("prompt_tokens", "completion_tokens")}
+        usages = [client.usage.as_dict() for client in self.clients]
+        return {k: sum(int(u[k]) for u in usages) for k in ("prompt_tokens", "completion_tokens")}
+
+    def build_ms_per_step(self) -> float:
+        """Mean milliseconds per update so far."""
+        return 1000 * self.update_s / max(self.updates, 1)
+
+    def close(self) -> None:
+        """Closes the memory (where it offers ``close``) and the probe's clients."""
+        if isinstance(self.memory, Closeable):
+            self.memory.close()
+        for client in self.clients:
+            client.close()
+
+
+def memory_label(spec: str | Memory) -> str:
+    """A memory's name in the rows: the string given, else :func:`~textmem_gym.memory.registry.memory_name`."""
+    return spec if isinstance(spec, str) else memory_name(spec)
+
+
+def _config_of(spec: str | Memory, config: ProbeConfig) -> dict[str, Any]:
+    return _recorded(memory_options(spec, config)) if isinstance(spec, str) else {}
+
+
+def build_memory(spec: str | Memory, config: ProbeConfig) -> ProbedMemory:
+    """The memory ``spec`` (built with :func:`memory_options`, or the object given, reset where it offers it).
+
+    Raises:
+        ValueError: Unknown name, or a memory declaring privileged keys a replay does not hold.
+        TypeError: Not a memory (one line).
+    """
+    clients: list[LLMClient] = []
+    if isinstance(spec, str):
+        options = memory_options(spec, config)
+        if options.get("extractor") == "llm" and "extractor_options" not in options:
+            settings = dict(config.llm)
+            clients.append(LLMClient(**{**settings.pop("client_options", {}), **settings}))
+            options["extractor_options"] = {"client": clients[0]}
+        memory = make_memory(spec, **options)
+    else:
+        memory = make_memory(spec)
+        if isinstance(memory, Resettable):
+            memory.reset()
+    privileged = frozenset(getattr(memory, "privileged", frozenset()))
+    if privileged - REPLAYED_PRIVILEGED:
+        raise ValueError(f"memory {memory_label(spec)!r} reads privileged {sorted(privileged)}; a probe replay "
+                         f"holds {sorted(REPLAYED_PRIVILEGED)}")
+    return ProbedMemory(memory_label(spec), memory, _config_of(spec, config), clients, privileged)
+
+
+# -- asking ---------------------------------------------------------------------------------------
+
+
+def _row_config(config: ProbeConfig, memory_config: dict[str, Any], mode: str) -> dict[str, Any]:
     """The configuration a row records (what changes the answer; no endpoint address, no key)."""
-    answering = {"model": config.llm.get("model"), "budget": config.budget, "max_tokens": config.max_tokens} \
-        if mode == "llm" else {}
-    return {**memory.config, **answering}
+    asked: dict[str, Any] = {"budgets": list(config.budgets)} if mode == "recall" else {}
+    if mode == "llm":
+        asked = {"model": config.llm.get("model"), "budget": config.budget, "max_tokens": config.max_tokens}
+    return {**memory_config, **asked}
 
 
 @dataclass
@@ -128,57 +296,80 @@ class _Asker:
     """Asks one memory its questions and writes the rows."""
 
     episode: RecordedEpisode
-    memory: ProbeMemory
+    probed: ProbedMemory
     config: ProbeConfig
-    jobs: dict[int, list[tuple[ProbeQuestion, str]]]
+    jobs: dict[int, list[tuple[ProbeQuestion, list[str]]]]
+    clock: Clock
     write: Callable[[dict[str, Any]], None]
     answerer: ProbeAnswerer | None = None
 
     def ask(self, step: int) -> None:
-        for question, mode in self.jobs.get(step, []):
-            answer = self._answer(question, mode)
-            self.write(self._row(question, mode, answer))
+        for question, modes in self.jobs.get(step, []):
+            recall, query_ms = self._recall(question)
+            for mode in modes:
+                self.write(self._row(question, mode, recall, query_ms))
 
-    def _answer(self, question: ProbeQuestion, mode: str) -> Answer:
+    def _recall(self, question: ProbeQuestion) -> tuple[dict[str, bool], float]:
+        found, spent = {}, 0.0
+        for budget in self.config.budgets:
+            started = time.perf_counter()
+            lines = self.probed.memory.context(question.question, budget)
+            spent += time.perf_counter() - started
+            found[str(budget)] = recalled(lines, question, budget)
+        return found, round(1000 * spent / len(self.config.budgets), 3)
+
+    def _answer(self, question: ProbeQuestion, mode: str) -> dict[str, Any]:
+        if mode == "recall":
+            return {"prediction": None, "em": None, "f1": None}
         if mode == "structural":
-            return Answer(structural_answer(self.memory, question) or "")
+            text = structural_answer(self.probed.memory, question, self.clock)
+            if text is None:
+                return {"prediction": None, "em": None, "f1": None, "offered": False}
+            return {**Answer(text).as_row(), **score(text, question), "offered": True}
         assert self.answerer is not None
-        return self.answerer.answer_from(question.question, self.memory.context(question.question))
+        answer = self.answerer.answer_from(question.question,
+                                           self.probed.memory.context(question.question, self.config.budget))
+        return {**answer.as_row(), **score(answer.text, question)}
 
-    def _row(self, question: ProbeQuestion, mode: str, answer: Answer) -> dict[str, Any]:
-        built = self.memory.build_tokens()
-        result = dict(self.episode.result or {})
+    def _row(self, question: ProbeQuestion, mode: str, recall: dict[str, bool], query_ms: float) -> dict[str, Any]:
+        built, result = self.probed.build_tokens(), dict(self.episode.result or {})
         return {"kind": ROW_KIND, "episode_id": self.episode.ident or self.episode.label,
                 "trajectory": self.episode.label, "env_id": self.episode.env_id,
                 "episode_score": result.get("normalized_score"), "episode_won": result.get("won"),
                 "episode_steps": self.episode.decisions, "step": question.step, "question_id": question.id,
                 "question_kind": question.kind, "question": question.question, "answers": list(question.answers),
-                "memory": self.memory.name, "answer_mode": mode, "config": _row_config(self.config, self.memory, mode),
-                **answer.as_row(), **score(answer.text, question),
+                "memory": self.probed.label, "answer_mode": mode,
+                "config": _row_config(self.config, self.probed.config, mode), **self._answer(question, mode),
+                "answer_recall": recall, "query_ms": query_ms,
+                "build_ms_per_step": round(self.probed.build_ms_per_step(), 3),
                 "memory_prompt_tokens": built["prompt_tokens"], "memory_completion_tokens": built["completion_tokens"]}
 
 
-def probe_episode(episode: RecordedEpisode, memories: Sequence[str], config: ProbeConfig, *,
+def probe_episode(episode: RecordedEpisode, memories: Sequence[str | Memory], config: ProbeConfig, *,
                   out: str | Path | None = None, check: bool = True,
                   progress: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Probes ``memories`` over ``episode``; its rows (those ``out`` held, then the new ones).
+    """Probes ``memories`` over one recorded episode; returns its rows (those already in ``out`` included).
 
     Args:
         episode: The recorded episode.
-        memories: Names of :data:`~textmem_gym.qa.probes.memories.PROBE_MEMORIES`.
-        config: Steps, question kinds, answer modes, model and budget.
+        memories: Names (the ``textmem_gym.memories`` entry points), ``"module:Class"`` or memory objects.
+        config: Steps, question kinds, answer modes, budgets, model and options.
         out: JSONL results file (rows appended as made; rows it holds are not asked again).
         check: Check each replayed observation against the recorded one.
         progress: Called with each new row.
 
     Raises:
         ValueError: An unknown memory, kind or mode (listing the valid ones), a step outside the
-            episode, or ``llm`` answers (or the summary memory) without a model.
+            episode, or ``llm`` answers or extraction without a model.
+        TypeError: A memory object (or what a name builds) without ``update`` and ``context``.
         ReplayMismatch: The game answered differently from the recording.
     """
-    for name in memories:
-        lookup("probe memory", name, PROBE_MEMORIES)
-    _check_model(memories, config)
+    for spec in memories:
+        if isinstance(spec, str):
+            memory_factory(spec)
+        else:
+            make_memory(spec)
+    _check_model(config)
     replay = replay_episode(episode, check=check)
     steps = config.resolve_steps(episode.decisions)
     questions = generate_questions(build_timeline(replay), steps, kinds=config.kinds or None,
@@ -194,51 +385,56 @@ def probe_episode(episode: RecordedEpisode, memories: Sequence[str], config: Pro
         if progress is not None:
             progress(row)
 
-    for name in memories:
-        asker = _asker(episode, name, config, questions, set(done), write)
-        if asker is not None:
-            _feed(asker, replay.steps, steps)
+    for spec in memories:
+        jobs = _jobs(episode, spec, config, questions, set(done))
+        if jobs:
+            _feed(_asker(episode, spec, config, jobs, replay, write), replay.steps, steps)
     return rows
 
 
-def _check_model(memories: Sequence[str], config: ProbeConfig) -> None:
-    needs = [m for m in memories if m in NEEDS_MODEL] + (["llm answers"] if "llm" in config.answers else []) + \
+def _check_model(config: ProbeConfig) -> None:
+    needs = (["llm answers"] if "llm" in config.answers else []) + \
         (["the llm extractor"] if config.extractor == "llm" else [])
     if needs and not config.llm.get("model"):
         raise ValueError(f"a model is needed for {', '.join(needs)}: give --model (or set OPENAI_MODEL), or ask "
-                         "structural answers only of memories built without one")
+                         "recall and structural answers only")
 
 
-def _asker(episode: RecordedEpisode, name: str, config: ProbeConfig, questions: Sequence[ProbeQuestion],
-           done: set[ProbeKey], write: Callable[[dict[str, Any]], None]) -> _Asker | None:
-    """The memory ``name`` with the questions it still has to answer (``None`` when it has none)."""
-    memory = make_probe_memory(name, extractor=config.extractor, llm=config.llm)
-    modes = [m for m in config.answers if m == "llm" or memory.beliefs() is not None]
-    ident = episode.ident or episode.label
-    jobs: dict[int, list[tuple[ProbeQuestion, str]]] = defaultdict(list)
+def _jobs(episode: RecordedEpisode, spec: str | Memory, config: ProbeConfig, questions: Sequence[ProbeQuestion],
+          done: set[ProbeKey]) -> dict[int, list[tuple[ProbeQuestion, list[str]]]]:
+    """Step -> the questions (with the modes) ``spec`` still has to answer."""
+    ident, label, memory_config = episode.ident or episode.label, memory_label(spec), _config_of(spec, config)
+    jobs: dict[int, list[tuple[ProbeQuestion, list[str]]]] = defaultdict(list)
     for question in questions:
-        for mode in modes:
-            if mode == "structural" and structural_answer(memory, question) is None:
-                continue
-            key = (ident, question.step, question.id, name, mode, config_id(_row_config(config, memory, mode)))
-            if key not in done:
-                jobs[question.step].append((question, mode))
-    if not jobs:
-        memory.close()
-        return None
-    answerer = ProbeAnswerer(**config.answer_settings()) if "llm" in modes else None
-    return _Asker(episode, memory, config, dict(jobs), write, answerer)
+        modes = [m for m in config.answers if (ident, question.step, question.id, label, m,
+                                               config_id(_row_config(config, memory_config, m))) not in done]
+        if modes:
+            jobs[question.step].append((question, modes))
+    return dict(jobs)
 
 
-def _feed(asker: _Asker, replayed: Iterable[Any], steps: Sequence[int]) -> None:
+def _clock(replay: Replay) -> dict[int, int]:
+    """Agent decision -> index of the update that ended it."""
+    return {step.decision: index for index, step in enumerate(replay.steps) if step.last}
+
+
+def _asker(episode: RecordedEpisode, spec: str | Memory, config: ProbeConfig,
+           jobs: dict[int, list[tuple[ProbeQuestion, list[str]]]], replay: Replay,
+           write: Callable[[dict[str, Any]], None]) -> _Asker:
+    probed = build_memory(spec, config)
+    answerer = ProbeAnswerer(**config.answer_settings()) if "llm" in config.answers else None
+    return _Asker(episode, probed, config, jobs, _clock(replay), write, answerer)
+
+
+def _feed(asker: _Asker, replayed: Iterable[ReplayStep], steps: Sequence[int]) -> None:
     """Feeds the replayed steps; asks at the end of each chosen decision."""
     try:
         for step in replayed:
-            asker.memory.feed(step)
+            asker.probed.feed(step)
             if step.last and step.decision in steps:
                 asker.ask(step.decision)
     finally:
-        asker.memory.close()
+        asker.probed.close()
         if asker.answerer is not None:
             asker.answerer.close()
 
@@ -246,9 +442,22 @@ def _feed(asker: _Asker, replayed: Iterable[Any], steps: Sequence[int]) -> None:
 # -- summaries ----------------------------------------------------------------------------------
 
 
+def _mean(values: Iterable[float]) -> float | None:
+    values = list(values)
+    return statistics.fmean(values) if values else None
+
+
+def _recall_rows(items: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per question and memory (every answer mode records the same recall)."""
+    unique = {(r["episode_id"], r["step"], r["question_id"], r["memory"]): r for r in items if r.get("answer_recall")}
+    return list(unique.values())
+
+
 def summarize_probes(rows: Iterable[dict[str, Any]],
                      by: Sequence[str] = ("memory", "answer_mode")) -> list[dict[str, Any]]:
-    """Mean EM and F1 (percent), answers, prompt tokens per answer and unparsed answers per group.
+    """Per group: EM and F1 (percent, ``None`` when nothing was answered), answer recall (percent) at each
+    budget, prompt tokens per answer, unparsed and trimmed answers, rows not offered, build tokens (the
+    most recorded), build ms per step and query ms (means).
 
     Args:
         rows: Results rows (others than probe rows are skipped).
@@ -257,31 +466,50 @@ def summarize_probes(rows: Iterable[dict[str, Any]],
     Example:
         >>> rows = [{"kind": "probe", "memory": "m", "answer_mode": "llm", "em": 1.0, "f1": 1.0, "prompt_tokens": 90},
         ...         {"kind": "probe", "memory": "m", "answer_mode": "llm", "em": 0.0, "f1": 0.5, "prompt_tokens": 110}]
-        >>> summarize_probes(rows)[0]["em"], summarize_probes(rows)[0]["f1"], summarize_probes(rows)[0]["prompt_tokens"]
-        (50.0, 75.0, 100.0)
+        >>> summary = summarize_probes(rows)[0]
+        >>> summary["em"], summary["f1"], summary["prompt_tokens"], summary["recall"]
+        (50.0, 75.0, 100.0, {})
     """
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         if row.get("kind") == ROW_KIND:
             groups[tuple(row.get(name) for name in by)].append(row)
-    return [{**dict(zip(by, key)), "n": len(items), "em": 100 * statistics.fmean(r["em"] for r in items),
-             "f1": 100 * statistics.fmean(r["f1"] for r in items),
-             "prompt_tokens": statistics.fmean(float(r.get("prompt_tokens") or 0) for r in items),
-             "parse_failures": sum(bool(r.get("parse_failed")) for r in items),
-             "trimmed": sum(bool((r.get("detail") or {}).get("context_trims")) for r in items)}
+    return [{**dict(zip(by, key)), **_summary(items)}
             for key, items in sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0]))]
 
 
+def _summary(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    answered = [r for r in items if r.get("em") is not None]
+    recall_rows = _recall_rows(items)
+    budgets = sorted({int(b) for r in recall_rows for b in r["answer_recall"]})
+    em, f1 = _mean(r["em"] for r in answered), _mean(r["f1"] for r in answered)
+    return {"n": len(answered), "em": None if em is None else 100 * em, "f1": None if f1 is None else 100 * f1,
+            "not_offered": sum(r.get("offered") is False for r in items),
+            "recall": {b: 100 * statistics.fmean(bool(r["answer_recall"].get(str(b))) for r in recall_rows)
+                       for b in budgets},
+            "recall_n": len(recall_rows),
+            "prompt_tokens": _mean(float(r.get("prompt_tokens") or 0) for r in answered) or 0.0,
+            "parse_failures": sum(bool(r.get("parse_failed")) for r in items),
+            "trimmed": sum(bool((r.get("detail") or {}).get("context_trims")) for r in items),
+            "build_tokens": max((int(r.get("memory_prompt_tokens") or 0) + int(r.get("memory_completion_tokens") or 0)
+                                 for r in items), default=0),
+            "build_ms_per_step": _mean(float(r["build_ms_per_step"]) for r in items if "build_ms_per_step" in r),
+            "query_ms": _mean(float(r["query_ms"]) for r in items if "query_ms" in r)}
+
+
 def format_probe_tables(rows: Sequence[dict[str, Any]]) -> str:
-    """The episodes probed (with their scores), then EM/F1 per memory x answer mode by question kind
-    and by step, with prompt tokens per answer, unparsed answers and answers whose context was trimmed."""
+    """The episodes probed (with their scores); EM/F1 per memory x answer mode by question kind and by
+    step; then, per memory x question kind, answer recall at each budget beside structural and model EM,
+    build tokens, build ms per step and query ms (:func:`recall_table`)."""
     rows = [r for r in rows if r.get("kind") == ROW_KIND]
     episodes = {r["episode_id"]: r for r in rows}
     lines = [f"episode {r['trajectory']} ({r['env_id']}): {r['episode_steps']} steps, normalized score "
              f"{_number(r['episode_score'])}, won {r['episode_won']}" for r in episodes.values()]
-    for column in ("question_kind", "step"):
-        lines += ["", _table(rows, column)]
-    return "\n".join(lines)
+    answers = [r for r in rows if r["answer_mode"] != "recall"]
+    if answers:
+        for column in ("question_kind", "step"):
+            lines += ["", _table(answers, column)]
+    return "\n".join([*lines, "", recall_table(rows)])
 
 
 def _number(value: Any) -> str:
@@ -305,8 +533,68 @@ def _table(rows: Sequence[dict[str, Any]], column: str) -> str:
 
 
 def _cell(summary: dict[str, Any] | None) -> str:
-    return "-" if summary is None else f"{summary['em']:.0f}/{summary['f1']:.0f} ({summary['n']})"
+    """``EM/F1 (n)``; ``not offered`` when no row of the group was answered for that reason; ``-``: none."""
+    if summary is None or (summary["em"] is None and not summary["not_offered"]):
+        return "-"
+    if summary["em"] is None:
+        return "not offered"
+    return f"{summary['em']:.0f}/{summary['f1']:.0f} ({summary['n']})"
 
 
-__all__ = ["ANSWER_MODES", "ROW_KIND", "ProbeConfig", "ProbeKey", "format_probe_tables", "probe_episode",
-           "probe_key", "summarize_probes"]
+def _em(summary: dict[str, Any] | None) -> str:
+    cell = _cell(summary)
+    return cell if summary is None or summary["em"] is None else f"{summary['em']:.0f}"
+
+
+def recall_table(rows: Sequence[dict[str, Any]]) -> str:
+    """Memory x question kind (then ``all``): answer recall (percent) at each budget, structural EM (or
+    ``not offered``), model EM, questions, build tokens, build ms per step and query ms.
+
+    Example:
+        >>> row = {"kind": "probe", "episode_id": "e", "step": 5, "question_id": "location:knife", "memory": "m",
+        ...        "question_kind": "location", "answer_mode": "recall", "em": None, "f1": None,
+        ...        "answer_recall": {"256": False, "1024": True}, "build_ms_per_step": 0.5, "query_ms": 2.0}
+        >>> print(recall_table([row]))
+        | memory | kind | R@256 | R@1024 | structural EM | llm EM | n | build tok | build ms/step | query ms |
+        |---|---|---|---|---|---|---|---|---|---|
+        | m | location | 0 | 100 | - | - | 1 | 0 | 0.50 | 2.00 |
+        | m | all | 0 | 100 | - | - | 1 | 0 | 0.50 | 2.00 |
+    """
+    header, cells = recall_cells(rows)
+    return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+                      *("| " + " | ".join(line) + " |" for line in cells)])
+
+
+def recall_cells(rows: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    """The header and cells of :func:`recall_table` (the report draws them as HTML)."""
+    rows = [r for r in rows if r.get("kind") == ROW_KIND]
+    budgets = sorted({int(b) for r in rows for b in r.get("answer_recall") or {}})
+    header = ["memory", "kind", *[f"R@{b}" for b in budgets], "structural EM", "llm EM", "n", "build tok",
+              "build ms/step", "query ms"]
+    modes = {(s["memory"], s["question_kind"], s["answer_mode"]): s
+             for s in summarize_probes(rows, ("memory", "question_kind", "answer_mode"))}
+    modes.update({(s["memory"], "all", s["answer_mode"]): s for s in summarize_probes(rows)})
+    cells = []
+    for memory in sorted({r["memory"] for r in rows}):
+        kinds = sorted({r["question_kind"] for r in rows if r["memory"] == memory})
+        cells += [_recall_line(rows, memory, kind, budgets, modes) for kind in [*kinds, "all"]]
+    return header, cells
+
+
+def _recall_line(rows: Sequence[dict[str, Any]], memory: str, kind: str, budgets: Sequence[int],
+                 modes: dict[tuple[str, str, str], dict[str, Any]]) -> list[str]:
+    group = summarize_probes([r for r in rows if r["memory"] == memory and kind in ("all", r["question_kind"])],
+                             ("memory",))[0]
+    recall = [f"{group['recall'][b]:.0f}" if b in group["recall"] else "-" for b in budgets]
+    return [memory, kind, *recall, _em(modes.get((memory, kind, "structural"))), _em(modes.get((memory, kind, "llm"))),
+            str(group["recall_n"]), str(group["build_tokens"]), _ms(group["build_ms_per_step"]),
+            _ms(group["query_ms"])]
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+__all__ = ["ANSWER_MODES", "ENDPOINT_KEYWORDS", "REPLAYED_PRIVILEGED", "ROW_KIND", "ProbeConfig", "ProbeKey",
+           "ProbedMemory", "build_memory", "format_probe_tables", "memory_label", "memory_options", "probe_episode",
+           "probe_key", "recall_cells", "recall_table", "summarize_probes"]

