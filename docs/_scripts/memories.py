@@ -10,6 +10,7 @@ Usage:
 from __future__ import annotations
 
 import inspect
+import re
 import sys
 from pathlib import Path
 
@@ -38,7 +39,8 @@ def part_members(part: type) -> list[str]:
 
 def offered(cls: type) -> list[str]:
     """Optional parts a class offers (every member present on the class or set in its ``__init__``)."""
-    source = inspect.getsource(cls) if inspect.isclass(cls) else ""
+    classes = inspect.getmro(cls) if inspect.isclass(cls) else ()
+    source = "\n".join(inspect.getsource(c) for c in classes if c.__module__.startswith("textmem_gym"))
     found = []
     for name, part in PARTS.items():
         members = part_members(part)
@@ -48,9 +50,11 @@ def offered(cls: type) -> list[str]:
 
 
 def summary(cls: object) -> str:
-    """The first line of the class docstring."""
+    """The first sentence of the class docstring, Sphinx roles shown as plain code."""
     doc = inspect.getdoc(cls) or ""
-    return doc.splitlines()[0].replace("|", "\\|") if doc else ""
+    first = " ".join(doc.split("\n\n")[0].split())
+    first = re.sub(r":\w+:`~?([\w.]+)`", lambda m: f"`{m.group(1).rsplit('.', 1)[-1]}`", first)
+    return first.replace("``", "`").replace("|", "\\|")
 
 
 def render() -> str:

@@ -57,3 +57,19 @@ def test_cli_writes_one_row_per_memory_kind_budget_and_prints_the_table(tmp_path
 def test_unknown_memory_is_one_line(capsys):
     assert main(["memory-bench", "--memories", "no-such-memory", "--trajectories", "twx-coin-short"]) != 0
     assert "no-such-memory" in capsys.readouterr().err
+
+
+def test_a_trajectory_that_cannot_be_played_here_stops_the_bench_before_any_work(tmp_path, monkeypatch, capsys):
+    """A missing Jericho ROM (no ROM directory, an empty cache, a mirror that refuses) is one line and
+    exit 2, before the playable trajectory listed first is probed and before anything is written."""
+    monkeypatch.delenv("TEXTMEM_ROMS_DIR", raising=False)
+    monkeypatch.setenv("TEXTMEM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("TEXTMEM_ROMS_URL", "http://127.0.0.1:9/roms")
+    out = tmp_path / "bench.jsonl"
+    status = main(["memory-bench", "--memories", "full-history", "--trajectories",
+                   "twx-coin-short,jericho-zork1-short", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert status == 2 and not out.exists()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and "jericho-zork1-short" in lines[0] and "zork1.z5" in lines[0]
+    assert "twx-coin-short" not in captured.err and captured.out == ""

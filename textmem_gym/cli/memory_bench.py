@@ -14,7 +14,7 @@ import json
 import sys
 import time
 
-from textmem_gym.cli.checks import POSITIVE
+from textmem_gym.cli.checks import POSITIVE, writable_file
 
 
 def _names(text: str | None) -> list[str] | None:
@@ -58,7 +58,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                        help="token budgets of answer recall, comma-separated (default 256,512,1024,2048)")
     bench.add_argument("--per-kind", type=POSITIVE, default=PER_KIND,
                        help=f"questions of a kind at each probed step (default {PER_KIND})")
-    bench.add_argument("--out", default=None, help="JSONL file of the rows (one per memory x kind x budget)")
+    bench.add_argument("--out", default=None, type=writable_file,
+                       help="JSONL file of the rows (one per memory x kind x budget)")
     bench.set_defaults(handler=cmd_memory_bench)
 
 

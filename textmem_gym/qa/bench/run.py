@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from textmem_gym.memory.protocol import Memory
-from textmem_gym.qa.bench.trajectories import BenchTrajectory, load_trajectories, replay_trajectory
+from textmem_gym.memory.registry import memory_factory
+from textmem_gym.qa.bench.trajectories import BenchTrajectory, check_playable, load_trajectories, replay_trajectory
 from textmem_gym.qa.recall import BUDGETS
 
 #: The memories benchmarked by default (every built-in that needs no model or extra package).
@@ -116,10 +117,16 @@ def run_bench(memories: Sequence[str | Memory] = DEFAULT_MEMORIES, *, trajectori
 
     Raises:
         ValueError: An unknown memory or trajectory (listing the valid ones).
+        TrajectoryUnavailable: A trajectory's env cannot be made here (a missing ROM, Java or NLE): before any work.
         ReplayMismatch: A trajectory replays differently from its recording.
     """
+    for spec in memories:
+        if isinstance(spec, str):
+            memory_factory(spec)  # an unknown name fails here, before any replay
+    chosen = load_trajectories(trajectories)
+    check_playable(chosen)
     probe_rows: list[dict[str, Any]] = []
-    for trajectory in load_trajectories(trajectories):
+    for trajectory in chosen:
         started = time.perf_counter()
         probe_rows += probe_trajectory(trajectory, memories, budgets=budgets, per_kind=per_kind, options=options)
         if progress is not None:

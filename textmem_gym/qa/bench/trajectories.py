@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textmem_gym.core.errors import RunAborted
 from textmem_gym.loading import lookup
 
 if TYPE_CHECKING:
@@ -99,6 +100,30 @@ def load_trajectories(names: Sequence[str] | None = None, directory: str | Path 
     return [BenchTrajectory(**json.loads(found[n].read_text(encoding="utf-8"))) for n in chosen]
 
 
+class TrajectoryUnavailable(RunAborted):
+    """A shipped trajectory's env cannot be made on this machine (the bench stops before any work)."""
+
+
+def check_playable(trajectories: Sequence[BenchTrajectory]) -> None:
+    """Makes (and closes) each trajectory's env once, so a missing backend part (a Jericho ROM, Java
+    for ScienceWorld and TextWorld Express, NLE) stops the bench before any work, in one line.
+
+    Raises:
+        TrajectoryUnavailable: An env cannot be made (the message names the trajectory and why).
+    """
+    import gymnasium as gym
+
+    import textmem_gym  # noqa: F401  (registers the ids)
+
+    for trajectory in trajectories:
+        try:
+            gym.make(trajectory.env_id, **trajectory.env_kwargs).close()
+        except Exception as error:  # every cause is reported as what it is, in one line
+            reason = " ".join(str(error).split()) or type(error).__name__
+            raise TrajectoryUnavailable(f"bench trajectory {trajectory.name} ({trajectory.env_id}) cannot be "
+                                        f"played here: {reason}") from None
+
+
 def replay_trajectory(trajectory: BenchTrajectory) -> Replay:
     """Replays ``trajectory`` with privileged facts, checking each observation's digest.
 
@@ -115,4 +140,5 @@ def replay_trajectory(trajectory: BenchTrajectory) -> Replay:
     return replay
 
 
-__all__ = ["DATA_DIR", "BenchTrajectory", "digest", "load_trajectories", "replay_trajectory", "save_trajectory"]
+__all__ = ["DATA_DIR", "BenchTrajectory", "TrajectoryUnavailable", "check_playable", "digest", "load_trajectories",
+           "replay_trajectory", "save_trajectory"]
