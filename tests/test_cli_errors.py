@@ -68,7 +68,7 @@ CASES = [
     # probe
     (["probe", "{tmp}/missing.jsonl", "--memory", "arigraph", "--structural"],
      "no trajectory file or folder {tmp}/missing.jsonl", None),
-    (["probe", EXISTING, "--memory", "nope", "--structural"], "unknown probe memory 'nope'", None),
+    (["probe", EXISTING, "--memory", "nope", "--structural"], "unknown memory 'nope'", None),
     # reproduce
     (["reproduce", "nope"], "invalid choice: 'nope'", None),
     (["reproduce", "stma", *OUT], "--policy is required", None),

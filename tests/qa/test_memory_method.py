@@ -205,3 +205,16 @@ def test_reproduce_with_a_model_shows_recall_beside_em_and_f1(tmp_path, capsys):
     assert "| davis | hotpotqa | 2 | - | - | - | - | - | - |" in recall_table
     assert main(["report", str(out), "-o", str(page)]) == 0
     assert "<th>answer recall @256 tokens</th>" in page.read_text() and "<th>support recall@5</th>" in page.read_text()
+
+
+def test_a_named_memory_that_takes_an_endpoint_is_built_with_the_methods_own():
+    """The method's model and base URL reach a memory factory that takes them (a model that builds the
+    memory), the memory's own options win, and a memory that takes none gets none."""
+    from textmem_gym.qa.methods.memory import MemoryQA
+
+    spec = "tests.qa.endpoint_memory:EndpointNotes"
+    method = MemoryQA(model="m", base_url="http://127.0.0.1:9/v1", memory=spec, memory_options={"keep": 2})
+    built = method._new()
+    assert (built.model, built.base_url, built.keep) == ("m", "http://127.0.0.1:9/v1", 2)
+    assert MemoryQA(memory=spec)._new().model is None  # no model given: no endpoint handed on
+    assert type(MemoryQA(model="m", memory="full-history")._new()).__name__ == "FullHistoryMemory"

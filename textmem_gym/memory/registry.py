@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections.abc import Callable
 from functools import lru_cache
@@ -70,6 +71,34 @@ def memory_factory(name: str) -> Callable[..., Any]:
     raise unknown_name("memory", name, declared)
 
 
+#: Endpoint keywords a memory's factory may take (a model that builds the memory: summary, HippoRAG, Mem0).
+ENDPOINT_KEYWORDS = ("model", "base_url", "api_key", "client_options")
+
+
+def factory_parameters(factory: Callable[..., Any]) -> set[str]:
+    """The keyword names ``factory`` takes (empty when it has no signature to read)."""
+    try:
+        return set(inspect.signature(factory).parameters)
+    except (TypeError, ValueError):  # a builtin or C factory
+        return set()
+
+
+def endpoint_options(factory: Callable[..., Any], llm: dict[str, Any]) -> dict[str, Any]:
+    """The endpoint settings of ``llm`` (:data:`ENDPOINT_KEYWORDS`) that ``factory`` takes; none without a model.
+
+    Example:
+        >>> def summary(*, model=None, base_url=None, recent=5): ...
+        >>> endpoint_options(summary, {"model": "m", "base_url": "http://x", "api_key": "k"})
+        {'model': 'm', 'base_url': 'http://x'}
+        >>> endpoint_options(summary, {"base_url": "http://x"})
+        {}
+    """
+    if not llm.get("model"):
+        return {}
+    parameters = factory_parameters(factory)
+    return {key: llm[key] for key in ENDPOINT_KEYWORDS if key in parameters and llm.get(key) is not None}
+
+
 def memory_name(memory: object) -> str:
     """A memory's name: its ``name`` attribute where it has one, else its class name."""
     name = getattr(memory, "name", None)
@@ -94,4 +123,5 @@ def make_memory(memory: str | Memory = "arigraph", **options: Any) -> Memory:
     return built
 
 
-__all__ = ["ENTRY_POINT_GROUP", "available_memories", "make_memory", "memory_factory", "memory_name"]
+__all__ = ["ENDPOINT_KEYWORDS", "ENTRY_POINT_GROUP", "available_memories", "endpoint_options", "factory_parameters",
+           "make_memory", "memory_factory", "memory_name"]

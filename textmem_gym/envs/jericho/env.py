@@ -111,7 +111,7 @@ class JerichoEnv(TextGameEnv):
         >>> obs.splitlines()[-3], obs.splitlines()[-1]
         ('West of House', 'There is a small mailbox here.')
         >>> info["max_score"], sorted(info["admissible_commands"])
-        (350, ['inventory', 'look', 'north', 'open mailbox', 'south', 'west'])
+        (350.0, ['inventory', 'look', 'north', 'open mailbox', 'south', 'west'])
         >>> obs, reward, terminated, truncated, info = env.step("open mailbox")
         >>> obs, reward, terminated, info["state_visits"]
         ('Opening the small mailbox reveals a leaflet.', 0.0, False, 1)

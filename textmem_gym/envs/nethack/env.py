@@ -124,7 +124,7 @@ class NetHackEnv(TextGameEnv):
         >>> obs.splitlines()[2]
         'Dungeon level 1, turn 1. HP 14/14, Pw 5/5, AC 4, experience level 1 (0 points), gold 0, ...'
         >>> info["dungeon_level"], info["max_score"], "far east" in info["admissible_commands"]
-        (1, 0, True)
+        (1, 0.0, True)
         >>> obs, reward, terminated, truncated, info = env.step("dance")
         >>> obs.split(".")[0], info["moves"]
         ("'dance' is not a NetHack command", 1)

@@ -99,7 +99,7 @@ class ScienceWorldEnv(TextGameEnv):
         >>> info["objective"].split(". ")[0]
         'Your task is to find a(n) living thing'
         >>> info["max_score"], info["task"], info["variation"], len(info["walkthrough"]) > 0
-        (100, 'find-living-thing', 225, True)
+        (100.0, 'find-living-thing', 225, True)
         >>> env.step("dance")[0]
         'No known action matches that input.'
         >>> env.close()

@@ -128,7 +128,7 @@ class TextWorldEnv(TextGameEnv):
         >>> obs.splitlines()[0]
         "You are hungry! Let's cook a delicious meal. Check the cookbook in the kitchen for the recipe. ..."
         >>> info["max_score"], env.spec.max_episode_steps, "take knife from table" in info["admissible_commands"]
-        (4, 100, True)
+        (4.0, 100, True)
         >>> for command in info["walkthrough"]:
         ...     obs, reward, terminated, truncated, info = env.step(command)
         >>> obs.splitlines()[0], reward, terminated, info["normalized_score"], info["won"]

@@ -113,7 +113,7 @@ def check_playable(trajectories: Sequence[BenchTrajectory]) -> None:
     """
     import gymnasium as gym
 
-    import textmem_gym  # noqa: F401  (registers the ids)
+    import textmem_gym.envs  # noqa: F401  (registers the ids)
 
     for trajectory in trajectories:
         try:

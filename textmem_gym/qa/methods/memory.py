@@ -55,7 +55,7 @@ from typing import Any
 
 from textmem_gym.memory.budget import fit_budget
 from textmem_gym.memory.protocol import HasSources, Memory, Resettable, build_tokens, check_memory, is_memory
-from textmem_gym.memory.registry import make_memory, memory_factory, memory_name
+from textmem_gym.memory.registry import endpoint_options, make_memory, memory_factory, memory_name
 from textmem_gym.qa.api import Answer, Document, Recalled, Tokens, as_paragraphs
 from textmem_gym.qa.data import Paragraph
 from textmem_gym.qa.methods.base import Final, LLMQAMethod, paragraph_text, texts_section
@@ -88,7 +88,10 @@ class MemoryQA(LLMQAMethod):
         super().__init__(*args, **options)
         if not isinstance(budget, int) or isinstance(budget, bool) or budget < 1:
             raise ValueError(f"budget must be a positive int, got {budget!r}")
-        self._new, label = _memory_source(memory, dict(memory_options or {}))
+        given = dict(memory_options or {})
+        if isinstance(memory, str):  # a model that builds the memory (summary, HippoRAG, Mem0) is the method's
+            given = {**endpoint_options(memory_factory(memory), self._endpoint(args, options)), **given}
+        self._new, label = _memory_source(memory, given)
         self.name = f"memory:{label}"
         self.budget = budget
         self.memory: Any = None
@@ -98,6 +101,12 @@ class MemoryQA(LLMQAMethod):
         if memory_options:
             self.config["memory_options"] = {k: v if isinstance(v, (str, int, float, bool)) else repr(v)
                                              for k, v in sorted(memory_options.items())}
+
+    @staticmethod
+    def _endpoint(args: tuple[Any, ...], options: dict[str, Any]) -> dict[str, Any]:
+        """The method's endpoint settings (``model``, ``base_url``, ``api_key``), positional or keyword."""
+        named = dict(zip(("model", "base_url", "api_key"), args, strict=False))
+        return {**named, **{k: options[k] for k in ("model", "base_url", "api_key") if k in options}}
 
     def read(self, paragraphs: tuple[Paragraph, ...]) -> Any:
         """The memory of ``paragraphs``: a fresh one fed them in file order (kept for the same paragraphs)."""

@@ -36,7 +36,6 @@ Example:
 
 from __future__ import annotations
 
-import inspect
 import json
 import statistics
 import time
@@ -50,7 +49,14 @@ from textmem_gym.llm import LLMClient
 from textmem_gym.llm.calls import RESERVE_TOKENS
 from textmem_gym.loading import lookup
 from textmem_gym.memory.protocol import Closeable, HasBuildCost, Memory, Resettable
-from textmem_gym.memory.registry import make_memory, memory_factory, memory_name
+from textmem_gym.memory.registry import (
+    ENDPOINT_KEYWORDS,
+    endpoint_options,
+    factory_parameters,
+    make_memory,
+    memory_factory,
+    memory_name,
+)
 from textmem_gym.qa.api import Answer
 from textmem_gym.qa.probes.answering import Clock, ProbeAnswerer, structural_answer
 from textmem_gym.qa.probes.questions import GENERATORS, ProbeQuestion, build_timeline, generate_questions
@@ -152,23 +158,14 @@ def probe_key(row: dict[str, Any]) -> ProbeKey:
 # -- building the memories ------------------------------------------------------------------------
 
 
-def _parameters(factory: Callable[..., Any]) -> set[str]:
-    try:
-        return set(inspect.signature(factory).parameters)
-    except (TypeError, ValueError):  # a builtin or C factory: no signature to read
-        return set()
-
-
-#: Endpoint keywords a memory's factory may take (filled from ``ProbeConfig.llm`` when it names a model).
-ENDPOINT_KEYWORDS = ("model", "base_url", "api_key", "client_options")
 #: Option keys a row does not record (clients, endpoint addresses, keys).
 _UNRECORDED = frozenset({"extractor_options", "base_url", "api_key", "client_options"})
 
 
 def memory_options(spec: str, config: ProbeConfig) -> dict[str, Any]:
     """The options ``spec`` is built with: ``config.options[spec]``, then ``extractor`` and the endpoint
-    keywords (:data:`ENDPOINT_KEYWORDS`) where its factory takes them (an ``llm`` extractor's client is
-    added by :func:`build_memory`).
+    keywords (:data:`~textmem_gym.memory.registry.ENDPOINT_KEYWORDS`) where its factory takes them (an
+    ``llm`` extractor's client is added by :func:`build_memory`).
 
     Example:
         >>> memory_options("arigraph", ProbeConfig(options={"arigraph": {"depth": 3}}))
@@ -177,14 +174,10 @@ def memory_options(spec: str, config: ProbeConfig) -> dict[str, Any]:
         {'model': 'm', 'base_url': 'http://x'}
     """
     options = dict(config.options.get(spec, {}))
-    parameters = _parameters(memory_factory(spec))
-    if "extractor" in parameters:
+    factory = memory_factory(spec)
+    if "extractor" in factory_parameters(factory):
         options.setdefault("extractor", config.extractor)
-    if config.llm.get("model"):
-        for key in ENDPOINT_KEYWORDS:
-            if key in parameters and key in config.llm:
-                options.setdefault(key, config.llm[key])
-    return options
+    return {**endpoint_options(factory, config.llm), **options}
 
 
 def _recorded(options: dict[str, Any]) -> dict[str, Any]:
