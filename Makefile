@@ -54,6 +54,8 @@ test: install chromium
 # reference pages are rewritten from the code first. Open docs/_build/html/index.html.
 docs: install
 	$(PY) docs/_scripts/memories.py
+	$(PY) docs/_scripts/env_ids.py
+	$(PY) docs/_scripts/info_keys.py
 	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
 
 # make test-real-llm: the tests marked real_llm, which run a real model (llama.cpp's OpenAI-compatible

@@ -18,6 +18,13 @@ answers with ``assert``. The plan is run by the restricted interpreter of
 
 STMA ran AdaPlanner on its TextWorld cooking levels (Table 1): ``reproduce stma --policy adaplanner``.
 
+Plan form (``plan_format``): ``"code"`` (the default, the paper's: a Python function) or ``"steps"``
+(a structured answer, ``[{"action": ..., "expect": ...}, ...]``, that an endpoint's structured output
+can enforce, for small models that cannot write the code). A steps plan is compiled to the same
+plan language (:func:`~policies.plan_interpreter.steps_to_code`: each step sends its action and
+asserts that the answer holds the expected words) and runs in the same interpreter with the same
+refinement and skills; it has no ``ask`` and no loops.
+
 Every env action is counted as for the other LLM policies: a command of the model's plan (``exact``
 or ``completed`` to the admissible command extending it) is a model action; otherwise a fallback by
 cause: ``invalid_mapped`` / ``invalid_defaulted`` (not admissible), ``unparseable`` (the plan did not
@@ -47,11 +54,24 @@ from policies.llm_agent import (
     render_prompt,
     resolve_action,
 )
-from policies.plan_interpreter import Act, Ask, Plan, PlanAssertion, PlanError, Run, parse_plan, run_plan, strip_fences
+from policies.plan_interpreter import (
+    Act,
+    Ask,
+    Plan,
+    PlanAssertion,
+    PlanError,
+    Run,
+    parse_plan,
+    run_plan,
+    steps_to_code,
+    strip_fences,
+)
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm.calls import LLMCalls, Trimmable
 
+#: Plan form -> the suffix of its prompt files (``adaplanner_plan<suffix>.txt``, ``adaplanner_refine<suffix>``).
+PLAN_FORMATS: dict[str, str] = {"code": "", "steps": "_steps"}
 #: Model calls one decision may make before a fallback acts (plans that end or fail at once).
 CALLS_PER_DECISION = 3
 
@@ -81,6 +101,8 @@ class AdaPlannerPolicy(LLMPolicy):
         history_steps: Recent steps shown to the refinement and ``ask`` prompts.
         observation_chars: Characters kept of each observation in prompts.
         strict: End the episode at the first fallback.
+        plan_format: ``"code"`` (the paper's Python plan) or ``"steps"`` (a structured list of actions and
+            expected words, compiled to the same plan language).
         **client_options: Further ``LLMClient`` arguments (``structured_output``, ``context_window``...).
     """
 
@@ -90,16 +112,20 @@ class AdaPlannerPolicy(LLMPolicy):
     def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
                  client: Any = None, temperature: float = 0.0, max_tokens: int = 800, max_refinements: int = 10,
                  skills: int = 2, skill_library: str | None = None, history_steps: int = 8,
-                 observation_chars: int = 500, strict: bool = False, **client_options: Any) -> None:
+                 observation_chars: int = 500, strict: bool = False, plan_format: str = "code",
+                 **client_options: Any) -> None:
         if max_refinements < 0 or skills < 0 or history_steps < 0:
             raise ValueError("max_refinements, skills and history_steps must be >= 0")
+        if plan_format not in PLAN_FORMATS:
+            raise ValueError(f"plan_format must be one of {sorted(PLAN_FORMATS)}, got {plan_format!r}")
+        self.plan_format = plan_format
         self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options, strict=strict)
         self.temperature, self.max_tokens, self.max_refinements = temperature, max_tokens, max_refinements
         self.skills, self.history_steps, self.observation_chars = skills, history_steps, observation_chars
         self.skill_library = Path(skill_library) if skill_library else None
         self.config = {"temperature": temperature, "max_tokens": max_tokens, "max_refinements": max_refinements,
                        "skills": skills, "skill_library": skill_library, "history_steps": history_steps,
-                       "observation_chars": observation_chars, "strict": bool(strict),
+                       "observation_chars": observation_chars, "strict": bool(strict), "plan_format": plan_format,
                        **{k: v for k, v in client_options.items() if k in ("structured_output", "context_window",
                                                                            "seed")}}
         self.library: list[dict[str, str]] = self._load_library()
@@ -238,9 +264,10 @@ class AdaPlannerPolicy(LLMPolicy):
     def new_plan(self, commands: list[str]) -> str | None:
         """Asks for the first plan; ``None`` when one runs, else the fallback cause."""
         skills = self._skills_section()
-        schema = answer_schema("adaplanner_plan")
+        prompt = "adaplanner_plan" + PLAN_FORMATS[self.plan_format]
+        schema = answer_schema(prompt)
         answer = self.llm.ask("adaplanner_plan", lambda: render_prompt(
-            "adaplanner_plan", task=self.goal, skills=skills.text(), observation=compact(self.observation),
+            prompt, task=self.goal, skills=skills.text(), observation=compact(self.observation),
             actions=json.dumps(commands, ensure_ascii=False)), temperature=self.temperature,
             max_tokens=self.max_tokens, schema=schema, trim=[skills])
         return self._take_plan("adaplanner_plan", answer, schema, 1)
@@ -251,9 +278,10 @@ class AdaPlannerPolicy(LLMPolicy):
             return "plans_rejected"
         self.counts["out_of_plan_refinements"] += 1
         skills, history = self._skills_section(), self._history_section()
-        schema = answer_schema("adaplanner_refine")
+        prompt = "adaplanner_refine" + PLAN_FORMATS[self.plan_format]
+        schema = answer_schema(prompt)
         answer = self.llm.ask("adaplanner_refine", lambda: render_prompt(
-            "adaplanner_refine", task=self.goal, skills=skills.text(), plan=self.plan.source if self.plan else "",
+            prompt, task=self.goal, skills=skills.text(), plan=self.plan.source if self.plan else "",
             error=feedback, history=history.text(), observation=compact(self.observation),
             actions=json.dumps(commands, ensure_ascii=False)), temperature=self.temperature,
             max_tokens=self.max_tokens, schema=schema, trim=[history, skills])
@@ -266,9 +294,11 @@ class AdaPlannerPolicy(LLMPolicy):
         if answer is None:
             return self.llm.failure_cause()
         source = self.llm.read(kind, answer, schema, need=("plan",)).get("plan")
-        if not isinstance(source, str) or not source.strip():
-            source = strip_fences(answer) if "def solution" in answer else ""
         try:
+            if isinstance(source, list):  # a steps plan
+                source = steps_to_code(source)
+            if not isinstance(source, str) or not source.strip():
+                source = strip_fences(answer) if "def solution" in answer else ""
             plan = parse_plan(source)
         except PlanError as error:
             self.counts["plan_parse_failures"] += 1

@@ -62,8 +62,9 @@ Example:
 from __future__ import annotations
 
 import ast
+import json
 import operator
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -210,6 +211,41 @@ def _step_of(node: ast.If) -> int:
 
 
 Run = Generator["Act | Ask", str, None]
+
+
+def steps_to_code(steps: Sequence[Mapping[str, Any]]) -> str:
+    """A structured plan (``[{"action": ..., "expect": ...}, ...]``) as the same plan language: one
+    ``if start_from <= k:`` block per step sending its action and asserting that the answer holds the
+    expected words (none when ``expect`` is empty), so both plan forms run in one interpreter.
+
+    Raises:
+        PlanError: Not a list of steps with a non-empty ``action``.
+
+    Example:
+        >>> print(steps_to_code([{"action": "open fridge", "expect": "You open"}, {"action": "look", "expect": ""}]))
+        def solution(start_from=1):
+            if start_from <= 1:
+                print('[Step 1] open fridge')
+                obs = act('open fridge')
+                assert 'you open' in obs.lower(), "Error in [Step 1]: expected 'you open' after 'open fridge'"
+            if start_from <= 2:
+                print('[Step 2] look')
+                obs = act('look')
+    """
+    if not isinstance(steps, Sequence) or isinstance(steps, str) or not steps:
+        raise PlanError("the plan is not a list of steps")
+    lines = ["def solution(start_from=1):"]
+    for number, step in enumerate(steps, 1):
+        action = str(step.get("action", "")).strip() if isinstance(step, Mapping) else ""
+        if not action:
+            raise PlanError(f"step {number} has no action")
+        expect = " ".join(str(step.get("expect") or "").lower().split())
+        lines += [f"    if start_from <= {number}:", f"        print({f'[Step {number}] {action}'!r})",
+                  f"        obs = act({action!r})"]
+        if expect:
+            message = f"Error in [Step {number}]: expected {expect!r} after {action!r}"
+            lines.append(f"        assert {expect!r} in obs.lower(), {json.dumps(message)}")
+    return "\n".join(lines)
 
 
 def run_plan(plan: Plan, start_from: int = 1) -> Run:
@@ -408,4 +444,4 @@ class _Interpreter:
 
 
 __all__ = ["BUILTINS", "MAX_LOOP", "MAX_NODES", "STRING_METHODS", "Act", "Ask", "Plan", "PlanAssertion",
-           "PlanError", "parse_plan", "run_plan", "strip_fences"]
+           "PlanError", "parse_plan", "run_plan", "steps_to_code", "strip_fences"]

@@ -34,6 +34,30 @@ def test_generated_memories_page_matches_the_code(tmp_path: Path) -> None:
     assert "| `arigraph` |" in out.read_text()
 
 
+@pytest.mark.parametrize(("script", "page", "sentinel"), [
+    ("env_ids.py", "env-ids.md", "| `TextMem/Cooking-v0` |"),
+    ("info_keys.py", "info-keys.md", "| `admissible_commands` | always |"),
+])
+def test_generated_reference_pages_match_the_code(script: str, page: str, sentinel: str, tmp_path: Path) -> None:
+    out = tmp_path / page
+    subprocess.run([sys.executable, str(DOCS / "_scripts" / script), str(out)], check=True, cwd=REPO)
+    assert out.read_text() == (DOCS / "reference" / page).read_text(), \
+        f"docs/reference/{page} is stale: run `python docs/_scripts/{script}`"
+    assert sentinel in out.read_text()
+
+
+def test_every_env_id_is_on_the_generated_page() -> None:
+    from textmem_gym.envs.registration import ENV_IDS
+
+    page = (DOCS / "reference" / "env-ids.md").read_text()
+    assert [env_id for env_id in ENV_IDS if f"| `{env_id}` |" not in page] == []
+
+
+def test_guides_are_in_the_index() -> None:
+    index = (DOCS / "index.md").read_text()
+    assert [page.stem for page in GUIDES if f"guides/{page.stem}\n" not in index] == []
+
+
 @pytest.mark.parametrize("page", GUIDES, ids=[page.stem for page in GUIDES])
 def test_guide_code_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every python block of a guide runs, in order, in one namespace (as a reader would paste them)."""

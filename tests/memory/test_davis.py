@@ -154,3 +154,18 @@ def test_llm_extractor_resolves_coreferences_and_types_entities():
     assert memory.kg.types["kitchen"] == LOCATION and memory.kg.types["agent"] == PERSON
     assert "Resolve coreferences" in prompts[1] and "Observation before: This room is called the kitchen" in prompts[1]
     assert "Action: open fridge" in prompts[1]
+
+
+def test_the_path_between_two_entities_does_not_depend_on_the_order_the_graph_was_built_in():
+    """Ties between shortest paths are broken by name, so two processes (whose set iteration differs
+    with the hash seed) retrieve the same facts."""
+    import networkx as nx
+
+    from textmem_gym.memory.davis.kg import first_shortest_path
+
+    edges = [("hall", "kitchen"), ("hall", "cellar"), ("kitchen", "garden"), ("cellar", "garden"), ("garden", "shed")]
+    forward, backward = nx.Graph(edges), nx.Graph(list(reversed(edges)))
+    assert nx.shortest_path(forward, "hall", "shed") != nx.shortest_path(backward, "hall", "shed")
+    assert first_shortest_path(forward, "hall", "shed") == first_shortest_path(backward, "hall", "shed") \
+        == ["hall", "cellar", "garden", "shed"]
+    assert first_shortest_path(forward, "hall", "attic") == []

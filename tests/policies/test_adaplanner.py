@@ -127,3 +127,43 @@ def test_the_interpreter_runs_only_the_whitelisted_subset():
     with pytest.raises(PlanAssertion) as failure:
         run.send("y")
     assert failure.value.step == 2
+
+
+class StepsPlanner:
+    """The scripted model answering in the structured ``steps`` form: a wrong expectation at step 2,
+    then the refined plan from step 3."""
+
+    def __init__(self, walkthrough: list[str]) -> None:
+        self.walkthrough = walkthrough
+        self.refines = 0
+
+    def steps(self, wrong_step: int | None = None) -> list[dict[str, str]]:
+        return [{"action": c, "expect": "xyzzy" if k == wrong_step else ""} for k, c in enumerate(self.walkthrough, 1)]
+
+    def __call__(self, messages: list[dict[str, str]]) -> str:
+        prompt = messages[-1]["content"]
+        if "did not go as expected: refine it" in prompt:
+            self.refines += 1
+            return json.dumps({"reason": "step 2 expected the wrong words", "start_from": 3, "plan": self.steps()})
+        return json.dumps({"plan": self.steps(wrong_step=2)})
+
+
+@pytest.mark.slow
+def test_a_steps_plan_runs_in_the_same_interpreter_and_is_refined_after_a_failed_expectation():
+    env = gym.make(GAME, privileged=["walkthrough"])
+    _, info = env.reset(seed=0)
+    env.close()
+    planner = StepsPlanner(list(info["walkthrough"]))
+    with LocalOpenAIServer(responder=planner) as server:
+        policy = make_policy("adaplanner", model="local-test", base_url=server.base_url, plan_format="steps")
+        (row,) = evaluate(GAME, policy, EvalConfig(episodes=1))
+        policy.close()
+    stats = row["policy_stats"]
+    assert row["won"] and row["policy_config"]["plan_format"] == "steps"
+    assert stats["assertion_failures"] == 1 and stats["out_of_plan_refinements"] == 1 == planner.refines
+    assert stats["model_actions"] == 1.0 and stats["plan_parse_failures"] == 0
+
+
+def test_plan_format_is_checked_at_once():
+    with pytest.raises(ValueError, match="plan_format must be one of"):
+        AdaPlannerPolicy(plan_format="yaml")

@@ -123,8 +123,8 @@ class TemporalKG:
         nodes: set[str] = set()
         for seed in seeds:
             nodes |= set(nx.single_source_shortest_path_length(graph, seed, cutoff=hops))
-        if len(seeds) >= 2 and nx.has_path(graph, seeds[0], seeds[1]):
-            nodes |= set(nx.shortest_path(graph, seeds[0], seeds[1]))
+        if len(seeds) >= 2:
+            nodes |= set(first_shortest_path(graph, seeds[0], seeds[1]))
         sub = self._graph.subgraph(nodes)
         return self.order(self.facts[key] for _, _, key in sub.edges(keys=True))
 
@@ -163,3 +163,37 @@ class TemporalKG:
     def load(cls, path: str | Path, *, read_only: bool = False) -> TemporalKG:
         """Reads a graph written by :meth:`save`."""
         return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")), read_only=read_only)
+def first_shortest_path(graph: nx.Graph, start: str, goal: str) -> list[str]:
+    """A shortest path from ``start`` to ``goal`` (``[]``: none), the same however the graph was built.
+
+    Breadth-first with neighbours visited in name order, so ties between shortest paths are broken
+    by the vertices' names, never by the order the graph happened to be built in (which
+    ``networkx.shortest_path`` follows, and which set iteration elsewhere may vary with Python's
+    hash seed: DAVIS's retrieval then differed between processes).
+
+    Example:
+        >>> graph = nx.Graph([("a", "c"), ("a", "b"), ("c", "d"), ("b", "d")])
+        >>> first_shortest_path(graph, "a", "d"), first_shortest_path(graph, "a", "z")
+        (['a', 'b', 'd'], [])
+    """
+    if start not in graph or goal not in graph:
+        return []
+    parent: dict[str, str | None] = {start: None}
+    frontier = [start]
+    while frontier and goal not in parent:
+        following: list[str] = []
+        for vertex in frontier:
+            for neighbour in sorted(graph.neighbors(vertex)):
+                if neighbour not in parent:
+                    parent[neighbour] = vertex
+                    following.append(neighbour)
+        frontier = following
+    if goal not in parent:
+        return []
+    path, vertex = [], goal
+    while vertex is not None:
+        path.append(vertex)
+        vertex = parent[vertex]
+    return path[::-1]
+
+
