@@ -95,3 +95,24 @@ def test_without_an_endpoint_it_fails_at_once_with_one_line(monkeypatch):
         with pytest.raises(ValueError, match="^mem0 needs an OpenAI-compatible endpoint") as error:
             make_memory("mem0", **options)
         assert "\n" not in str(error.value)
+
+
+@pytest.mark.slow
+def test_mem0_runs_through_the_probes_and_the_qa_protocol(server, mem0_home):
+    """Mem0 on the same instruments as every memory: a shipped trajectory probed for answer recall
+    (the endpoint given as the memory's options), and QA recall with the method's own endpoint."""
+    from textmem_gym.qa.bench.run import run_bench
+    from textmem_gym.qa.data import load_dataset, shipped_data_dir
+    from textmem_gym.qa.run import MethodSpec, run_methods
+
+    options = {"mem0": {"base_url": server.base_url, "model": "local"}}
+    rows = run_bench(["mem0"], trajectories=["twx-coin-short"], budgets=[256], options=options)
+    assert rows and {row["memory"] for row in rows} == {"mem0"}
+    assert all(0.0 <= row["answer_recall"] <= 1.0 for row in rows)
+    assert any(row["build_tokens"] > 0 for row in rows)  # the extraction calls are building tokens
+
+    examples = load_dataset("musique", shipped_data_dir())[:1]
+    spec = MethodSpec("memory", {"memory": "mem0", "model": "local", "base_url": server.base_url})
+    (row,) = run_methods(examples, [spec], answer=False)
+    assert row["method"] == "memory:mem0" and set(row["answer_recall"]) == {"256", "512", "1024", "2048"}
+    assert row["support_recall"] is not None  # mem0 ranks the paragraphs it stored (sources)
