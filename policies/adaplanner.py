@@ -44,7 +44,7 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
-from policies.critic import HeuristicCritic, room_from
+from policies.critic import CriticTurns, HeuristicCritic, room_from
 from policies.llm_agent import (
     INVALID_COUNTERS,
     SAFE_COMMAND,
@@ -87,7 +87,7 @@ def word_overlap(a: str, b: str) -> float:
     return len(left & right) / len(left | right) if left | right else 0.0
 
 
-class AdaPlannerPolicy(LLMPolicy):
+class AdaPlannerPolicy(CriticTurns, LLMPolicy):
     """AdaPlanner's closed loop: a plan as code, refined in and out of plan, skills kept.
 
     Args:
@@ -170,11 +170,8 @@ class AdaPlannerPolicy(LLMPolicy):
 
     def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
                 info: Info) -> None:
-        text = observation_text(observation)
-        before, self.room = self.room, room_from(text, info, self.room)
-        self.critic.record(action, before, self.room, reward)
-        self.turns.append((action, text))
-        self.observation = text
+        super().observe(action, observation, reward, terminated, truncated, info)
+        self.observation = self.turns[-1][1]
 
     def end_episode(self, info: Info) -> None:
         """Keeps the plan of a won episode as a skill (AdaPlanner's skill discovery)."""

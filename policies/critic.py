@@ -32,6 +32,7 @@ import re
 from collections import Counter, defaultdict, deque
 from collections.abc import Sequence
 
+from textmem_gym.core.info import observation_text
 from textmem_gym.core.policy import Info
 from textmem_gym.memory.semantic import SHORT_DIRECTIONS
 
@@ -279,3 +280,30 @@ class LoopGuard:
         if visits >= 2:
             out.append(f"[LOOP DETECTED] this exact game state was seen {visits} times; try something genuinely new.")
         return out
+
+
+class CriticTurns:
+    """The ``observe`` hook of a policy that keeps a :class:`HeuristicCritic` (``critic``), the room it
+    believes it is in (``room``) and the ``(command, observation)`` turns of the episode (``turns``).
+
+    Example:
+        >>> class Walker(CriticTurns):
+        ...     def __init__(self):
+        ...         self.critic, self.room, self.turns = HeuristicCritic(), None, []
+        >>> walker = Walker()
+        >>> walker.observe("go east", "-= Garden =-\\nA rose bush.", 0.0, False, False, {})
+        >>> walker.room, walker.turns[0][0]
+        ('garden', 'go east')
+    """
+
+    critic: HeuristicCritic
+    room: str | None
+    turns: list[tuple[str, str]]
+
+    def observe(self, action: str, observation: object, reward: float, terminated: bool, truncated: bool,
+                info: Info) -> None:
+        """Moves the believed room, tells the critic what the action did and keeps the turn."""
+        text = observation_text(observation)
+        before, self.room = self.room, room_from(text, info, self.room)
+        self.critic.record(action, before, self.room, reward)
+        self.turns.append((action, text))

@@ -46,7 +46,7 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 
-from policies.critic import HeuristicCritic, room_from
+from policies.critic import CriticTurns, HeuristicCritic, room_from
 from policies.gold_examples import gold_examples, played_variation
 from policies.llm_agent import (
     INVALID_COUNTERS,
@@ -163,7 +163,7 @@ class TrajectoryMemory:
         return [t for t in ranked if t.label not in self.excluded][:k]
 
 
-class RAPPolicy(LLMPolicy):
+class RAPPolicy(CriticTurns, LLMPolicy):
     """RAP: a plan from retrieved plans, then actions with retrieved trajectory excerpts as examples.
 
     Args:
@@ -234,13 +234,6 @@ class RAPPolicy(LLMPolicy):
         self.retrieved: Counter[str] = Counter()
         self.counts = {"steps": 0, "plan_calls": 0, "llm_fallbacks": 0, "parse_failures": 0,
                        "invalid_actions_mapped": 0, "invalid_actions_defaulted": 0}
-
-    def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
-                info: Info) -> None:
-        text = observation_text(observation)
-        before, self.room = self.room, room_from(text, info, self.room)
-        self.critic.record(action, before, self.room, reward)
-        self.turns.append((action, text))
 
     def episode_stats(self) -> dict[str, Any]:
         stats = self.llm.episode_stats()

@@ -41,7 +41,7 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 
-from policies.critic import HeuristicCritic, room_from
+from policies.critic import CriticTurns, HeuristicCritic, room_from
 from policies.gold_examples import gold_examples
 from policies.llm_agent import (
     INVALID_COUNTERS,
@@ -62,7 +62,7 @@ NO_COMPLETIONS = (400, 404, 405, 422, 501)
 COMMAND_TOKENS = 32
 
 
-class SayCanPolicy(LLMPolicy):
+class SayCanPolicy(CriticTurns, LLMPolicy):
     """SayCan: the argmax over afforded commands of their log-probability as the next action.
 
     Args:
@@ -118,13 +118,6 @@ class SayCanPolicy(LLMPolicy):
                        "parse_failures": 0, "invalid_actions_mapped": 0, "invalid_actions_defaulted": 0,
                        "examples": len(self.example_paths), "trimmed_prompts": 0}
         self.last_scores: dict[str, float] = {}
-
-    def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
-                info: Info) -> None:
-        text = observation_text(observation)
-        before, self.room = self.room, room_from(text, info, self.room)
-        self.critic.record(action, before, self.room, reward)
-        self.turns.append((action, text))
 
     def episode_stats(self) -> dict[str, Any]:
         stats = self.llm.episode_stats()

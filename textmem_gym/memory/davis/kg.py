@@ -190,10 +190,11 @@ def first_shortest_path(graph: nx.Graph, start: str, goal: str) -> list[str]:
         frontier = following
     if goal not in parent:
         return []
-    path, vertex = [], goal
-    while vertex is not None:
-        path.append(vertex)
-        vertex = parent[vertex]
+    path: list[str] = []
+    walk: str | None = goal
+    while walk is not None:
+        path.append(walk)
+        walk = parent[walk]
     return path[::-1]
 
 
