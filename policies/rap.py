@@ -60,7 +60,7 @@ from policies.llm_agent import (
 )
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
-from textmem_gym.llm.calls import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
+from textmem_gym.llm.calls import MAX_ENUM, MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
 
 #: Actions of a gold path used as its plan (gold paths have no written plan).
 GOLD_PLAN_ACTIONS = 12
@@ -267,9 +267,11 @@ class RAPPolicy(CriticTurns, LLMPolicy):
                                         for a, o in self.turns[-self.n_prev:]],
                             render=lambda kept: "\n" + "\n".join(kept) if kept else "none yet")
         context = " ".join([self.goal, self.plan, text, self.key])
-        shown = Trimmable("actions", rank_commands(commands, context), drop="last", keep=MIN_ACTIONS, order=commands,
-                          render=group_commands)
-        schema = answer_schema("rap_action", commands)
+        ranked = rank_commands(commands, context)
+        shown = Trimmable("actions", ranked, drop="last", keep=MIN_ACTIONS, order=commands, render=group_commands)
+        # the action enum: every command where the endpoint takes them all, else the best-ranked it can take
+        # (ScienceWorld offers 400+; without an enum a small model answers free text)
+        schema = answer_schema("rap_action", ranked[:MAX_ENUM])
         answer = self.llm.ask("rap_action", lambda: render_prompt(
             "rap_action", examples=examples.text(), task=self.goal, plan=self.plan or "(none)", history=history.text(),
             observation=compact(text, self.observation_chars * 2), actions=shown.text()),

@@ -80,5 +80,10 @@ def test_rap_memory_is_five_other_training_variations_never_the_played_one():
     assert stats["memory_labels"] == ["train-0", "train-2", "train-3", "train-4", "train-5"]
     assert set(stats["retrieved"]) <= set(stats["memory_labels"]) and sum(stats["retrieved"].values()) == 3 * 2
     assert result["steps"] == 3 and stats["model_actions"] == 1.0
+    # ScienceWorld offers 400+ commands: the action enum sent holds the best-ranked the endpoint can take
+    actions = [request for request in server.requests if "rap_action" in json.dumps(request)
+               or "action selector" in json.dumps(request)]
+    schemas = [json.dumps(request.get("response_format") or {}) for request in actions]
+    assert schemas and all('"enum"' in schema for schema in schemas)
     own = gold_trajectories("find-living-thing", 2)[1]  # the played variation's gold path is not stored
     assert own.label == "train-1" and [(a, o) for a, o, _ in own.steps] not in stored and len(stored) == 5
