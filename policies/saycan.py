@@ -26,6 +26,12 @@ the afforded candidates (structured output where offered), and the env action is
 fallback ``no_logprobs`` (``episode_stats()["fallbacks"]``). LLM errors while scoring count as
 ``llm_error`` (the heuristic critic's best untried command is played).
 
+**Cost on llama-cpp-python's server**: its completions with ``echo`` and ``logprobs`` build the
+top log-probabilities of every prompt token in Python, sorting the whole vocabulary (49,152 tokens
+for SmolLM2) per token (``llama_cpp/llama.py`` ``_create_completion``). With SayCan's prompts (about
+1,000 tokens) and 30 candidates a step, one step did not finish in 14 minutes on 2 cores; vLLM and
+llama.cpp's native server compute them in C++. Lower ``max_candidates`` or use such a server.
+
 Example:
     >>> policy = SayCanPolicy()
     >>> policy.reset("You are in the kitchen. You see a door to the hallway (closed).", {"objective": "boil water"})
