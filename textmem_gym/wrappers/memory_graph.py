@@ -90,9 +90,11 @@ DEFAULT_BELIEF_BUDGET = 1024
 W = TypeVar("W", bound=gym.Wrapper)
 
 
-def belief_text(memory: Memory, observation: str | None, budget: int = DEFAULT_BELIEF_BUDGET) -> str:
+def belief_text(memory: Memory, observation: str | None, budget: int = DEFAULT_BELIEF_BUDGET,
+                renders: bool | None = None) -> str:
     """What the ``belief`` key holds, printable and cut to the text space: ``memory.render(observation)``
-    where the memory renders itself, else its context lines for ``observation`` within ``budget`` tokens.
+    where the memory renders itself (``renders``: whether it does, when the caller knows; else
+    checked), else its context lines for ``observation`` within ``budget`` tokens.
 
     Example:
         >>> from textmem_gym.memory.budget import fit_budget
@@ -103,8 +105,11 @@ def belief_text(memory: Memory, observation: str | None, budget: int = DEFAULT_B
         >>> belief_text(Notes(), "where is the key?", budget=8)
         'the lamp is in the hall'
     """
-    text = memory.render(observation) if isinstance(memory, Renders) else \
-        "\n".join(memory.context(observation or "", budget))
+    if renders is None:
+        renders = isinstance(memory, Renders)
+    if renders:
+        return to_printable(cast(Renders, memory).render(observation))[:MAX_TEXT_LENGTH]
+    text = "\n".join(memory.context(observation or "", budget))
     return to_printable(text)[:MAX_TEXT_LENGTH]
 
 
@@ -196,21 +201,25 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._last_info: dict[str, Any] = {}
 
     def _build_memory(self) -> None:
-        """Builds (or checks) the memory and hands it the backend's text parser where it reads one."""
+        """Builds (or checks) the memory, hands it the backend's text parser where it reads one, and
+        notes once which optional parts it offers (protocol checks are slow: never one per step).
+
+        Attributes set:
+            map: The memory where it offers the ``map`` part (``go to`` macros, locations), else ``None``.
+        """
         self.memory: Memory = make_memory(self._memory_spec, **self._memory_options)
         if isinstance(self.memory, ReadsParser):
             self.memory.use_parser(self.parser)
-
-    @property
-    def map(self) -> HasMap | None:
-        """The memory where it offers the ``map`` part (``go to`` macros, locations), else ``None``."""
-        return memory_map(self.memory)
+        self.map: HasMap | None = memory_map(self.memory)
+        self._renders = isinstance(self.memory, Renders)
+        self._beliefs = isinstance(self.memory, HasBeliefs)
+        self._resettable = isinstance(self.memory, Resettable)
 
     def _empty_memory(self) -> None:
         """Empties the memory for a new episode: its ``reset``, else a memory given by name is built
         anew; a memory object without ``reset`` is kept as it is."""
-        if isinstance(self.memory, Resettable):
-            self.memory.reset()
+        if self._resettable:
+            cast(Resettable, self.memory).reset()
         elif isinstance(self._memory_spec, str):
             self._build_memory()
 
@@ -277,7 +286,8 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         """The belief text for ``observation`` (what the ``belief`` key holds)."""
         if callable(self.belief_mode):
             return to_printable(self.belief_mode(self.memory, observation))[:MAX_TEXT_LENGTH]
-        return belief_text(self.memory, observation if self.belief_mode == "retrieve" else None, self.belief_budget)
+        query = observation if self.belief_mode == "retrieve" else None
+        return belief_text(self.memory, query, self.belief_budget, renders=self._renders)
 
     def _observation(self, observation: str) -> Any:
         belief = self.render_belief(observation)
@@ -306,16 +316,17 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def _with_gotos(self, commands: Any) -> Any:
         if self.map is None:
             return commands
-        extra = goto_commands(self.memory)
+        extra = goto_commands(self.map)
         if isinstance(commands, LazyCommands) and not commands.computed:
             return LazyCommands(lambda: list(commands) + extra)
         return list(commands) + extra
 
     def _score_belief(self, info: dict[str, Any], action: str, observation: str) -> None:
         enabled = self.belief_metrics if self.belief_metrics is not None else "facts" in info
-        if enabled and "facts" in info and isinstance(self.memory, HasBeliefs):
+        if enabled and "facts" in info and self._beliefs:
             # with the text seen, as benchmarks/belief_accuracy.py scores: open/closed states count once revealed
-            score = self.belief_accuracy.step(info["facts"], action, self.memory.believed_triples(), observation)
+            believed = cast(HasBeliefs, self.memory).believed_triples()
+            score = self.belief_accuracy.step(info["facts"], action, believed, observation)
             info["belief_accuracy"] = {name: {"precision": c.precision, "recall": c.recall, "f1": c.f1,
                                               "unverifiable": c.unverifiable} for name, c in score.items()}
 
@@ -388,9 +399,9 @@ def parse_goto(action: str) -> str | None:
     return normalize(match.group(1)) if match else None
 
 
-def goto_commands(memory: Memory) -> list[str]:
+def goto_commands(memory: Memory | HasMap) -> list[str]:
     """One ``go to X`` per known location other than the current one (none without a ``map``)."""
-    room_map = memory_map(memory)
+    room_map = memory if isinstance(memory, HasMap) else None
     if room_map is None:
         return []
     return [f"go to {room}" for room in room_map.known_locations() if room != room_map.location]
