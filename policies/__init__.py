@@ -9,7 +9,17 @@ Example:
     True
 """
 
-from textmem_gym.core.policy import BasePolicy, FullPolicy, Info, NotAPolicy, Policy, adapt_policy, check_policy
+from textmem_gym.core.policy import (
+    BasePolicy,
+    FullPolicy,
+    Info,
+    NotAPolicy,
+    Policy,
+    PolicyConfig,
+    adapt_policy,
+    check_policy,
+    config_fields,
+)
 from textmem_gym.core.registry import (
     DESCRIPTIONS,
     ENTRY_POINT_GROUP,
@@ -22,5 +32,5 @@ from textmem_gym.core.registry import (
 )
 
 __all__ = ["BasePolicy", "DESCRIPTIONS", "ENTRY_POINT_GROUP", "FullPolicy", "Info", "NotAPolicy", "POLICIES",
-           "PREFIXED_POLICIES", "Policy", "PolicyEntry", "adapt_policy", "available_policies", "check_policy",
-           "make_policy", "register_policy"]
+           "PREFIXED_POLICIES", "Policy", "PolicyConfig", "PolicyEntry", "adapt_policy", "available_policies",
+           "check_policy", "config_fields", "make_policy", "register_policy"]

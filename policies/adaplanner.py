@@ -18,17 +18,32 @@ answers with ``assert``. The plan is run by the restricted interpreter of
 
 STMA ran AdaPlanner on its TextWorld cooking levels (Table 1): ``reproduce stma --policy adaplanner``.
 
-Plan form (``plan_format``): ``"code"`` (the default, the paper's: a Python function) or ``"steps"``
-(a structured answer, ``[{"action": ..., "expect": ...}, ...]``, that an endpoint's structured output
-can enforce, for small models that cannot write the code). A steps plan is compiled to the same
+Plan form (``plan_format``): ``"code"`` (the paper's: a Python function in a JSON string), ``"steps"``
+(a structured answer: ``{"first_step": {"action": ..., "expect": ...}, "next_steps": [...]}``), or
+``"auto"`` (the default): ``"steps"`` where the endpoint takes structured output (the client's
+structured-output mode), ``"code"`` where it does not. The steps schema limits the first step's
+action, the one played now, to an enum of the admissible commands (best-ranked for the task and
+observation first, at most :data:`~textmem_gym.llm.calls.MAX_ENUM`); on llama.cpp the schema is a
+grammar, so every steps plan parses and starts with a command the game offers. The next steps are
+free text (the commands of later rooms are not admissible yet). A steps plan is compiled to the same
 plan language (:func:`~policies.plan_interpreter.steps_to_code`: each step sends its action and
 asserts that the answer holds the expected words) and runs in the same interpreter with the same
-refinement and skills; it has no ``ask`` and no loops.
+refinement and skills; it has no ``ask`` and no loops. Its refinement keeps the steps before the
+failed one (done) and asks for the step to do instead (``first_step``, from the enum) and the steps
+after it, so the refined plan resumes at its first new step (the steps form's ``start_from``). The
+refinement prompt and the skills show a plan as the model wrote it (code, or the steps as JSON).
+
+A planned command the game does not offer when its step comes (not admissible) fails the plan's
+implicit assertion that the step can be done: it is thrown back into the run
+(:class:`~policies.plan_interpreter.CommandRefused`) and the plan is refined out of plan from that
+step (``commands_refused``), while refinements are left; after that it is a counted fallback
+(``invalid_mapped`` / ``invalid_defaulted``). A refined plan asked to resume past its last step
+resumes at its last step (``resumes_clamped``).
 
 Every env action is counted as for the other LLM policies: a command of the model's plan (``exact``
 or ``completed`` to the admissible command extending it) is a model action; otherwise a fallback by
-cause: ``invalid_mapped`` / ``invalid_defaulted`` (not admissible), ``unparseable`` (the plan did not
-parse or was not allowed: the heuristic critic's best untried command), ``llm_error`` /
+cause: ``invalid_mapped`` / ``invalid_defaulted`` (not admissible, no refinement left), ``unparseable``
+(the plan did not parse or was not allowed: the heuristic critic's best untried command), ``llm_error`` /
 ``context_overflow`` (no plan came back), ``plans_rejected`` (the refinement budget is spent).
 
 Example:
@@ -41,6 +56,7 @@ Example:
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -54,9 +70,11 @@ from policies.llm_agent import (
     render_prompt,
     resolve_action,
 )
+from policies.llm_config import LLMConfig
 from policies.plan_interpreter import (
     Act,
     Ask,
+    CommandRefused,
     Plan,
     PlanAssertion,
     PlanError,
@@ -68,12 +86,26 @@ from policies.plan_interpreter import (
 )
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
-from textmem_gym.llm.calls import LLMCalls, Trimmable
+from textmem_gym.llm import LLMClient
+from textmem_gym.llm.calls import MAX_ENUM, Trimmable, rank_commands
 
 #: Plan form -> the suffix of its prompt files (``adaplanner_plan<suffix>.txt``, ``adaplanner_refine<suffix>``).
 PLAN_FORMATS: dict[str, str] = {"code": "", "steps": "_steps"}
+#: ``plan_format`` that picks the form per call: ``steps`` where the endpoint takes structured output, else ``code``.
+AUTO_FORMAT = "auto"
 #: Model calls one decision may make before a fallback acts (plans that end or fail at once).
 CALLS_PER_DECISION = 3
+
+
+@dataclass(frozen=True)
+class WrittenPlan:
+    """A plan read from an answer: its code, its text as written (``""``: the code), the step it
+    starts at, and a steps plan's steps."""
+
+    source: str
+    text: str
+    start: int
+    steps: list[Any] = field(default_factory=list)
 
 
 def word_overlap(a: str, b: str) -> float:
@@ -87,47 +119,62 @@ def word_overlap(a: str, b: str) -> float:
     return len(left & right) / len(left | right) if left | right else 0.0
 
 
+@dataclass(frozen=True, kw_only=True)
+class AdaPlannerConfig(LLMConfig):
+    """Settings of :class:`AdaPlannerPolicy`."""
+
+    temperature: float = 0.0
+    """Sampling temperature of every call."""
+    max_tokens: int = 800
+    """Completion limit of plan and refinement calls."""
+    max_refinements: int = 10
+    """Out-of-plan refinements per episode; then fallbacks act."""
+    skills: int = 2
+    """Stored successful plans shown in the planning prompts (most similar tasks first)."""
+    skill_library: str | None = None
+    """A JSON file the skills are read from and saved to (``None``: in memory)."""
+    history_steps: int = 8
+    """Recent steps shown to the refinement and ``ask`` prompts."""
+    observation_chars: int = 500
+    """Characters kept of each observation in prompts."""
+    plan_format: str = AUTO_FORMAT
+    """``"auto"`` (``"steps"`` where the endpoint takes structured output, else ``"code"``), ``"code"`` (the
+    paper's Python plan) or ``"steps"`` (a structured list of admissible actions and expected words,
+    compiled to the same plan language)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.max_refinements < 0 or self.skills < 0 or self.history_steps < 0:
+            raise ValueError("max_refinements, skills and history_steps must be >= 0")
+        if self.plan_format not in (*PLAN_FORMATS, AUTO_FORMAT):
+            raise ValueError(f"plan_format must be one of {sorted([*PLAN_FORMATS, AUTO_FORMAT])}, "
+                             f"got {self.plan_format!r}")
+
+
 class AdaPlannerPolicy(CriticTurns, LLMPolicy):
     """AdaPlanner's closed loop: a plan as code, refined in and out of plan, skills kept.
 
     Args:
-        model, base_url, api_key: The OpenAI-compatible endpoint (else ``OPENAI_*`` variables).
+        config: Its settings (default: :class:`AdaPlannerConfig`'s).
         client: An existing :class:`~textmem_gym.llm.LLMClient` to use instead.
-        temperature: Sampling temperature of every call.
-        max_tokens: Completion limit of plan and refinement calls.
-        max_refinements: Out-of-plan refinements per episode; then fallbacks act.
-        skills: Stored successful plans shown in the planning prompts (most similar tasks first).
-        skill_library: A JSON file the skills are read from and saved to (``None``: in memory).
-        history_steps: Recent steps shown to the refinement and ``ask`` prompts.
-        observation_chars: Characters kept of each observation in prompts.
-        strict: End the episode at the first fallback.
-        plan_format: ``"code"`` (the paper's Python plan) or ``"steps"`` (a structured list of actions and
-            expected words, compiled to the same plan language).
-        **client_options: Further ``LLMClient`` arguments (``structured_output``, ``context_window``...).
+        **fields: Settings to change (fields of :class:`AdaPlannerConfig`: ``plan_format``, ``model``...).
     """
 
     name: ClassVar[str] = "adaplanner"
     multi_trial: ClassVar[bool] = True
+    config_class: ClassVar[type[AdaPlannerConfig]] = AdaPlannerConfig
+    config: AdaPlannerConfig
 
-    def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
-                 client: Any = None, temperature: float = 0.0, max_tokens: int = 800, max_refinements: int = 10,
-                 skills: int = 2, skill_library: str | None = None, history_steps: int = 8,
-                 observation_chars: int = 500, strict: bool = False, plan_format: str = "code",
-                 **client_options: Any) -> None:
-        if max_refinements < 0 or skills < 0 or history_steps < 0:
-            raise ValueError("max_refinements, skills and history_steps must be >= 0")
-        if plan_format not in PLAN_FORMATS:
-            raise ValueError(f"plan_format must be one of {sorted(PLAN_FORMATS)}, got {plan_format!r}")
-        self.plan_format = plan_format
-        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options, strict=strict)
-        self.temperature, self.max_tokens, self.max_refinements = temperature, max_tokens, max_refinements
-        self.skills, self.history_steps, self.observation_chars = skills, history_steps, observation_chars
-        self.skill_library = Path(skill_library) if skill_library else None
-        self.config = {"temperature": temperature, "max_tokens": max_tokens, "max_refinements": max_refinements,
-                       "skills": skills, "skill_library": skill_library, "history_steps": history_steps,
-                       "observation_chars": observation_chars, "strict": bool(strict), "plan_format": plan_format,
-                       **{k: v for k, v in client_options.items() if k in ("structured_output", "context_window",
-                                                                           "seed")}}
+    def __init__(self, config: AdaPlannerConfig | None = None, *, client: LLMClient | None = None,
+                 **fields: Any) -> None:
+        super().__init__(config, client=client, **fields)
+        settings = self.config
+        self.plan_format = settings.plan_format
+        self.temperature, self.max_tokens, self.max_refinements = (settings.temperature, settings.max_tokens,
+                                                                   settings.max_refinements)
+        self.skills, self.history_steps, self.observation_chars = (settings.skills, settings.history_steps,
+                                                                   settings.observation_chars)
+        self.skill_library = Path(settings.skill_library) if settings.skill_library else None
         self.library: list[dict[str, str]] = self._load_library()
         self.critic = HeuristicCritic()
         self.reset("", step_info({}))
@@ -159,12 +206,16 @@ class AdaPlannerPolicy(CriticTurns, LLMPolicy):
         self.observation, self.room = first, room_from(first, info)
         self.turns: list[tuple[str, str]] = []
         self.plan: Plan | None = None
+        self.plan_text = ""  # the plan as the model wrote it (code, or steps as JSON)
+        self.steps: list[Any] = []  # a steps plan's steps (the refined plan keeps those done)
+        self.forms: dict[str, int] = {}  # plan and refinement calls by plan form
         self.run: Run | None = None
         self.waiting = False  # the run waits for the observation of its last command
         self.feedback, self.resume = "", 1  # why the last refined plan could not be used, and its start step
         self.shown_skills = self.similar_skills(self.goal) if first else []
         self.counts = {"steps": 0, "plans": 0, "plan_parse_failures": 0, "out_of_plan_refinements": 0,
-                       "in_plan_refinements": 0, "assertion_failures": 0, "plans_finished": 0,
+                       "in_plan_refinements": 0, "assertion_failures": 0, "commands_refused": 0,
+                       "resumes_clamped": 0, "plans_finished": 0,
                        "runtime_errors": 0, "llm_fallbacks": 0, "invalid_actions_mapped": 0,
                        "invalid_actions_defaulted": 0, "skills_shown": len(self.shown_skills), "skills_saved": 0}
 
@@ -176,13 +227,14 @@ class AdaPlannerPolicy(CriticTurns, LLMPolicy):
     def end_episode(self, info: Info) -> None:
         """Keeps the plan of a won episode as a skill (AdaPlanner's skill discovery)."""
         if info.get("won") and self.plan is not None:
-            self.store_skill(self.goal, self.plan.source)
+            self.store_skill(self.goal, self.plan_text)
             self.counts["skills_saved"] += 1
 
     def episode_stats(self) -> dict[str, Any]:
         stats = self.llm.episode_stats()
         stats.update(self.counts)
         stats["skills_stored"] = len(self.library)
+        stats["plan_forms"] = dict(self.forms)
         return stats
 
     # -- the loop ----------------------------------------------------------------------------
@@ -200,9 +252,10 @@ class AdaPlannerPolicy(CriticTurns, LLMPolicy):
                     return self._fallback(problem, commands)
             assert self.run is not None
             try:
-                request = self._advance()
-                while isinstance(request, Ask):
-                    request = self._send(self.answer(request.question))
+                request = self._next_command(commands)
+            except CommandRefused as refused:
+                self.counts["commands_refused"] += 1
+                feedback, start = f"step {refused.step} cannot be done: {refused.message}", refused.step
             except PlanAssertion as failure:
                 self.counts["assertion_failures"] += 1
                 feedback, start = f"assertion failed in step {failure.step}: {failure.message}", failure.step
@@ -211,8 +264,8 @@ class AdaPlannerPolicy(CriticTurns, LLMPolicy):
                 feedback, start = f"the plan stopped with an error: {error}", 1
             except StopIteration:
                 self.counts["plans_finished"] += 1
-                feedback, start = "the plan finished, but the task is not complete yet", (self.plan.steps if
-                                                                                        self.plan else 1)
+                feedback = "the plan finished, but the task is not complete yet"
+                start = self.plan.steps + 1 if self.plan else 1  # after its last step
             else:
                 self.waiting = True
                 return self._command(request.command, commands)
@@ -222,6 +275,18 @@ class AdaPlannerPolicy(CriticTurns, LLMPolicy):
             if problem is not None:
                 return self._fallback(problem, commands)
         return self._fallback("plans_rejected", commands)
+
+    def _next_command(self, commands: list[str]) -> Act:
+        """The run's next command (its ``ask`` questions answered); thrown back into the run as
+        :class:`CommandRefused` when the game does not offer it and a refinement can follow."""
+        request = self._advance()
+        while isinstance(request, Ask):
+            request = self._send(self.answer(request.question))
+        refinements_left = self.counts["out_of_plan_refinements"] < self.max_refinements
+        if commands and refinements_left and resolve_action(request.command, commands)[1] in INVALID_COUNTERS:
+            assert self.run is not None
+            self.run.throw(CommandRefused(0, f"{request.command!r} is not among the possible actions now"))
+        return request
 
     def _advance(self) -> Act | Ask:
         assert self.run is not None
@@ -258,52 +323,88 @@ class AdaPlannerPolicy(CriticTurns, LLMPolicy):
         lines = [f"> {a} -> {compact(o, self.observation_chars)}" for a, o in self.turns[-self.history_steps:]]
         return Trimmable("history", lines, render=lambda kept: "\n" + "\n".join(kept) if kept else "none yet")
 
+    def plan_form(self) -> str:
+        """The plan form of the next call: ``plan_format``; for ``"auto"``, ``"steps"`` where the
+        client sends answer schemas (structured output), else ``"code"``."""
+        if self.plan_format != AUTO_FORMAT:
+            return self.plan_format
+        return "steps" if self.llm.client.structured_mode != "none" else "code"
+
+    def _prompt_and_schema(self, kind: str, commands: list[str]) -> tuple[str, str, dict[str, Any]]:
+        """The plan form, the prompt of ``kind`` in it and its answer schema (a steps plan's first
+        action: an enum of the admissible commands, best-ranked for the task and observation first)."""
+        form = self.plan_form()
+        self.forms[form] = self.forms.get(form, 0) + 1
+        prompt = kind + PLAN_FORMATS[form]
+        enum = rank_commands(commands, f"{self.goal} {self.observation}")[:MAX_ENUM]
+        return form, prompt, answer_schema(prompt, enum)
+
     def new_plan(self, commands: list[str]) -> str | None:
         """Asks for the first plan; ``None`` when one runs, else the fallback cause."""
         skills = self._skills_section()
-        prompt = "adaplanner_plan" + PLAN_FORMATS[self.plan_format]
-        schema = answer_schema(prompt)
+        form, prompt, schema = self._prompt_and_schema("adaplanner_plan", commands)
         answer = self.llm.ask("adaplanner_plan", lambda: render_prompt(
             prompt, task=self.goal, skills=skills.text(), observation=compact(self.observation),
             actions=json.dumps(commands, ensure_ascii=False)), temperature=self.temperature,
             max_tokens=self.max_tokens, schema=schema, trim=[skills])
-        return self._take_plan("adaplanner_plan", answer, schema, 1)
+        return self._take_plan(form, "adaplanner_plan", answer, schema, 1)
 
     def refine(self, feedback: str, start: int, commands: list[str]) -> str | None:
-        """Out-of-plan refinement after ``feedback``; ``None`` when the refined plan runs, else the fallback cause."""
+        """Out-of-plan refinement after ``feedback`` at step ``start``; ``None`` when the refined plan
+        runs, else the fallback cause."""
         if self.counts["out_of_plan_refinements"] >= self.max_refinements:
             return "plans_rejected"
         self.counts["out_of_plan_refinements"] += 1
         skills, history = self._skills_section(), self._history_section()
-        prompt = "adaplanner_refine" + PLAN_FORMATS[self.plan_format]
-        schema = answer_schema(prompt)
+        form, prompt, schema = self._prompt_and_schema("adaplanner_refine", commands)
         answer = self.llm.ask("adaplanner_refine", lambda: render_prompt(
-            prompt, task=self.goal, skills=skills.text(), plan=self.plan.source if self.plan else "",
+            prompt, task=self.goal, skills=skills.text(), plan=self.plan_text,
             error=feedback, history=history.text(), observation=compact(self.observation),
             actions=json.dumps(commands, ensure_ascii=False)), temperature=self.temperature,
             max_tokens=self.max_tokens, schema=schema, trim=[history, skills])
-        parsed = self.llm.read("adaplanner_refine", answer, schema, need=("plan",)) if answer is not None else None
-        start_from = parsed.get("start_from") if parsed is not None else None
-        resume = int(start_from) if isinstance(start_from, (int, float)) and start_from >= 1 else start
-        return self._take_plan("adaplanner_refine", answer, schema, resume)
+        return self._take_plan(form, "adaplanner_refine", answer, schema, start)
 
-    def _take_plan(self, kind: str, answer: str | None, schema: dict[str, Any], start_from: int) -> str | None:
+    def _take_plan(self, form: str, kind: str, answer: str | None, schema: dict[str, Any],
+                   start: int) -> str | None:
+        """Runs the plan of ``answer`` (``None`` when it runs, else the fallback cause)."""
         if answer is None:
             return self.llm.failure_cause()
-        source = self.llm.read(kind, answer, schema, need=("plan",)).get("plan")
+        read = self._read_steps if form == "steps" else self._read_code
         try:
-            if isinstance(source, list):  # a steps plan
-                source = steps_to_code(source)
-            if not isinstance(source, str) or not source.strip():
-                source = strip_fences(answer) if "def solution" in answer else ""
-            plan = parse_plan(source)
+            written = read(kind, answer, schema, start)
+            plan = parse_plan(written.source)
         except PlanError as error:
             self.counts["plan_parse_failures"] += 1
-            self.run, self.feedback, self.resume = None, f"the plan could not be used: {error}", start_from
+            self.run, self.feedback, self.resume = None, f"the plan could not be used: {error}", start
             return "unparseable"
-        self.plan, self.run, self.waiting = plan, run_plan(plan, start_from), False
+        resume = written.start
+        if plan.steps and resume > plan.steps:
+            self.counts["resumes_clamped"] += 1
+            resume = plan.steps
+        self.plan, self.plan_text, self.steps = plan, written.text or plan.source, written.steps
+        self.run, self.waiting = run_plan(plan, resume), False
         self.counts["plans"] += 1
         return None
+
+    def _read_code(self, kind: str, answer: str, schema: dict[str, Any], start: int) -> WrittenPlan:
+        """A code plan (the paper's form) and the step it resumes at (its ``start_from``, else ``start``)."""
+        parsed = self.llm.read(kind, answer, schema, need=("plan",))
+        source, start_from = parsed.get("plan"), parsed.get("start_from")
+        resume = int(start_from) if isinstance(start_from, (int, float)) and start_from >= 1 else start
+        if isinstance(source, list):  # steps where code was asked for
+            return WrittenPlan(steps_to_code(source), json.dumps(source, ensure_ascii=False), resume)
+        if not isinstance(source, str) or not source.strip():
+            source = strip_fences(answer) if "def solution" in answer else ""
+        return WrittenPlan(source, "", resume)
+
+    def _read_steps(self, kind: str, answer: str, schema: dict[str, Any], start: int) -> WrittenPlan:
+        """A steps plan: the steps before ``start`` (done), then the answer's first and next steps,
+        resumed at its first step."""
+        parsed = self.llm.read(kind, answer, schema, need=("first_step",))
+        first, rest = parsed.get("first_step"), parsed.get("next_steps")
+        done = self.steps[:max(start, 1) - 1]
+        steps = [*done, first, *(rest if isinstance(rest, list) else [])]
+        return WrittenPlan(steps_to_code(steps), json.dumps(steps, ensure_ascii=False), len(done) + 1, steps)
 
     def answer(self, question: str) -> str:
         """In-plan refinement: the model's short answer to the plan's ``ask(question)`` ("" on failure)."""

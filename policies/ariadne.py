@@ -25,14 +25,16 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import gymnasium as gym
 
-from policies.llm_agent import LLMAgent, Section, Turn, compact
+from policies.llm_agent import AgentConfig, LLMAgent, Section, Turn, compact
 from textmem_gym.core.info import admissible
-from textmem_gym.core.policy import Info
+from textmem_gym.core.policy import RECORDED_SCALARS, Info
 from textmem_gym.envs.text_game import TextGameEnv
+from textmem_gym.llm import LLMClient
 from textmem_gym.llm.calls import Trimmable
 from textmem_gym.memory import make_memory, memory_name
 from textmem_gym.memory.arigraph.memory import AriGraphMemory, Retrieval
@@ -51,44 +53,66 @@ def render_triples(triples: list[Triple]) -> str:
     return "; ".join(f"{subject}: {', '.join(facts)}" for subject, facts in grouped.items()) or "nothing yet"
 
 
+@dataclass(frozen=True, kw_only=True)
+class AriadneConfig(AgentConfig):
+    """Settings of :class:`AriadnePolicy` (the AriGraph paper's agent); the planner and decision
+    settings are :class:`~policies.llm_agent.AgentConfig`'s."""
+
+    top_k: int = 2
+    """Episodic memories retrieved per step."""
+    extractor: str = "llm"
+    """AriGraph extractor: ``"llm"`` (the paper's appendix E triplet extraction and outdated-triplet
+    replacement prompts, at temperature 0, through this policy's calls: fitted, counted and recorded
+    as its own), ``"rules"`` (no LLM calls: the templated text of these games) or ``"oracle"``."""
+    similarity: str = "auto"
+    """Retrieval similarity: ``"auto"`` (the endpoint's embeddings when it serves them, else BM25;
+    recorded as ``episode_stats()["similarity"]``), ``"bm25"``, ``"openai"`` or ``"sentence-transformers"``
+    (give ``memory_options={"similarity_options": ...}``)."""
+    memory_options: dict[str, Any] | None = field(default=None, metadata=RECORDED_SCALARS)
+    """Further :class:`~textmem_gym.memory.arigraph.memory.AriGraphMemory` arguments (``depth``,
+    ``width``...; a ``similarity`` there stands for the field above). Its text, number and boolean
+    values are recorded as settings of their own."""
+    episode_chars: int = 500
+    """Characters shown of each episodic memory."""
+    macro_counts_as_one_step: bool = False
+    """A ``go to <room>`` macro counts as one step against the episode's step limit (AriGraph's
+    accounting) instead of one per primitive move; passed to the MemoryGraphWrapper this policy adds
+    (an env that already has one keeps its own)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        options = dict(self.memory_options or {})
+        if "similarity" in options:
+            object.__setattr__(self, "similarity", str(options.pop("similarity")))
+            object.__setattr__(self, "memory_options", options)
+
+
 class AriadnePolicy(LLMAgent):
     """The Ariadne agent.
 
     Args:
-        top_k: Episodic memories retrieved per step.
-        extractor: AriGraph extractor: ``"llm"`` (default: the paper's appendix E triplet extraction
-            and outdated-triplet replacement prompts, at temperature 0, through this policy's
-            calls: fitted, counted and recorded as its own, see :meth:`extraction_ask`), ``"rules"``
-            (no LLM calls: the templated text of these games) or ``"oracle"``.
-        similarity: Retrieval similarity: ``"auto"`` (default: the endpoint's embeddings when it
-            serves them, else BM25; recorded as ``episode_stats()["similarity"]``), ``"bm25"``,
-            ``"openai"`` or ``"sentence-transformers"`` (give ``memory_options={"similarity_options": ...}``).
-        memory_options: Further :class:`~textmem_gym.memory.arigraph.memory.AriGraphMemory` arguments
-            (``depth``, ``width``...).
-        episode_chars: Characters shown of each episodic memory.
-        macro_counts_as_one_step: A ``go to <room>`` macro counts as one step against the episode's
-            step limit (AriGraph's accounting) instead of one per primitive move (the default); passed
-            to the MemoryGraphWrapper this policy adds (an env that already has one keeps its own).
-        **options: :class:`~policies.llm_agent.LLMAgent` arguments (``model``, ``base_url``...).
+        config: Its settings (default: :class:`AriadneConfig`'s, the paper's).
+        client: An existing :class:`~textmem_gym.llm.LLMClient` to use instead.
+        **fields: Settings to change (fields of :class:`AriadneConfig`: ``top_k``, ``extractor``,
+            ``model``...).
     """
 
     name: ClassVar[str] = "ariadne"
+    config_class: ClassVar[type[AriadneConfig]] = AriadneConfig
+    config: AriadneConfig
 
-    def __init__(self, *args: Any, top_k: int = 2, extractor: str = "llm", similarity: str = "auto",
-                 memory_options: dict[str, Any] | None = None, episode_chars: int = 500,
-                 macro_counts_as_one_step: bool = False, **options: Any) -> None:
-        self.top_k, self.extractor, self.episode_chars = top_k, extractor, episode_chars
-        self.macro_counts_as_one_step = bool(macro_counts_as_one_step)
-        self.memory_options = dict(memory_options or {})
-        self.similarity = str(self.memory_options.pop("similarity", similarity))
+    def __init__(self, config: AriadneConfig | None = None, *, client: LLMClient | None = None,
+                 **fields: Any) -> None:
+        settings = self.config_class.resolve(config, **fields)
+        self.top_k, self.extractor, self.episode_chars = settings.top_k, settings.extractor, settings.episode_chars
+        self.macro_counts_as_one_step = settings.macro_counts_as_one_step
+        self.memory_options = dict(settings.memory_options or {})
+        self.similarity = settings.similarity
         self.resolved_similarity: str | None = None
         self.memory: Any = None
         self.env_navigates = False
         self._retrieved: tuple[tuple[Any, ...], Retrieval] | None = None
-        super().__init__(*args, **options)
-        self.config.update(top_k=top_k, extractor=extractor, similarity=self.similarity, episode_chars=episode_chars,
-                           macro_counts_as_one_step=self.macro_counts_as_one_step,
-                           **{k: v for k, v in self.memory_options.items() if isinstance(v, (str, int, float, bool))})
+        super().__init__(settings, client=client)
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds the MemoryGraphWrapper holding this agent's AriGraph (or adopts an existing one)."""

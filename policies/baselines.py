@@ -24,12 +24,19 @@ Example:
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from policies.llm_agent import LLMAgent, Section, Turn, answer_schema, compact, render_prompt
+from policies.llm_agent import AgentConfig, LLMAgent, Section, Turn, answer_schema, compact, render_prompt
 from policies.memory_stream import MemoryStream
-from textmem_gym.core.policy import Info
+from textmem_gym.core.policy import UNRECORDED, Info
+from textmem_gym.llm import LLMClient
 from textmem_gym.llm.calls import Trimmable
+
+#: Scorings of :class:`RAGPolicy`'s memory stream.
+SCORINGS = ("similarity", "generative")
+#: Similarities of :class:`RAGPolicy`'s memory stream (``auto``: ``openai`` when the endpoint embeds, else ``bm25``).
+SIMILARITIES = ("auto", "bm25", "openai")
 
 
 class FullHistoryPolicy(LLMAgent):
@@ -49,18 +56,32 @@ class ReActPolicy(LLMAgent):
     uses_planner: ClassVar[bool] = False
 
 
+@dataclass(frozen=True, kw_only=True)
+class SummaryConfig(AgentConfig):
+    """Settings of :class:`SummaryPolicy`."""
+
+    summary_temperature: float = field(default=0.0, metadata=UNRECORDED)
+    """Temperature of the summarization call (not recorded in results rows)."""
+
+
 class SummaryPolicy(LLMAgent):
     """The last ``n_prev`` steps plus a running summary rewritten after every step.
 
     Args:
-        summary_temperature: Temperature of the summarization call.
+        config: Its settings (default: :class:`SummaryConfig`'s).
+        client: An existing :class:`~textmem_gym.llm.LLMClient` to use instead.
+        **fields: Settings to change (fields of :class:`SummaryConfig`).
     """
 
     name: ClassVar[str] = "summary"
+    config_class: ClassVar[type[SummaryConfig]] = SummaryConfig
+    config: SummaryConfig
 
-    def __init__(self, *args: Any, summary_temperature: float = 0.0, **options: Any) -> None:
-        self.summary_temperature = summary_temperature
-        super().__init__(*args, **options)
+    def __init__(self, config: SummaryConfig | None = None, *, client: LLMClient | None = None,
+                 **fields: Any) -> None:
+        settings = self.config_class.resolve(config, **fields)
+        self.summary_temperature = settings.summary_temperature
+        super().__init__(settings, client=client)
 
     def memory_reset(self, observation: str, info: Info) -> None:
         self.summary = "none yet"
@@ -82,33 +103,49 @@ class SummaryPolicy(LLMAgent):
         return [("Summary of the game so far", self.summary)]
 
 
+@dataclass(frozen=True, kw_only=True)
+class RAGConfig(AgentConfig):
+    """Settings of :class:`RAGPolicy` (the AriGraph paper's RAG baseline)."""
+
+    k: int = 5
+    """Memories retrieved per step."""
+    scoring: str = "similarity"
+    """``"similarity"`` (the paper's RAG: top ``k`` by similarity to the current observation and plan)
+    or ``"generative"`` (Generative Agents: recency ``decay ** age`` + LLM-rated importance + relevance;
+    one importance call per memory)."""
+    similarity: str = "auto"
+    """``"auto"`` (the endpoint's embeddings when served, else BM25), ``"bm25"`` or ``"openai"`` (the
+    endpoint's embeddings)."""
+    decay: float = field(default=0.99, metadata=UNRECORDED)
+    """Recency decay per step (``scoring="generative"``; not recorded in results rows)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.scoring not in SCORINGS:
+            raise ValueError(f"scoring must be 'similarity' or 'generative', got {self.scoring!r}")
+        if self.similarity not in SIMILARITIES:
+            raise ValueError(f"similarity must be 'auto', 'bm25' or 'openai', got {self.similarity!r}")
+
+
 class RAGPolicy(LLMAgent):
     """Retrieval-augmented memory over a stream of past steps.
 
     Args:
-        k: Memories retrieved per step.
-        scoring: ``"similarity"`` (default; the paper's RAG: top ``k`` by similarity to the current
-            observation and plan) or ``"generative"`` (Generative Agents: recency ``decay ** age``
-            + LLM-rated importance + relevance; one importance call per memory).
-        similarity: ``"auto"`` (the endpoint's embeddings when served, else BM25), ``"bm25"`` or
-            ``"openai"`` (the endpoint's embeddings).
-        decay: Recency decay per step (``scoring="generative"``).
+        config: Its settings (default: :class:`RAGConfig`'s; a subclass takes its own ``config_class``).
+        client: An existing :class:`~textmem_gym.llm.LLMClient` to use instead.
+        **fields: Settings to change (fields of the ``config_class``: ``k``, ``scoring``...).
     """
 
     name: ClassVar[str] = "rag"
-    default_scoring: ClassVar[str] = "similarity"
+    config_class: ClassVar[type[RAGConfig]] = RAGConfig
+    config: RAGConfig
 
-    def __init__(self, *args: Any, k: int = 5, scoring: str | None = None, similarity: str = "auto",
-                 decay: float = 0.99, **options: Any) -> None:
-        scoring = scoring or self.default_scoring
-        if scoring not in ("similarity", "generative"):
-            raise ValueError(f"scoring must be 'similarity' or 'generative', got {scoring!r}")
-        if similarity not in ("auto", "bm25", "openai"):
-            raise ValueError(f"similarity must be 'auto', 'bm25' or 'openai', got {similarity!r}")
-        self.k, self.decay, self.scoring, self.similarity = k, decay, scoring, similarity
+    def __init__(self, config: RAGConfig | None = None, *, client: LLMClient | None = None, **fields: Any) -> None:
+        settings = self.config_class.resolve(config, **fields)
+        self.k, self.decay, self.scoring, self.similarity = (settings.k, settings.decay, settings.scoring,
+                                                             settings.similarity)
         self._resolved_similarity: str | None = None
-        super().__init__(*args, **options)
-        self.config.update(k=k, scoring=scoring, similarity=similarity)
+        super().__init__(settings, client=client)
 
     def wrap_env(self, env: Any) -> Any:
         """Decides the similarity (``auto``: probes the endpoint's embeddings) before the episode."""
@@ -169,17 +206,37 @@ class RAGPolicy(LLMAgent):
         return stats
 
 
+@dataclass(frozen=True, kw_only=True)
+class SimulacraConfig(RAGConfig):
+    """Settings of :class:`SimulacraPolicy` (Generative Agents' memory: scoring ``"generative"``)."""
+
+    scoring: str = "generative"
+    """``"generative"`` (Generative Agents: recency + LLM-rated importance + relevance) or ``"similarity"``."""
+    reflect_every: int = 10
+    """Steps between reflections."""
+    reflections_shown: int = 3
+    """Latest reflections shown in every prompt."""
+
+
 class SimulacraPolicy(RAGPolicy):
     """RAG plus reflections: every ``reflect_every`` steps the LLM infers insights from retrieved
-    memories; they join the stream as important memories and are always shown."""
+    memories; they join the stream as important memories and are always shown.
+
+    Args:
+        config: Its settings (default: :class:`SimulacraConfig`'s).
+        client: An existing :class:`~textmem_gym.llm.LLMClient` to use instead.
+        **fields: Settings to change (fields of :class:`SimulacraConfig`).
+    """
 
     name: ClassVar[str] = "simulacra"
-    default_scoring: ClassVar[str] = "generative"
+    config_class: ClassVar[type[SimulacraConfig]] = SimulacraConfig
+    config: SimulacraConfig
 
-    def __init__(self, *args: Any, reflect_every: int = 10, reflections_shown: int = 3, **options: Any) -> None:
-        self.reflect_every, self.reflections_shown = reflect_every, reflections_shown
-        super().__init__(*args, **options)
-        self.config.update(reflect_every=reflect_every, reflections_shown=reflections_shown)
+    def __init__(self, config: SimulacraConfig | None = None, *, client: LLMClient | None = None,
+                 **fields: Any) -> None:
+        settings = self.config_class.resolve(config, **fields)
+        self.reflect_every, self.reflections_shown = settings.reflect_every, settings.reflections_shown
+        super().__init__(settings, client=client)
 
     def memory_reset(self, observation: str, info: Info) -> None:
         super().memory_reset(observation, info)
@@ -208,6 +265,16 @@ class SimulacraPolicy(RAGPolicy):
         return super().memory_sections(observation, info) + [("Your reflections on past memories", shown)]
 
 
+@dataclass(frozen=True, kw_only=True)
+class ReflexionConfig(RAGConfig):
+    """Settings of :class:`ReflexionPolicy`."""
+
+    max_reflections: int = 3
+    """Reflections of earlier trials shown (the latest)."""
+    trajectory_steps: int = 20
+    """Last steps of a failed trial shown to the reflection prompt."""
+
+
 class ReflexionPolicy(RAGPolicy):
     """RAG memory plus Reflexion (Shinn et al., 2023) over trials of the same game.
 
@@ -215,17 +282,25 @@ class ReflexionPolicy(RAGPolicy):
     trajectory; later trials of the same game (same env id and game seed, read from the env in
     :meth:`wrap_env`; the goal text when the policy plays an env it did not wrap) read the last
     ``max_reflections``.
+
+    Args:
+        config: Its settings (default: :class:`ReflexionConfig`'s).
+        client: An existing :class:`~textmem_gym.llm.LLMClient` to use instead.
+        **fields: Settings to change (fields of :class:`ReflexionConfig`).
     """
 
     name: ClassVar[str] = "reflexion"
     multi_trial: ClassVar[bool] = True
+    config_class: ClassVar[type[ReflexionConfig]] = ReflexionConfig
+    config: ReflexionConfig
 
-    def __init__(self, *args: Any, max_reflections: int = 3, trajectory_steps: int = 20, **options: Any) -> None:
-        self.max_reflections, self.trajectory_steps = max_reflections, trajectory_steps
+    def __init__(self, config: ReflexionConfig | None = None, *, client: LLMClient | None = None,
+                 **fields: Any) -> None:
+        settings = self.config_class.resolve(config, **fields)
+        self.max_reflections, self.trajectory_steps = settings.max_reflections, settings.trajectory_steps
         self.trial_reflections: dict[str, list[str]] = {}
         self.game_key: str | None = None
-        super().__init__(*args, **options)
-        self.config.update(max_reflections=max_reflections, trajectory_steps=trajectory_steps)
+        super().__init__(settings, client=client)
 
     def wrap_env(self, env: Any) -> Any:
         """Keys this game's reflections by env id + game seed."""

@@ -45,11 +45,13 @@ import gymnasium as gym
 
 from policies.critic import HeuristicCritic, room_from
 from policies.llm_agent import SAFE_COMMAND, LLMPolicy, Turn, answer_schema, compact, render_prompt
+from policies.llm_config import LLMConfig
 from policies.stma import executable
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
+from textmem_gym.llm import LLMClient
 from textmem_gym.llm.answers import parse_answer
-from textmem_gym.llm.calls import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
+from textmem_gym.llm.calls import MIN_ACTIONS, Trimmable, rank_commands
 from textmem_gym.memory.davis.kg import TemporalKG
 from textmem_gym.memory.davis.memory import DAVISMemory
 from textmem_gym.wrappers.memory_graph import adopt_memory, ensure_memory_wrapper
@@ -91,46 +93,64 @@ def scienceworld_task(env: gym.Env) -> str | None:
     return unwrapped.task if isinstance(unwrapped, ScienceWorldEnv) else None
 
 
+@dataclass(frozen=True, kw_only=True)
+class DAVISConfig(LLMConfig):
+    """Settings of :class:`DAVISPolicy` (the DAVIS paper's defaults)."""
+
+    unrecorded: ClassVar[frozenset[str]] = frozenset({"seed"})
+
+    world_model: TemporalKG | str | Path | None = "auto"
+    """``"auto"`` (ScienceWorld: built from gold trajectories), ``None``, a :class:`TemporalKG` or a path to
+    a saved one (recorded as its text)."""
+    train_variations: int = 5
+    """Training variations of the ScienceWorld world model."""
+    horizon: int = 5
+    """Predicted trajectory length ``L``."""
+    max_questions: int = 5
+    """Graph questions per prediction ``k``."""
+    extractor: str = "llm"
+    """Temporal-KG extractor of this episode: ``"llm"`` (as the paper) or ``"rules"``."""
+    history: int = 10
+    """Recent steps in the belief state."""
+    max_tokens: int = 800
+    """Completion limit of every call."""
+    temperature: float = 0.0
+    """Sampling temperature of every call."""
+    macro_counts_as_one_step: bool = False
+    """Passed to its MemoryGraphWrapper; it plays without the wrapper's ``go to`` macro (``goto=False``), so
+    every decision is one step either way (accepted so that one ``--policy-arg`` works across the memory
+    policies; recorded in the configuration)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for label, value in (("horizon", self.horizon), ("max_questions", self.max_questions),
+                             ("history", self.history)):
+            if not isinstance(value, int) or value < (1 if label == "horizon" else 0):
+                raise ValueError(f"{label} must be a {'positive' if label == 'horizon' else 'non-negative'} int, "
+                                 f"got {value!r}")
+
+
 class DAVISPolicy(LLMPolicy):
     """The DAVIS agent.
 
     Args:
-        model, base_url, api_key, client, **client_options: LLM endpoint (see :class:`~textmem_gym.llm.LLMCalls`).
-        world_model: ``"auto"`` (ScienceWorld: built from gold trajectories), ``None``, a
-            :class:`TemporalKG` or a path to a saved one.
-        train_variations: Training variations of the ScienceWorld world model (5).
-        horizon: Predicted trajectory length ``L`` (5).
-        max_questions: Graph questions per prediction ``k`` (5).
-        extractor: Temporal-KG extractor of this episode: ``"llm"`` (default, as the paper) or ``"rules"``.
-        history: Recent steps in the belief state.
-        strict: End the episode at the first fallback (:class:`~textmem_gym.fallbacks.FallbackError`).
-        macro_counts_as_one_step: Passed to its MemoryGraphWrapper; it plays without the wrapper's
-            ``go to`` macro (``goto=False``), so every decision is one step either way (accepted so that one
-            ``--policy-arg`` works across the memory policies; recorded in the configuration).
+        config: Its settings (default: :class:`DAVISConfig`'s, the paper's).
+        client: An existing :class:`~textmem_gym.llm.LLMClient` to use instead.
+        **fields: Settings to change (fields of :class:`DAVISConfig`: ``horizon``, ``world_model``, ``model``...).
     """
 
     name: ClassVar[str] = "davis"
+    config_class: ClassVar[type[DAVISConfig]] = DAVISConfig
+    config: DAVISConfig
 
-    def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
-                 client: Any = None, world_model: TemporalKG | str | Path | None = "auto", train_variations: int = 5,
-                 horizon: int = 5, max_questions: int = 5, extractor: str = "llm", history: int = 10,
-                 max_tokens: int = 800, temperature: float = 0.0, strict: bool = False,
-                 macro_counts_as_one_step: bool = False, **client_options: Any) -> None:
-        for label, value in (("horizon", horizon), ("max_questions", max_questions), ("history", history)):
-            if not isinstance(value, int) or value < (1 if label == "horizon" else 0):
-                raise ValueError(f"{label} must be a {'positive' if label == 'horizon' else 'non-negative'} int, "
-                                 f"got {value!r}")
-        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options, strict=strict)
-        self.config = {"world_model": world_model if isinstance(world_model, (str, type(None))) else str(world_model),
-                       "train_variations": train_variations, "horizon": horizon, "max_questions": max_questions,
-                       "extractor": extractor, "history": history, "max_tokens": max_tokens,
-                       "temperature": temperature, "strict": bool(strict),
-                       "macro_counts_as_one_step": bool(macro_counts_as_one_step),
-                       **{k: v for k, v in client_options.items() if k in ("structured_output", "context_window")}}
-        self.world_model, self.train_variations = world_model, train_variations
-        self.horizon, self.max_questions, self.extractor, self.history = horizon, max_questions, extractor, history
-        self.max_tokens, self.temperature = max_tokens, temperature
-        self.macro_counts_as_one_step = bool(macro_counts_as_one_step)
+    def __init__(self, config: DAVISConfig | None = None, *, client: LLMClient | None = None, **fields: Any) -> None:
+        super().__init__(config, client=client, **fields)
+        settings = self.config
+        self.world_model, self.train_variations = settings.world_model, settings.train_variations
+        self.horizon, self.max_questions, self.extractor, self.history = (settings.horizon, settings.max_questions,
+                                                                          settings.extractor, settings.history)
+        self.max_tokens, self.temperature = settings.max_tokens, settings.temperature
+        self.macro_counts_as_one_step = settings.macro_counts_as_one_step
         self.critic = HeuristicCritic()
         self.memory: DAVISMemory | None = None
         self.reset("", step_info({}))

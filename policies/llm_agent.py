@@ -38,8 +38,10 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from policies.critic import HeuristicCritic, room_from
+from policies.llm_config import LLMConfig
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import BasePolicy, Info
+from textmem_gym.llm import LLMClient
 from textmem_gym.llm.answers import match_command
 from textmem_gym.llm.calls import MIN_ACTIONS, LLMCalls, PromptFolder, Trimmable, rank_commands, with_actions
 
@@ -96,10 +98,18 @@ def answer_schema(name: str, actions: Sequence[str] | None = None) -> dict[str, 
 
 
 class LLMPolicy(BasePolicy):
-    """The base of the policies that ask a model through :attr:`llm`: the runner's LLM hooks.
+    """The base of the policies that ask a model through :attr:`llm`: settings and the runner's LLM hooks.
+
+    Args:
+        config: The policy's settings (an instance of its ``config_class``, a :class:`~policies.llm_config.LLMConfig`
+            subclass; default: the paper's settings).
+        client: An existing :class:`~textmem_gym.llm.LLMClient` to use instead of one built from ``config``.
+        **fields: Settings to change (``config``'s fields: ``model``, ``base_url``, ``timeout``...).
 
     Attributes:
-        llm: The policy's :class:`~textmem_gym.llm.LLMCalls` (a subclass makes it in ``__init__``).
+        llm: The policy's :class:`~textmem_gym.llm.LLMCalls` (built from :attr:`config` here).
+        config: The settings (:meth:`policy_config` is their
+            :meth:`~textmem_gym.core.policy.PolicyConfig.recorded`).
 
     Example:
         >>> class Echo(LLMPolicy):
@@ -112,8 +122,13 @@ class LLMPolicy(BasePolicy):
         ('look', 'model', [])
     """
 
+    config_class: ClassVar[type[LLMConfig]] = LLMConfig
     llm: LLMCalls
-    config: dict[str, Any]  # the settings each subclass fills in (see BasePolicy.policy_config)
+    config: LLMConfig
+
+    def __init__(self, config: LLMConfig | None = None, *, client: LLMClient | None = None, **fields: Any) -> None:
+        self.config = self.config_class.resolve(config, **fields)
+        self.llm = self.config.calls(client)
 
     def preflight(self) -> None:
         """Checks the LLM endpoint once, before the first episode (one line and
@@ -142,48 +157,62 @@ class Turn:
     reward: float = 0.0
 
 
+@dataclass(frozen=True, kw_only=True)
+class AgentConfig(LLMConfig):
+    """Settings of :class:`LLMAgent` (the AriGraph paper's planner + ReAct agent and its memory baselines)."""
+
+    n_prev: int = 5
+    """Recent observations and actions in working memory."""
+    plan_temperature: float = 0.2
+    """Sampling temperature of the planning module."""
+    action_temperature: float = 0.2
+    """Sampling temperature of the decision (ReAct) module."""
+    max_tokens: int = 400
+    """Completion limit of planner and decision calls."""
+    observation_chars: int = 700
+    """Characters kept of each past observation in the history."""
+    prompt_style: str = "compact"
+    """``"compact"`` (every rule of the paper's prompts, tighter wording) or ``"paper"`` (appendix E
+    planning and ReAct prompts nearly verbatim)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.n_prev < 0:
+            raise ValueError(f"n_prev must be >= 0, got {self.n_prev!r}")
+        if self.prompt_style not in PROMPT_STYLES:
+            raise ValueError(f"prompt_style must be one of {sorted(PROMPT_STYLES)}, got {self.prompt_style!r}")
+
+
 class LLMAgent(LLMPolicy):
     """Planner + ReAct decision module over a pluggable memory (the base of all LLM baselines).
 
     Args:
-        model, base_url, api_key: The OpenAI-compatible endpoint (else ``OPENAI_*`` variables).
+        config: The settings (default: :class:`AgentConfig`'s, the paper's; a subclass takes its own
+            ``config_class``).
         client: An existing :class:`~textmem_gym.llm.LLMClient` to use instead.
-        n_prev: Recent observations and actions in working memory.
-        plan_temperature, action_temperature: Sampling temperatures of the two modules.
-        max_tokens: Completion limit of planner and decision calls.
-        observation_chars: Characters kept of each past observation in the history.
-        prompt_style: ``"compact"`` (default: every rule of the paper's prompts, tighter wording)
-            or ``"paper"`` (appendix E planning and ReAct prompts nearly verbatim).
-        strict: End the episode at the first fallback (:class:`~textmem_gym.fallbacks.FallbackError`).
-        **client_options: Further ``LLMClient`` arguments (``timeout``, ``max_retries``, ``cache``,
-            ``structured_output``, ``context_window``...).
+        **fields: Settings to change (fields of ``config``: ``n_prev``, ``model``, ``timeout``...).
 
     Example:
         >>> agent = LLMAgent(n_prev=3)  # no endpoint needed until the first call
         >>> agent.render_sections(agent.working_memory("You see a fridge.", {})[:1])
         '1. Main goal: '
+        >>> agent.policy_config()["n_prev"]
+        3
     """
 
     name: ClassVar[str] = "llm-agent"
     uses_planner: ClassVar[bool] = True
     history_label: ClassVar[str] = "History of {n} last observations and actions"
+    config_class: ClassVar[type[AgentConfig]] = AgentConfig
+    config: AgentConfig
 
-    def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
-                 client: Any = None, n_prev: int = 5, plan_temperature: float = 0.2,
-                 action_temperature: float = 0.2, max_tokens: int = 400, observation_chars: int = 700,
-                 prompt_style: str = "compact", strict: bool = False, **client_options: Any) -> None:
-        if n_prev < 0:
-            raise ValueError(f"n_prev must be >= 0, got {n_prev!r}")
-        if prompt_style not in PROMPT_STYLES:
-            raise ValueError(f"prompt_style must be one of {sorted(PROMPT_STYLES)}, got {prompt_style!r}")
-        self.prompt_suffix = PROMPT_STYLES[prompt_style]
-        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options, strict=strict)
-        self.config = {"n_prev": n_prev, "plan_temperature": plan_temperature, "action_temperature": action_temperature,
-                       "max_tokens": max_tokens, "observation_chars": observation_chars, "prompt_style": prompt_style,
-                       "strict": bool(strict), **{k: v for k, v in client_options.items()
-                                                  if k in ("structured_output", "context_window", "seed")}}
-        self.n_prev, self.max_tokens, self.observation_chars = n_prev, max_tokens, observation_chars
-        self.plan_temperature, self.action_temperature = plan_temperature, action_temperature
+    def __init__(self, config: AgentConfig | None = None, *, client: LLMClient | None = None, **fields: Any) -> None:
+        super().__init__(config, client=client, **fields)
+        settings = self.config
+        self.prompt_suffix = PROMPT_STYLES[settings.prompt_style]
+        self.n_prev, self.max_tokens, self.observation_chars = (settings.n_prev, settings.max_tokens,
+                                                                settings.observation_chars)
+        self.plan_temperature, self.action_temperature = settings.plan_temperature, settings.action_temperature
         self.critic = HeuristicCritic()
         self.reset("", step_info({}))
 

@@ -29,12 +29,15 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from policies.llm_agent import LLMPolicy, answer_schema, render_prompt
+from policies.llm_config import LLMConfig
 from textmem_gym.core.info import SkillSummary, admissible, observation_text, step_info
-from textmem_gym.core.policy import BasePolicy, Info
-from textmem_gym.llm.calls import LLMCalls, Trimmable
+from textmem_gym.core.policy import UNRECORDED, BasePolicy, Info
+from textmem_gym.llm import LLMClient
+from textmem_gym.llm.calls import Trimmable
 
 _LINE = re.compile(r"^- (.+?): (\d+) steps? \w+ \(x(\d+) y(\d+)\)(?:, (?:monster|pet))?$", re.M)
 _LEVEL = re.compile(r"Dungeon level (\d+), turn")
@@ -151,33 +154,44 @@ class NetPlayHeuristic(BasePolicy):
         return "explore", "explore"
 
 
+@dataclass(frozen=True, kw_only=True)
+class NetPlayConfig(LLMConfig):
+    """Settings of :class:`NetPlayPolicy`."""
+
+    n_events: int = 8
+    """Recent events (action and the first lines of its report) in the prompt."""
+    temperature: float = 0.2
+    """Sampling temperature."""
+    max_tokens: int = 200
+    """Completion limit."""
+    seed: int | None = field(default=None, metadata=UNRECORDED)
+    """Seed of the fallback agent (:class:`NetPlayHeuristic`); not sent to the model, not recorded."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.n_events < 0:
+            raise ValueError(f"n_events must be >= 0, got {self.n_events!r}")
+
+
 class NetPlayPolicy(LLMPolicy):
     """NetPlay: an LLM picks one skill per step with a short reason (see the module docstring).
 
     Args:
-        model, base_url, api_key: The OpenAI-compatible endpoint (else ``OPENAI_*`` variables).
+        config: Its settings (default: :class:`NetPlayConfig`'s).
         client: An existing :class:`~textmem_gym.llm.LLMClient` to use instead.
-        n_events: Recent events (action and the first lines of its report) in the prompt.
-        temperature: Sampling temperature.
-        max_tokens: Completion limit.
-        seed: Seed of the fallback agent.
-        strict: End the episode at the first fallback (:class:`~textmem_gym.fallbacks.FallbackError`).
-        **client_options: Further ``LLMClient`` arguments (``timeout``, ``cache``...).
+        **fields: Settings to change (fields of :class:`NetPlayConfig`: ``n_events``, ``seed``, ``model``...).
     """
 
     name: ClassVar[str] = "netplay"
+    config_class: ClassVar[type[NetPlayConfig]] = NetPlayConfig
+    config: NetPlayConfig
 
-    def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
-                 client: Any = None, n_events: int = 8, temperature: float = 0.2, max_tokens: int = 200,
-                 seed: int | None = None, strict: bool = False, **client_options: Any) -> None:
-        if n_events < 0:
-            raise ValueError(f"n_events must be >= 0, got {n_events!r}")
-        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options, strict=strict)
-        self.config = {"n_events": n_events, "temperature": temperature, "max_tokens": max_tokens,
-                       "strict": bool(strict),
-                       **{k: v for k, v in client_options.items() if k in ("structured_output", "context_window")}}
-        self.n_events, self.temperature, self.max_tokens = n_events, temperature, max_tokens
-        self.fallback = NetPlayHeuristic(seed)
+    def __init__(self, config: NetPlayConfig | None = None, *, client: LLMClient | None = None,
+                 **fields: Any) -> None:
+        super().__init__(config, client=client, **fields)
+        settings = self.config
+        self.n_events, self.temperature, self.max_tokens = settings.n_events, settings.temperature, settings.max_tokens
+        self.fallback = NetPlayHeuristic(settings.seed)
         self.reset("", step_info({}))
 
     def seed(self, seed: int | None) -> None:

@@ -30,7 +30,9 @@ lambdas, comprehensions, ...) is rejected by :func:`parse_plan` with :class:`Pla
 any of the plan runs. Running a plan (:func:`run_plan`) is a generator: it yields :class:`Act` and
 :class:`Ask` requests and is sent each one's answer (the observation, the model's answer); a
 failed ``assert`` raises :class:`PlanAssertion` naming the step it failed in (the innermost
-``if start_from <= k`` block). Each run may evaluate at most :data:`MAX_NODES` expressions.
+``if start_from <= k`` block); a command the game cannot take, thrown back into the run as
+:class:`CommandRefused`, comes out the same way, naming its step. Each run may evaluate at most
+:data:`MAX_NODES` expressions.
 
 Example:
     >>> plan = parse_plan('''
@@ -108,6 +110,22 @@ class PlanAssertion(Exception):
     def __init__(self, step: int, message: str) -> None:
         self.step, self.message = step, message
         super().__init__(f"step {step}: {message}")
+
+
+class CommandRefused(PlanAssertion):
+    """The game cannot take the command the plan just asked for (the plan's implicit assertion that
+    its step can be done failed). The caller throws one into the run (``run.throw(CommandRefused(0,
+    why))``) instead of sending an observation; the run raises it again naming the step it was in.
+
+    Example:
+        >>> run = run_plan(parse_plan("if start_from <= 1:\\n    act('take knife')"))
+        >>> next(run)
+        Act(command='take knife')
+        >>> run.throw(CommandRefused(0, "'take knife' is not a possible action now"))
+        Traceback (most recent call last):
+        ...
+        policies.plan_interpreter.CommandRefused: step 1: 'take knife' is not a possible action now
+    """
 
 
 @dataclass(frozen=True)
@@ -411,7 +429,10 @@ class _Interpreter:
             return self._short(self._typed(lambda: getattr(owner, function.attr)(*args), node))
         name = function.id  # type: ignore[attr-defined]  # checked by _check_call
         if name == "act":
-            return (yield Act(" ".join(str(a) for a in args).strip()))
+            try:
+                return (yield Act(" ".join(str(a) for a in args).strip()))
+            except CommandRefused as refused:
+                raise CommandRefused(self.step, refused.message) from None
         if name == "ask":
             return (yield Ask(" ".join(str(a) for a in args).strip()))
         if name == "print":
@@ -443,5 +464,5 @@ class _Interpreter:
             raise PlanError(f"{where}{type(error).__name__}: {error}") from None
 
 
-__all__ = ["BUILTINS", "MAX_LOOP", "MAX_NODES", "STRING_METHODS", "Act", "Ask", "Plan", "PlanAssertion",
-           "PlanError", "parse_plan", "run_plan", "steps_to_code", "strip_fences"]
+__all__ = ["BUILTINS", "MAX_LOOP", "MAX_NODES", "STRING_METHODS", "Act", "Ask", "CommandRefused", "Plan",
+           "PlanAssertion", "PlanError", "parse_plan", "run_plan", "steps_to_code", "strip_fences"]

@@ -58,9 +58,11 @@ from policies.llm_agent import (
     render_prompt,
     resolve_action,
 )
+from policies.llm_config import LLMConfig
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
-from textmem_gym.llm.calls import MAX_ENUM, MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
+from textmem_gym.llm import LLMClient
+from textmem_gym.llm.calls import MAX_ENUM, MIN_ACTIONS, Trimmable, rank_commands
 
 #: Actions of a gold path used as its plan (gold paths have no written plan).
 GOLD_PLAN_ACTIONS = 12
@@ -163,42 +165,55 @@ class TrajectoryMemory:
         return [t for t in ranked if t.label not in self.excluded][:k]
 
 
+@dataclass(frozen=True, kw_only=True)
+class RAPConfig(LLMConfig):
+    """Settings of :class:`RAPPolicy`."""
+
+    memory_variations: int = 5
+    """Gold trajectories of other training variations in the memory (ScienceWorld)."""
+    k: int = 2
+    """Trajectories retrieved per step (and shown for the plan)."""
+    window: int = 3
+    """Steps shown either side of a retrieved trajectory's best-matching step."""
+    similarity: str = "words"
+    """``"words"`` (cosine over word counts) or ``"embeddings"`` (the endpoint's)."""
+    n_prev: int = 5
+    """Recent steps shown."""
+    temperature: float = 0.0
+    """Sampling temperature of every call."""
+    max_tokens: int = 300
+    """Completion limit of every call."""
+    observation_chars: int = 400
+    """Characters kept of each observation in prompts."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.similarity not in ("words", "embeddings"):
+            raise ValueError(f"similarity must be 'words' or 'embeddings', got {self.similarity!r}")
+        if self.memory_variations < 0 or self.k < 1 or self.window < 0 or self.n_prev < 0:
+            raise ValueError("need memory_variations >= 0, k >= 1, window >= 0 and n_prev >= 0")
+
+
 class RAPPolicy(CriticTurns, LLMPolicy):
     """RAP: a plan from retrieved plans, then actions with retrieved trajectory excerpts as examples.
 
     Args:
-        model, base_url, api_key: The OpenAI-compatible endpoint (else ``OPENAI_*`` variables).
+        config: Its settings (default: :class:`RAPConfig`'s).
         client: An existing :class:`~textmem_gym.llm.LLMClient` to use instead.
-        memory_variations: Gold trajectories of other training variations in the memory (ScienceWorld; 5).
-        k: Trajectories retrieved per step (and shown for the plan).
-        window: Steps shown either side of a retrieved trajectory's best-matching step.
-        similarity: ``"words"`` (cosine over word counts) or ``"embeddings"`` (the endpoint's).
-        n_prev: Recent steps shown.
-        temperature, max_tokens: Sampling of every call.
-        observation_chars: Characters kept of each observation in prompts.
-        strict: End the episode at the first fallback.
-        **client_options: Further ``LLMClient`` arguments.
+        **fields: Settings to change (fields of :class:`RAPConfig`: ``k``, ``window``, ``model``...).
     """
 
     name: ClassVar[str] = "rap"
+    config_class: ClassVar[type[RAPConfig]] = RAPConfig
+    config: RAPConfig
 
-    def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
-                 client: Any = None, memory_variations: int = 5, k: int = 2, window: int = 3,
-                 similarity: str = "words", n_prev: int = 5, temperature: float = 0.0, max_tokens: int = 300,
-                 observation_chars: int = 400, strict: bool = False, **client_options: Any) -> None:
-        if similarity not in ("words", "embeddings"):
-            raise ValueError(f"similarity must be 'words' or 'embeddings', got {similarity!r}")
-        if memory_variations < 0 or k < 1 or window < 0 or n_prev < 0:
-            raise ValueError("need memory_variations >= 0, k >= 1, window >= 0 and n_prev >= 0")
-        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options, strict=strict)
-        self.memory_variations, self.k, self.window, self.similarity = memory_variations, k, window, similarity
-        self.n_prev, self.temperature, self.max_tokens = n_prev, temperature, max_tokens
-        self.observation_chars = observation_chars
-        self.config = {"memory_variations": memory_variations, "k": k, "window": window, "similarity": similarity,
-                       "n_prev": n_prev, "temperature": temperature, "max_tokens": max_tokens,
-                       "observation_chars": observation_chars, "strict": bool(strict),
-                       **{key: v for key, v in client_options.items() if key in ("structured_output",
-                                                                                 "context_window", "seed")}}
+    def __init__(self, config: RAPConfig | None = None, *, client: LLMClient | None = None, **fields: Any) -> None:
+        super().__init__(config, client=client, **fields)
+        settings = self.config
+        self.memory_variations, self.k, self.window, self.similarity = (settings.memory_variations, settings.k,
+                                                                        settings.window, settings.similarity)
+        self.n_prev, self.temperature, self.max_tokens = settings.n_prev, settings.temperature, settings.max_tokens
+        self.observation_chars = settings.observation_chars
         self.memory = TrajectoryMemory()
         self.critic = HeuristicCritic()
         self.reset("", step_info({}))

@@ -60,10 +60,12 @@ from policies.llm_agent import (
     render_prompt,
     resolve_action,
 )
+from policies.llm_config import LLMConfig
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
+from textmem_gym.llm import LLMClient
 from textmem_gym.llm.answers import parse_answer
-from textmem_gym.llm.calls import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
+from textmem_gym.llm.calls import MIN_ACTIONS, Trimmable, rank_commands
 from textmem_gym.wrappers.memory_graph import ensure_memory_wrapper
 
 #: How the policy reaches the game (see ``ReflActPolicy``).
@@ -106,56 +108,72 @@ def parse_reflact(text: str) -> dict[str, str]:
     return {k: str(v) for k, v in parse_answer(text, answer_schema("reflact")).values.items()}
 
 
+@dataclass(frozen=True, kw_only=True)
+class ReflActConfig(LLMConfig):
+    """Settings of :class:`ReflActPolicy` (the Text Adventure Agent's)."""
+
+    unrecorded: ClassVar[frozenset[str]] = frozenset({"seed"})
+
+    temperature: float = 0.2
+    """Temperature of the main call."""
+    history: int = 10
+    """Recent steps shown verbatim."""
+    narrative_every: int = 5
+    """Steps between narrative syntheses."""
+    max_tokens: int = 300
+    """Completion limit of every call."""
+    transport: str = "inprocess"
+    """``"inprocess"`` (the env and its memory wrapper live in this process) or ``"mcp"``: as the Text
+    Adventure Agent, play through the MCP server's tools only (``textmem-gym mcp`` spawned over stdio:
+    ``reset``, ``play_action``, ``valid_actions``, ``graph_memory_context``); the results are recorded
+    the same way."""
+    critic: str = "constrain"
+    """``"constrain"`` (rejected commands are kept from the model's choice, a rejected proposal is asked
+    again once), ``"substitute"`` (the seed's critic: a rejected proposal is replaced at once) or
+    ``"off"``; see :mod:`policies.reflact`."""
+    macro_counts_as_one_step: bool = False
+    """A ``go to <room>`` macro counts as one step against the episode's step limit (AriGraph's
+    accounting) instead of one per primitive move; passed to the MemoryGraphWrapper this policy adds
+    (an env that already has one keeps its own)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.transport not in TRANSPORTS:
+            raise ValueError(f"transport must be one of {TRANSPORTS}, got {self.transport!r}")
+        if self.critic not in CRITIC_MODES:
+            raise ValueError(f"critic must be one of {CRITIC_MODES}, got {self.critic!r}")
+
+
 class ReflActPolicy(LLMPolicy):
     """The Text Adventure Agent's ReflAct loop as a policy.
 
     Args:
-        model, base_url, api_key, client, **client_options: LLM endpoint (see :class:`~textmem_gym.llm.LLMCalls`).
-        temperature: Temperature of the main call.
-        history: Recent steps shown verbatim.
-        narrative_every: Steps between narrative syntheses.
-        transport: ``"inprocess"`` (default: the env and its memory wrapper live in this process) or
-            ``"mcp"``: as the Text Adventure Agent, play through the MCP server's tools only
-            (``textmem-gym mcp`` spawned over stdio: ``reset``, ``play_action``, ``valid_actions``,
-            ``graph_memory_context``); the results are recorded the same way.
-        strict: End the episode at the first fallback (:class:`~textmem_gym.fallbacks.FallbackError`).
-        critic: ``"constrain"`` (default: rejected commands are kept from the model's choice, a
-            rejected proposal is asked again once), ``"substitute"`` (the seed's critic: a rejected
-            proposal is replaced at once) or ``"off"``; see the module docstring.
-        macro_counts_as_one_step: A ``go to <room>`` macro counts as one step against the episode's
-            step limit (AriGraph's accounting) instead of one per primitive move (the default); passed
-            to the MemoryGraphWrapper this policy adds (an env that already has one keeps its own).
+        config: Its settings (default: :class:`ReflActConfig`'s).
+        client: An existing :class:`~textmem_gym.llm.LLMClient` to use instead.
+        **fields: Settings to change (fields of :class:`ReflActConfig`: ``critic``, ``transport``, ``model``...).
 
     Raises:
         ValueError: ``transport`` or ``critic`` is not one of the known values.
 
     Example:
         >>> policy = ReflActPolicy()
-        >>> policy.objective, policy.config["critic"]
+        >>> policy.objective, policy.config.critic
         ('explore and make progress', 'constrain')
     """
 
     name: ClassVar[str] = "reflact"
+    config_class: ClassVar[type[ReflActConfig]] = ReflActConfig
+    config: ReflActConfig
 
-    def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
-                 client: Any = None, temperature: float = 0.2, history: int = 10, narrative_every: int = 5,
-                 max_tokens: int = 300, transport: str = "inprocess", strict: bool = False,
-                 critic: str = "constrain", macro_counts_as_one_step: bool = False,
-                 **client_options: Any) -> None:
-        if transport not in TRANSPORTS:
-            raise ValueError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
-        if critic not in CRITIC_MODES:
-            raise ValueError(f"critic must be one of {CRITIC_MODES}, got {critic!r}")
-        self.transport, self.critic_mode = transport, critic
-        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options, strict=strict)
-        self.config = {"temperature": temperature, "history": history, "narrative_every": narrative_every,
-                       "max_tokens": max_tokens, "transport": transport, "strict": bool(strict),
-                       "critic": critic, "macro_counts_as_one_step": bool(macro_counts_as_one_step),
-                       **{k: v for k, v in client_options.items() if k in ("structured_output", "context_window")}}
-        self.temperature, self.history, self.narrative_every, self.max_tokens = \
-            temperature, history, narrative_every, max_tokens
+    def __init__(self, config: ReflActConfig | None = None, *, client: LLMClient | None = None,
+                 **fields: Any) -> None:
+        super().__init__(config, client=client, **fields)
+        settings = self.config
+        self.transport, self.critic_mode = settings.transport, settings.critic
+        self.temperature, self.history, self.narrative_every, self.max_tokens = (
+            settings.temperature, settings.history, settings.narrative_every, settings.max_tokens)
         self.critic, self.guard = HeuristicCritic(), LoopGuard()
-        self.macro_counts_as_one_step = bool(macro_counts_as_one_step)
+        self.macro_counts_as_one_step = settings.macro_counts_as_one_step
         self.reset("", step_info({}))
 
     def wrap_env(self, env: gym.Env) -> gym.Env:

@@ -26,11 +26,16 @@ the afforded candidates (structured output where offered), and the env action is
 fallback ``no_logprobs`` (``episode_stats()["fallbacks"]``). LLM errors while scoring count as
 ``llm_error`` (the heuristic critic's best untried command is played).
 
-**Cost on llama-cpp-python's server**: its completions with ``echo`` and ``logprobs`` build the
-top log-probabilities of every prompt token in Python, sorting the whole vocabulary (49,152 tokens
-for SmolLM2) per token (``llama_cpp/llama.py`` ``_create_completion``). With SayCan's prompts (about
-1,000 tokens) and 30 candidates a step, one step did not finish in 14 minutes on 2 cores; vLLM and
-llama.cpp's native server compute them in C++. Lower ``max_candidates`` or use such a server.
+**llama-cpp-python's server (0.3.36) does not suit SayCan**; use vLLM or OpenAI's completion models:
+
+* *cost*: its completions with ``echo`` and ``logprobs`` sort the whole vocabulary (49,152 tokens for
+  SmolLM2) in Python for every echoed token (``llama_cpp/llama.py`` ``_create_completion``), before
+  cutting to the requested top ``logprobs`` (so ``logprobs=0`` costs the same). Measured with
+  ``benchmarks/real_llm.py --logprob-cost``: 0.23-0.34 s per prompt token per candidate on 2 shared
+  cores (load average ~10), i.e. hours per step at SayCan's ~1,000-token prompt and 30 candidates;
+* *correctness*: for a model without a beginning-of-sequence token (SmolLM2) the echoed
+  log-probabilities are shifted by one token (the value reported for a token is that of the same
+  token following itself), so the scores would not be the command's log-probability either.
 
 Example:
     >>> policy = SayCanPolicy()
@@ -43,6 +48,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -58,9 +64,11 @@ from policies.llm_agent import (
     render_prompt,
     resolve_action,
 )
+from policies.llm_config import LLMConfig
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
-from textmem_gym.llm.calls import LLMCalls, Trimmable, fit_prompt, prompt_limit, rank_commands
+from textmem_gym.llm import LLMClient
+from textmem_gym.llm.calls import Trimmable, fit_prompt, prompt_limit, rank_commands
 
 #: HTTP statuses meaning the endpoint has no (legacy) completions to score prompts with.
 NO_COMPLETIONS = (400, 404, 405, 422, 501)
@@ -68,40 +76,52 @@ NO_COMPLETIONS = (400, 404, 405, 422, 501)
 COMMAND_TOKENS = 32
 
 
+@dataclass(frozen=True, kw_only=True)
+class SayCanConfig(LLMConfig):
+    """Settings of :class:`SayCanPolicy`."""
+
+    max_candidates: int = 30
+    """Afforded commands scored per step (the best-ranked; see :mod:`policies.saycan`)."""
+    examples: int = 1
+    """Gold trajectories of other training variations shown as examples (ScienceWorld)."""
+    example_steps: int = 30
+    """Steps kept of each example."""
+    history_steps: int = 10
+    """Recent steps in the prompt."""
+    observation_chars: int = 400
+    """Characters kept of each observation in the prompt."""
+    recent_excluded: int = 3
+    """The last actions the affordance excludes (SwiftSage: 3)."""
+    affordance: str = field(default="admissible commands with SwiftSage's filters", init=False)
+    """The affordance function (fixed; recorded so that results say which)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.max_candidates < 1 or self.examples < 0 or self.history_steps < 0 or self.recent_excluded < 0:
+            raise ValueError("need max_candidates >= 1 and examples, history_steps, recent_excluded >= 0")
+
+
 class SayCanPolicy(CriticTurns, LLMPolicy):
     """SayCan: the argmax over afforded commands of their log-probability as the next action.
 
     Args:
-        model, base_url, api_key: The OpenAI-compatible endpoint (else ``OPENAI_*`` variables).
+        config: Its settings (default: :class:`SayCanConfig`'s).
         client: An existing :class:`~textmem_gym.llm.LLMClient` to use instead.
-        max_candidates: Afforded commands scored per step (the best-ranked; see the module).
-        examples: Gold trajectories of other training variations shown as examples (ScienceWorld).
-        example_steps: Steps kept of each example.
-        history_steps: Recent steps in the prompt.
-        observation_chars: Characters kept of each observation in the prompt.
-        recent_excluded: The last actions the affordance excludes (SwiftSage: 3).
-        strict: End the episode at the first fallback.
-        **client_options: Further ``LLMClient`` arguments.
+        **fields: Settings to change (fields of :class:`SayCanConfig`: ``max_candidates``, ``model``...).
     """
 
     name: ClassVar[str] = "saycan"
+    config_class: ClassVar[type[SayCanConfig]] = SayCanConfig
+    config: SayCanConfig
 
-    def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
-                 client: Any = None, max_candidates: int = 30, examples: int = 1, example_steps: int = 30,
-                 history_steps: int = 10, observation_chars: int = 400, recent_excluded: int = 3,
-                 strict: bool = False, **client_options: Any) -> None:
-        if max_candidates < 1 or examples < 0 or history_steps < 0 or recent_excluded < 0:
-            raise ValueError("need max_candidates >= 1 and examples, history_steps, recent_excluded >= 0")
-        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options, strict=strict)
-        self.max_candidates, self.examples, self.example_steps = max_candidates, examples, example_steps
-        self.history_steps, self.observation_chars, self.recent_excluded = history_steps, observation_chars, \
-            recent_excluded
-        self.config = {"max_candidates": max_candidates, "examples": examples, "example_steps": example_steps,
-                       "history_steps": history_steps, "observation_chars": observation_chars,
-                       "recent_excluded": recent_excluded, "strict": bool(strict),
-                       "affordance": "admissible commands with SwiftSage's filters",
-                       **{k: v for k, v in client_options.items() if k in ("structured_output", "context_window",
-                                                                           "seed")}}
+    def __init__(self, config: SayCanConfig | None = None, *, client: LLMClient | None = None,
+                 **fields: Any) -> None:
+        super().__init__(config, client=client, **fields)
+        settings = self.config
+        self.max_candidates, self.examples, self.example_steps = (settings.max_candidates, settings.examples,
+                                                                  settings.example_steps)
+        self.history_steps, self.observation_chars, self.recent_excluded = (
+            settings.history_steps, settings.observation_chars, settings.recent_excluded)
         self.example_paths: list[Any] = []
         self.logprobs_served: bool | None = None  # found at the first scoring
         self.critic = HeuristicCritic()

@@ -36,16 +36,19 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import gymnasium as gym
 
 from policies.critic import HeuristicCritic, room_from
 from policies.llm_agent import SAFE_COMMAND, LLMPolicy, answer_schema, compact, render_prompt
+from policies.llm_config import LLMConfig
 from textmem_gym.core.info import admissible, observation_text, step_info
-from textmem_gym.core.policy import Info
+from textmem_gym.core.policy import RECORDED_SCALARS, Info
+from textmem_gym.llm import LLMClient
 from textmem_gym.llm.answers import match_command, parse_answer
-from textmem_gym.llm.calls import MIN_ACTIONS, LLMCalls, Trimmable, rank_commands
+from textmem_gym.llm.calls import MIN_ACTIONS, Trimmable, rank_commands
 from textmem_gym.memory.stma.memory import STMAMemory, paragraph_section
 from textmem_gym.wrappers.memory_graph import adopt_memory, ensure_memory_wrapper, find_memory_wrapper
 
@@ -80,53 +83,72 @@ def executable(action: str, commands: list[str]) -> str | None:
     return command if how in ("exact", "completed") else None
 
 
+@dataclass(frozen=True, kw_only=True)
+class STMAConfig(LLMConfig):
+    """Settings of :class:`STMAPolicy` (the STMA paper's defaults)."""
+
+    unrecorded: ClassVar[frozenset[str]] = frozenset({"seed"})
+
+    extractor: str = "llm"
+    """Relation retriever of the memory: ``"llm"`` (the paper's D.2 prompt) or ``"rules"``."""
+    memory_llm: bool = True
+    """Run the summarizer and the aggregator with the LLM (as the paper; ``False``: deterministic)."""
+    memory_options: dict[str, Any] | None = field(default=None, metadata=RECORDED_SCALARS)
+    """Further :class:`~textmem_gym.memory.stma.memory.STMAMemory` arguments (``history``, ``top_n``,
+    ``hops``...; a ``similarity`` there stands for the field below). Its text, number and boolean values
+    are recorded as settings of their own."""
+    similarity: str = "auto"
+    """Entity similarity of Algorithm 1: ``"auto"`` (the endpoint's embeddings when it serves them, else
+    BM25; recorded as ``episode_stats()["similarity"]``), ``"bm25"`` or ``"openai"`` (the endpoint's
+    embeddings)."""
+    max_replans: int = 3
+    """Re-plans allowed within one decision before falling back."""
+    max_tokens: int = 1500
+    """Completion limit of planner and critic calls."""
+    temperature: float = 0.0
+    """Sampling temperature of planner and critic."""
+    macro_counts_as_one_step: bool = False
+    """Passed to its MemoryGraphWrapper; it plays without the wrapper's ``go to`` macro (``goto=False``), so
+    every decision is one step either way (accepted so that one ``--policy-arg`` works across the memory
+    policies; recorded in the configuration)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.max_replans < 0:
+            raise ValueError(f"max_replans must be >= 0, got {self.max_replans!r}")
+        options = dict(self.memory_options or {})
+        if "entity_similarity" in options:
+            raise ValueError("give similarity=... (auto, bm25 or openai), not memory_options['entity_similarity']")
+        if "similarity" in options:
+            object.__setattr__(self, "similarity", str(options.pop("similarity")))
+            object.__setattr__(self, "memory_options", options)
+        if self.similarity not in SIMILARITIES:
+            raise ValueError(f"similarity must be one of {SIMILARITIES}, got {self.similarity!r}")
+
+
 class STMAPolicy(LLMPolicy):
     """The STMA agent.
 
     Args:
-        model, base_url, api_key, client, **client_options: LLM endpoint (see :class:`~textmem_gym.llm.LLMCalls`).
-        extractor: Relation retriever of the memory: ``"llm"`` (default: the paper's D.2 prompt) or ``"rules"``.
-        memory_llm: Run the summarizer and the aggregator with the LLM (default, as the paper;
-            ``False``: deterministic).
-        memory_options: Further :class:`~textmem_gym.memory.stma.memory.STMAMemory` arguments (``history``,
-            ``top_n``, ``hops``...; ``similarity`` stands for the argument below).
-        similarity: Entity similarity of Algorithm 1: ``"auto"`` (default: the endpoint's embeddings
-            when it serves them, else BM25; recorded as ``episode_stats()["similarity"]``),
-            ``"bm25"`` or ``"openai"`` (the endpoint's embeddings).
-        max_replans: Re-plans allowed within one decision before falling back.
-        max_tokens: Completion limit of planner and critic calls.
-        temperature: Sampling temperature of planner and critic.
-        strict: End the episode at the first fallback (:class:`~textmem_gym.fallbacks.FallbackError`).
-        macro_counts_as_one_step: Passed to its MemoryGraphWrapper; it plays without the wrapper's
-            ``go to`` macro (``goto=False``), so every decision is one step either way (accepted so that one
-            ``--policy-arg`` works across the memory policies; recorded in the configuration).
+        config: Its settings (default: :class:`STMAConfig`'s, the paper's).
+        client: An existing :class:`~textmem_gym.llm.LLMClient` to use instead.
+        **fields: Settings to change (fields of :class:`STMAConfig`: ``extractor``, ``similarity``, ``model``...).
     """
 
     name: ClassVar[str] = "stma"
+    config_class: ClassVar[type[STMAConfig]] = STMAConfig
+    config: STMAConfig
 
-    def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
-                 client: Any = None, extractor: str = "llm", memory_llm: bool = True,
-                 memory_options: dict[str, Any] | None = None, similarity: str = "auto", max_replans: int = 3,
-                 max_tokens: int = 1500, temperature: float = 0.0, strict: bool = False,
-                 macro_counts_as_one_step: bool = False, **client_options: Any) -> None:
-        if max_replans < 0:
-            raise ValueError(f"max_replans must be >= 0, got {max_replans!r}")
-        self.memory_options = dict(memory_options or {})
-        if "entity_similarity" in self.memory_options:
-            raise ValueError("give similarity=... (auto, bm25 or openai), not memory_options['entity_similarity']")
-        self.similarity = str(self.memory_options.pop("similarity", similarity))
-        if self.similarity not in SIMILARITIES:
-            raise ValueError(f"similarity must be one of {SIMILARITIES}, got {self.similarity!r}")
+    def __init__(self, config: STMAConfig | None = None, *, client: LLMClient | None = None, **fields: Any) -> None:
+        super().__init__(config, client=client, **fields)
+        settings = self.config
+        self.memory_options = dict(settings.memory_options or {})
+        self.similarity = settings.similarity
         self.resolved_similarity: str | None = None
-        self.llm = LLMCalls(model, base_url, api_key, client=client, client_options=client_options, strict=strict)
-        self.config = {"extractor": extractor, "memory_llm": bool(memory_llm), "max_replans": max_replans,
-                       "max_tokens": max_tokens, "temperature": temperature, "strict": bool(strict),
-                       "macro_counts_as_one_step": bool(macro_counts_as_one_step), "similarity": self.similarity,
-                       **{k: v for k, v in self.memory_options.items() if isinstance(v, (str, int, float, bool))},
-                       **{k: v for k, v in client_options.items() if k in ("structured_output", "context_window")}}
-        self.extractor, self.memory_llm = extractor, bool(memory_llm)
-        self.max_replans, self.max_tokens, self.temperature = max_replans, max_tokens, temperature
-        self.macro_counts_as_one_step = bool(macro_counts_as_one_step)
+        self.extractor, self.memory_llm = settings.extractor, settings.memory_llm
+        self.max_replans, self.max_tokens, self.temperature = (settings.max_replans, settings.max_tokens,
+                                                               settings.temperature)
+        self.macro_counts_as_one_step = settings.macro_counts_as_one_step
         self.critic = HeuristicCritic()
         self.memory: STMAMemory | None = None
         self.reset("", step_info({}))

@@ -6,6 +6,12 @@ or to the ``"module:attr"`` string of a thing imported on first use. :func:`look
 :func:`load_named` finds and imports one, and both raise the same ``ValueError`` for an unknown
 name: ``unknown <kind> <name>; choose from [<the known names>]``.
 
+The registries that users extend (policies, memories, env backends, text parsers, run backends)
+read their names from an entry-point group instead: every installed package declares its names
+there, the library's own in its ``setup.cfg`` exactly like a third party's
+(:func:`declared_names`, :func:`library_names`, :func:`load_declared`), so no table of the library
+names a module of a floor above it.
+
 Example:
     >>> COLORS = {"red": "#f00", "green": "#0f0"}
     >>> lookup("color", "red", COLORS)
@@ -23,7 +29,13 @@ Example:
 from __future__ import annotations
 
 import importlib
+import re
+import sys
+import warnings
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib.metadata import PackageNotFoundError, distribution, entry_points
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -88,3 +100,128 @@ def load_object(spec: str) -> Any:
         except AttributeError:
             raise AttributeError(f"{module_name!r} has no attribute {attr!r} (from {spec!r})") from None
     return target
+
+
+#: The distribution that installs textmem_gym: the names it declares in an entry-point group are
+#: the built-in ones.
+LIBRARY_DISTRIBUTION = "textmem-gym"
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One name an installed package declares in an entry-point group.
+
+    Attributes:
+        name: The name users type (the entry point's name).
+        target: What it names, ``"module:attr"`` (imported only when used).
+        package: The declaring distribution.
+
+    Example:
+        >>> Declared("random", "policies.simple:RandomPolicy", "textmem-gym").built_in
+        True
+    """
+
+    name: str
+    target: str
+    package: str
+
+    @property
+    def built_in(self) -> bool:
+        """Whether the library itself declares it."""
+        return canonical_distribution(self.package) == LIBRARY_DISTRIBUTION
+
+
+def canonical_distribution(name: str) -> str:
+    """A distribution name as pip compares them (PEP 503: lower case, runs of ``-_.`` as ``-``).
+
+    Example:
+        >>> canonical_distribution("TextMem_Gym")
+        'textmem-gym'
+    """
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def declared_names(kind: str, group: str) -> dict[str, Declared]:
+    """Every name of the entry-point group ``group``: the library's own first, then those of other
+    packages in ``sys.path`` order. Reads package metadata only (nothing is imported).
+
+    A name two packages declare (with different targets) is kept from the library, else from the
+    first package; the other is ignored with a warning naming both.
+
+    Args:
+        kind: What the names name (``"policy"``, ``"env backend"``...), for the warning.
+        group: The entry-point group (``"textmem_gym.memories"``...).
+
+    Example:
+        >>> memories = declared_names("memory", "textmem_gym.memories")
+        >>> memories["arigraph"].target, memories["arigraph"].built_in
+        ('textmem_gym.memory.arigraph.memory:AriGraphMemory', True)
+    """
+    found: dict[str, Declared] = {}
+    for entry in _declarations(group, tuple(sys.path)):
+        kept = found.setdefault(entry.name, entry)
+        if kept.target != entry.target:
+            owner = "built in" if kept.built_in else f"added by {kept.package}"
+            warnings.warn(f"{kind} name {entry.name!r} from package {entry.package} is ignored: it is {owner}",
+                          stacklevel=2)
+    return found
+
+
+@lru_cache(maxsize=64)
+def _declarations(group: str, path: tuple[str, ...]) -> tuple[Declared, ...]:
+    """The entry points of ``group``, the library's first (read again when ``sys.path`` changes: a
+    package installed into a folder put on it is seen at once)."""
+    points = [Declared(p.name, p.value, p.dist.name if p.dist is not None else "?") for p in entry_points(group=group)]
+    return tuple(sorted(points, key=lambda d: not d.built_in))  # stable: the library's first, the rest in order
+
+
+def library_names(group: str) -> dict[str, str]:
+    """The names the library itself declares in the entry-point group ``group``: name -> ``"module:attr"``,
+    in declaration order (read from its own metadata only: fast, and no other package can shadow them).
+
+    Raises:
+        ImportError: textmem_gym is not installed (its metadata, which holds these names, is missing).
+
+    Example:
+        >>> library_names("textmem_gym.run_backends")["local"]
+        'textmem_gym.execution.local:LocalPool'
+    """
+    try:
+        points = distribution(LIBRARY_DISTRIBUTION).entry_points.select(group=group)
+    except PackageNotFoundError:
+        raise ImportError(f"{LIBRARY_DISTRIBUTION} is not installed: its built-in names are entry points of its "
+                          "metadata (install it: pip install -e .)") from None
+    return {point.name: point.value for point in points}
+
+
+def load_declared(kind: str, spec: str, group: str) -> Any:
+    """The object a name of the entry-point group ``group`` names, or that ``"module:attr"`` names.
+
+    Args:
+        kind: What the names name (for errors and warnings).
+        spec: A declared name, or ``"package.module:attr"`` (any importable object; no declaration needed).
+        group: The entry-point group.
+
+    Raises:
+        ValueError: Neither a declared name nor an importable ``"module:attr"`` (the message lists the
+            declared names).
+
+    Example:
+        >>> load_declared("run backend", "local", "textmem_gym.run_backends").__name__
+        'LocalPool'
+        >>> load_declared("run backend", "collections:OrderedDict", "textmem_gym.run_backends").__name__
+        'OrderedDict'
+        >>> load_declared("run backend", "cluster", "textmem_gym.run_backends")
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown run backend 'cluster'; choose from ['local', 'ray']
+    """
+    declared = declared_names(kind, group)
+    if spec in declared:
+        return load_object(declared[spec].target)
+    if ":" in spec:
+        try:
+            return load_object(spec)
+        except (ImportError, AttributeError) as error:
+            raise unknown_name(kind, spec, sorted(declared), detail=str(error)) from None
+    raise unknown_name(kind, spec, sorted(declared))

@@ -23,11 +23,10 @@ import gymnasium as gym
 from textmem_gym.core.errors import Interrupted
 from textmem_gym.core.policy import FullPolicy, adapt_policy
 from textmem_gym.core.registry import make_policy
-from textmem_gym.execution import BACKENDS, EpisodeTask, Progress, RunConfig, plan_tasks, run_task
+from textmem_gym.execution import EpisodeTask, Progress, RunConfig, check_run_backend, plan_tasks, run_backend, run_task
 from textmem_gym.execution.limits import EndpointLimits, default_request_limit
 from textmem_gym.execution.tasks import make_env, run_episode
-from textmem_gym.llm.client import installed
-from textmem_gym.loading import load_object, lookup
+from textmem_gym.llm.slots import RequestLimits
 from textmem_gym.paths import check_writable
 from textmem_gym.results import ResultsFile, config_id, episode_key
 
@@ -53,8 +52,9 @@ class EvalConfig:
             must be picklable: a class or module-level function). A policy that needs a wrapper
             gets it from its ``wrap_env(env)``, applied last (after ``wrap``).
         workers: Episodes played at once (worker processes, or Ray tasks in flight).
-        backend: ``"local"`` (processes of this machine) or ``"ray"`` (see
-            :mod:`textmem_gym.execution.ray_backend`).
+        backend: ``"local"`` (processes of this machine), ``"ray"`` (see
+            :mod:`textmem_gym.execution.ray_backend`), or any run backend an installed package adds
+            (entry-point group ``textmem_gym.run_backends``) or ``"module:Class"``.
         ray_address: An existing Ray cluster (``"auto"``, ``"HOST:PORT"``); ``None`` starts a local one.
         ray_task_cpus: CPUs each Ray task asks for.
         max_retries: Times a task is played again after its worker process died.
@@ -103,7 +103,7 @@ class EvalConfig:
             raise ValueError(f"episodes must be an int >= 1, got {self.episodes!r}")
         if self.max_steps is not None and (not isinstance(self.max_steps, int) or self.max_steps < 1):
             raise ValueError(f"max_steps must be an int >= 1 or None, got {self.max_steps!r}")
-        lookup("backend", self.backend, BACKENDS)
+        check_run_backend(self.backend)
         object.__setattr__(self, "game_seeds", tuple(self.game_seeds))
 
     @property
@@ -181,16 +181,16 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Any, config: EvalConfig
 
     try:
         if in_process:
-            with installed(EndpointLimits(limit), "driver"):
-                for task in pending:
-                    run_task(run, task, on_result=record, agent=agent)
+            limits = RequestLimits(EndpointLimits(limit), owner="driver")
+            for task in pending:
+                run_task(run, task, on_result=record, agent=agent, limits=limits)
         elif pending:
             if config.backend == "local":
                 _warm_up(run, pending)
             ray = config.backend == "ray"
             options = {"address": config.ray_address, "task_cpus": config.ray_task_cpus} if ray else {}
-            runner = load_object(BACKENDS[config.backend])(run, config.workers, request_limit=limit,
-                                                           max_retries=config.max_retries, **options)
+            runner = run_backend(config.backend)(run, config.workers, request_limit=limit,
+                                                 max_retries=config.max_retries, **options)
             for _task, rows in runner.run(pending):
                 for row in rows:
                     record(row)

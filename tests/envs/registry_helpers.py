@@ -1,19 +1,25 @@
-"""Helpers for the generic registry tests: ids, required arguments, traces."""
+"""Helpers for the generic registry tests: ids, required arguments, traces, and the example backend
+(:mod:`tests.envs.example_backend`) installed through its entry points."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
 import textmem_gym  # noqa: F401
-from textmem_gym.envs.registration import ENV_IDS
+from tests.entry_points import installed_entry_points
+from tests.envs.example_backend import DISTRIBUTION, ENTRY_POINTS
+from tests.envs.example_backend.ids import ENV_TABLE as EXAMPLE_TABLE
+from textmem_gym.envs.entry import EnvEntry
+from textmem_gym.envs.registration import ENV_IDS, register_all
+from textmem_gym.loading import load_object
 
 #: Commands every trace sends (valid or not: the game's feedback is what is compared).
 TRACE_COMMANDS = ["look", "inventory", "go north", "east", "take all", "open door", "examine it"]
@@ -34,19 +40,44 @@ NEEDS_PROVIDERS: dict[str, Callable[[], Any]] = {"game_file": _game_file, "rom_p
 
 
 def registered_ids() -> list[str]:
-    """Every TextMem id in Gymnasium's registry."""
-    return sorted(i for i in gym.registry if i.startswith("TextMem/"))
+    """Every id of every installed env backend (:data:`ENV_IDS`) and every TextMem id in Gymnasium's registry."""
+    return sorted(set(ENV_IDS) | {i for i in gym.registry if i.startswith("TextMem/")})
+
+
+#: The ids of the example backend (installed only inside :func:`example_backend_installed`).
+EXAMPLE_IDS = sorted(EXAMPLE_TABLE)
+
+
+def entry(env_id: str) -> EnvEntry:
+    """The registration entry of an id of :data:`ENV_IDS` or of the example backend (even while not installed)."""
+    return ENV_IDS[env_id] if env_id in ENV_IDS else EXAMPLE_TABLE[env_id]
+
+
+@contextmanager
+def example_backend_installed() -> Iterator[list[str]]:
+    """The example backend's package installed (its entry points: env backend, text parser, memory) and its
+    ids registered, for the block and the processes it starts; unregistered afterwards.
+
+    Yields:
+        The ids its entry point registered.
+    """
+    with installed_entry_points(DISTRIBUTION, ENTRY_POINTS):
+        added = register_all()
+        try:
+            yield added
+        finally:
+            for env_id in added:
+                del ENV_IDS[env_id], gym.registry[env_id]
 
 
 def required_kwargs(env_id: str) -> dict[str, Any]:
     """The arguments an id needs to be made in tests."""
-    return {need: NEEDS_PROVIDERS[need]() for need in ENV_IDS[env_id].needs}
+    return {need: NEEDS_PROVIDERS[need]() for need in entry(env_id).needs}
 
 
 def env_class(env_id: str) -> type:
     """The class behind an id's entry point."""
-    module, name = gym.spec(env_id).entry_point.split(":")
-    return getattr(importlib.import_module(module), name)
+    return load_object(entry(env_id).entry_point)
 
 
 def trace_env(env: gym.Env, seed: int = 7) -> list[Any]:

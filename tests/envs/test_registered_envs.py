@@ -1,6 +1,8 @@
 """Generic contract tests over every registered TextMem id (DESIGN.md, environment contract).
 
-Every id is made as a user types it, with its defaults: AriGraph's published-file ids find their
+Every id of every installed env backend is made as a user types it, with its defaults (the
+example backend of :mod:`tests.envs.example_backend` included, installed here through its entry
+points as a third party's package would be): AriGraph's published-file ids find their
 files themselves (downloaded, sha256-checked, from a real local HTTP server standing in for the
 repository and serving generated stand-ins under their own checksum table, see
 :mod:`tests.published_games`); only the ids whose one purpose is to play a file the
@@ -23,11 +25,19 @@ import gymnasium as gym
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from tests.envs.registry_helpers import env_class, registered_ids, required_kwargs, trace_env
+from tests.envs.registry_helpers import (
+    EXAMPLE_IDS,
+    entry,
+    env_class,
+    example_backend_installed,
+    registered_ids,
+    required_kwargs,
+    trace_env,
+)
 from tests.published_games import published_games_server
 from textmem_gym.envs.registration import ENV_IDS
 
-IDS = registered_ids()
+IDS = registered_ids() + [i for i in EXAMPLE_IDS if i not in registered_ids()]
 
 #: TALES's Simon Says variants beyond the base game differ only in the game's parameters: one JVM each
 #: would cost minutes of the default run, so the generic tests play them under ``-m exhaustive``.
@@ -53,13 +63,22 @@ def published_games(tmp_path_factory: pytest.TempPathFactory):
         yield served
 
 
-def test_registry_is_not_empty():
+@pytest.fixture(scope="module", autouse=True)
+def example_backend():
+    """The example backend installed for the whole module (and the processes it spawns)."""
+    with example_backend_installed() as added:
+        yield added
+
+
+def test_registry_is_not_empty(example_backend):
     assert "TextMem/Cooking-Hard-v0" in IDS
     assert set(ENV_IDS) <= set(IDS)
+    assert sorted(example_backend) == EXAMPLE_IDS  # registered through its entry point
 
 
 def _start_trace_in_another_process(env_id: str) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "123"}
+    path = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    env = {**os.environ, "PYTHONPATH": path, "PYTHONHASHSEED": "123"}
     return subprocess.Popen([sys.executable, "-m", "tests.envs.registry_helpers", env_id], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -106,9 +125,9 @@ def test_contract(env_id):
     assert here == json.loads(out.strip().splitlines()[-1]), "same seed, same observations across processes"
 
 
-@pytest.mark.parametrize("env_id", [i for i in IDS if i in ENV_IDS and ENV_IDS[i].needs])
+@pytest.mark.parametrize("env_id", [i for i in IDS if entry(i).needs])
 def test_an_id_made_without_the_file_it_plays_says_what_it_needs(env_id):
-    with pytest.raises(ValueError, match="|".join(ENV_IDS[env_id].needs)) as error:
+    with pytest.raises(ValueError, match="|".join(entry(env_id).needs)) as error:
         gym.make(env_id)
     assert "\n" not in str(error.value)
 
@@ -133,8 +152,8 @@ def _walkthrough_ids() -> list:
     for env_id in IDS:
         if "walkthrough" not in env_class(env_id).supported_privileged:
             continue
-        reason = ENV_IDS[env_id].walkthrough_known_failure if env_id in ENV_IDS else None
-        if env_id in ENV_IDS and "published_game" in ENV_IDS[env_id].kwargs:
+        reason = entry(env_id).walkthrough_known_failure
+        if "published_game" in entry(env_id).kwargs:
             reason = None  # played here on generated stand-ins (tests.published_games), which have one
         marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
         if env_id in SLOW_WALKTHROUGHS or env_id in PARAMETER_VARIANTS:

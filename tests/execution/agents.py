@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from policies import BasePolicy
 from textmem_gym.core.errors import PolicyNotReady, RunAborted
-from textmem_gym.llm import LLMClient
+from textmem_gym.llm import LLMClient, RequestLimits
 
 
 class Trials(BasePolicy):
@@ -62,13 +62,14 @@ class Broken(BasePolicy):
 
 
 class OneCall(BasePolicy):
-    """One chat call per step to ``base_url``; plays a seeded random admissible command."""
+    """One chat call per step to ``base_url``; plays a seeded random admissible command. Its client takes the
+    run's shared request limits (``limits``, given by the run because this factory names it)."""
 
     name: ClassVar[str] = "one-call"
 
-    def __init__(self, base_url: str, concurrency: int = 8) -> None:
+    def __init__(self, base_url: str, concurrency: int = 8, limits: RequestLimits | None = None) -> None:
         self.client = LLMClient(model="test", base_url=base_url, api_key="unused", concurrency=concurrency,
-                                max_retries=2, backoff_base=0.01)
+                                max_retries=2, backoff_base=0.01, limits=limits)
         self.rng = random.Random(0)
 
     def seed(self, seed: int | None) -> None:

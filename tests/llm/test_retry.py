@@ -11,7 +11,8 @@ import pytest
 
 from tests.llm.conftest import TEST_KEY, USER
 from textmem_gym.llm import Fault, LLMClient, LLMError, LocalOpenAIServer
-from textmem_gym.llm.client import BadResponseError, RetryPolicy, classify, normalize_chat, parse_retry_after
+from textmem_gym.llm.request import normalize_chat
+from textmem_gym.llm.retry import BadResponseError, RetryPolicy, classify, parse_retry_after
 
 pytestmark = pytest.mark.llm
 MakeClient = Callable[..., LLMClient]

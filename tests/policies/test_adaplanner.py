@@ -1,7 +1,9 @@
 """AdaPlanner through the whole pipeline (policy, restricted plan interpreter, the local
 OpenAI-compatible server, a real TextWorld cooking game): a scripted planner writes the
 walkthrough as a plan with one wrong assertion; the policy refines it out of plan, asks in plan,
-wins, keeps the plan as a skill and reuses it in the second episode."""
+wins, keeps the plan as a skill and reuses it in the second episode. The same loop runs on the
+structured route (a steps plan whose first action the schema limits to the admissible commands),
+and a planned command the game does not offer is refined, not played."""
 
 from __future__ import annotations
 
@@ -63,7 +65,7 @@ def two_episodes():
     env.close()
     planner = Planner(list(info["walkthrough"]))
     with LocalOpenAIServer(responder=planner) as server:
-        policy = make_policy("adaplanner", model="local-test", base_url=server.base_url)
+        policy = make_policy("adaplanner", model="local-test", base_url=server.base_url, plan_format="code")
         results = evaluate(GAME, policy, EvalConfig(episodes=2))
         policy.close()
     return results, planner
@@ -107,6 +109,7 @@ def test_a_plan_that_does_not_parse_is_a_fallback():
     assert action in ("look", "go east")
     assert stats["fallbacks"] == {"unparseable": 1} and stats["plan_parse_failures"] == 1
     assert stats["model_actions"] == 0.0
+    assert stats["plan_forms"] == {"code": 1}  # "auto" without structured output: the paper's code plan
 
 
 def test_the_interpreter_runs_only_the_whitelisted_subset():
@@ -129,39 +132,79 @@ def test_the_interpreter_runs_only_the_whitelisted_subset():
     assert failure.value.step == 2
 
 
+def step(action: str, expect: str = "") -> dict[str, str]:
+    return {"action": action, "expect": expect}
+
+
 class StepsPlanner:
-    """The scripted model answering in the structured ``steps`` form: a wrong expectation at step 2,
-    then the refined plan from step 3."""
+    """The scripted model answering in the structured ``steps`` form: the walkthrough with a wrong
+    expectation at step 2, then (refined) the rest of the walkthrough from step 3."""
 
     def __init__(self, walkthrough: list[str]) -> None:
         self.walkthrough = walkthrough
-        self.refines = 0
-
-    def steps(self, wrong_step: int | None = None) -> list[dict[str, str]]:
-        return [{"action": c, "expect": "xyzzy" if k == wrong_step else ""} for k, c in enumerate(self.walkthrough, 1)]
+        self.prompts: dict[str, list[str]] = {"plan": [], "refine": []}
 
     def __call__(self, messages: list[dict[str, str]]) -> str:
         prompt = messages[-1]["content"]
         if "did not go as expected: refine it" in prompt:
-            self.refines += 1
-            return json.dumps({"reason": "step 2 expected the wrong words", "start_from": 3, "plan": self.steps()})
-        return json.dumps({"plan": self.steps(wrong_step=2)})
+            self.prompts["refine"].append(prompt)
+            first, *rest = self.walkthrough[2:]
+            return json.dumps({"reason": "step 2 expected the wrong words", "first_step": step(first),
+                               "next_steps": [step(c) for c in rest]})
+        self.prompts["plan"].append(prompt)
+        first, second, *rest = self.walkthrough
+        return json.dumps({"first_step": step(first), "next_steps": [step(second, "xyzzy")] + [step(c) for c in rest]})
+
+
+def schema_of(body: dict) -> dict:
+    response_format = body.get("response_format") or {}
+    return (response_format.get("json_schema") or {}).get("schema") or response_format.get("schema") or {}
 
 
 @pytest.mark.slow
-def test_a_steps_plan_runs_in_the_same_interpreter_and_is_refined_after_a_failed_expectation():
+def test_with_structured_output_the_plan_is_steps_whose_first_action_is_an_admissible_command():
     env = gym.make(GAME, privileged=["walkthrough"])
     _, info = env.reset(seed=0)
     env.close()
     planner = StepsPlanner(list(info["walkthrough"]))
-    with LocalOpenAIServer(responder=planner) as server:
-        policy = make_policy("adaplanner", model="local-test", base_url=server.base_url, plan_format="steps")
+    with LocalOpenAIServer(responder=planner) as server:  # takes JSON schemas: "auto" picks the steps form
+        policy = make_policy("adaplanner", model="local-test", base_url=server.base_url, skills=1)
         (row,) = evaluate(GAME, policy, EvalConfig(episodes=1))
+        skills = list(policy.library)
         policy.close()
+        bodies = [body for body in server.requests if "messages" in body]
     stats = row["policy_stats"]
-    assert row["won"] and row["policy_config"]["plan_format"] == "steps"
-    assert stats["assertion_failures"] == 1 and stats["out_of_plan_refinements"] == 1 == planner.refines
-    assert stats["model_actions"] == 1.0 and stats["plan_parse_failures"] == 0
+    assert row["won"] and row["policy_config"]["plan_format"] == "auto" and stats["plan_forms"] == {"steps": 2}
+    assert stats["assertion_failures"] == 1 and stats["out_of_plan_refinements"] == 1
+    assert stats["model_actions"] == 1.0 and stats["plan_parse_failures"] == 0 and stats["fallbacks"] == {}
+    assert row["steps"] == len(planner.walkthrough)  # the refined plan resumed after the step already done
+    first_action = schema_of(bodies[0])["properties"]["first_step"]["properties"]["action"]
+    assert sorted(first_action["enum"]) == sorted(info["admissible_commands"])
+    assert "enum" not in schema_of(bodies[0])["properties"]["next_steps"]["items"]["properties"]["action"]
+    refine = planner.prompts["refine"][0]
+    assert "assertion failed in step 2: Error in [Step 2]: expected 'xyzzy' after 'go north'" in refine
+    assert f'Your plan:\n[{json.dumps(step("inventory"))}, {json.dumps(step("go north", "xyzzy"))}' in refine
+    # the won plan, kept as a skill: the step done before the failure, then the refined steps
+    assert [s["action"] for s in json.loads(skills[0]["plan"])] == [planner.walkthrough[0]] + planner.walkthrough[2:]
+
+
+def test_a_planned_command_the_game_does_not_offer_is_refined_not_played():
+    answers = [json.dumps({"first_step": step("look"), "next_steps": [step("take knife")]}),
+               json.dumps({"reason": "no knife here", "first_step": step("go east"), "next_steps": []})]
+    info = {"objective": "cook", "admissible_commands": ["look", "go east"]}
+    with LocalOpenAIServer(script=answers) as server:
+        policy = AdaPlannerPolicy(model="m", base_url=server.base_url, plan_format="steps")
+        policy.reset("You are in a corridor.", info)
+        first = policy.act("You are in a corridor.", info)
+        policy.observe(first, "You are in a corridor.", 0.0, False, False, info)
+        second = policy.act("You are in a corridor.", info)
+        stats = policy.episode_stats()
+        prompts = [body["messages"][-1]["content"] for body in server.requests if "messages" in body]
+        policy.close()
+    assert (first, second) == ("look", "go east")
+    assert stats["commands_refused"] == 1 and stats["out_of_plan_refinements"] == 1
+    assert stats["model_actions"] == 1.0 and stats["fallbacks"] == {}
+    assert "step 2 cannot be done: 'take knife' is not among the possible actions now" in prompts[1]
 
 
 def test_plan_format_is_checked_at_once():

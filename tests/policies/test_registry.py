@@ -20,7 +20,13 @@ from policies import (
 from policies.explorer import ExplorerPolicy
 from policies.simple import RandomPolicy, WalkthroughPolicy
 from textmem_gym.core.policy import PolicyAdapter
-from textmem_gym.core.registry import accepts_argument, check_policy_arguments, describe_factory, factory_parameters
+from textmem_gym.core.registry import (
+    FactoryParameters,
+    accepts_argument,
+    check_policy_arguments,
+    describe_factory,
+    factory_parameters,
+)
 
 
 def test_every_registered_policy_implements_the_protocol():
@@ -80,15 +86,21 @@ def _anything(**kwargs):
     return RandomPolicy()
 
 
-def test_keywords_passed_on_are_checked_up_front_through_the_mro_and_to_the_llm_client():
-    # ariadne(*args, top_k=..., **options) -> LLMAgent(..., **client_options) -> LLMClient(timeout=...)
+def _read(parameters: FactoryParameters | None) -> tuple[dict, bool]:
+    assert parameters is not None
+    return parameters.annotations, parameters.open_ended
+
+
+def test_llm_policy_keywords_are_their_settings_fields_checked_up_front():
+    # ariadne's keywords are AriadneConfig's fields (its own first, then the agent's and the client's)
     with pytest.raises(ValueError, match=r"policy 'ariadne' does not accept 'nosuchkey'; it accepts: \['top_k', "):
         make_policy("ariadne", nosuchkey=1)  # used to be a TypeError at the first LLM call
     check_policy_arguments("ariadne", {"top_k": 1, "strict": True, "timeout": 5.0})
     assert accepts_argument("ariadne", "strict") and accepts_argument("netplay", "cache")
     assert not accepts_argument("explorer", "strict")
-    # _Open's **kwargs reach RandomPolicy.__init__(seed): closed; a function's **kwargs: open
-    assert factory_parameters(_Open).annotations == {"seed": int | None}
+    # any other factory is read from its own signature: a **kwargs there is open-ended (no walk up the MRO)
+    assert _read(factory_parameters(RandomPolicy)) == ({"seed": int | None}, False)
+    assert _read(factory_parameters(_Open)) == ({}, True)
     assert factory_parameters(_anything).open_ended
 
 

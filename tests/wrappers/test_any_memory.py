@@ -5,12 +5,12 @@ a real game, the belief is the memory's context, and no ``go to`` macro is offer
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import gymnasium as gym
 import pytest
 
 import textmem_gym  # noqa: F401  (registers ids)
+from tests.entry_points import installed_entry_points
 from tests.memory.two_method import Notes
 from textmem_gym.memory import registry
 from textmem_gym.memory.budget import count_tokens
@@ -23,18 +23,10 @@ ACTIONS = ["go south", "examine cookbook", "go to livingroom", "go north"]
 
 
 @pytest.fixture
-def notes_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+def notes_plugin() -> Iterator[str]:
     """An installed package ``notes_plugin`` declaring the memory ``notes`` in ``textmem_gym.memories``."""
-    dist = tmp_path / "notes_plugin-0.1.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: notes_plugin\nVersion: 0.1\n", encoding="utf-8")
-    (dist / "entry_points.txt").write_text("[textmem_gym.memories]\nnotes = tests.memory.two_method:Notes\n",
-                                           encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    registry._declared.cache_clear()
-    yield "notes"
-    monkeypatch.undo()
-    registry._declared.cache_clear()
+    with installed_entry_points("notes_plugin", {"textmem_gym.memories": {"notes": "tests.memory.two_method:Notes"}}):
+        yield "notes"
 
 
 def recalled(env: MemoryGraphWrapper, observation: dict) -> str:

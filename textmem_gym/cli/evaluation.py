@@ -73,8 +73,9 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("parallel and distributed evaluation")
     group.add_argument("--workers", type=POSITIVE, default=1,
                        help="episodes played at once (worker processes, or Ray tasks in flight)")
-    group.add_argument("--backend", choices=("local", "ray"), default="local",
-                       help="local processes, or Ray tasks (pip install 'textmem-gym[ray]')")
+    group.add_argument("--backend", default="local",
+                       help="local processes, Ray tasks (ray: pip install 'textmem-gym[ray]'), or a run backend "
+                            "an installed package adds (entry points textmem_gym.run_backends) or module:Class")
     group.add_argument("--ray-address", default=None,
                        help="existing Ray cluster ('auto' or HOST:PORT); default: start a local one")
     group.add_argument("--ray-task-cpus", type=positive_number, default=1.0, help="CPUs each Ray task asks for")

@@ -21,9 +21,15 @@ Example:
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+import functools
+import inspect
+import textwrap
+import typing
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 import gymnasium as gym
 
@@ -100,6 +106,180 @@ class FullPolicy(Protocol):
         """Where the action just played came from: ``"model"``, a fallback cause, or ``None`` (not said)."""
 
 
+#: How a :class:`PolicyConfig` field is recorded in results rows: its metadata ``{"record": ...}``.
+RECORD_MODES = ("always", "never", "when set", "scalars")
+#: Field metadata: not recorded in results rows (an endpoint, a key, client plumbing).
+UNRECORDED: Mapping[str, str] = MappingProxyType({"record": "never"})
+#: Field metadata: recorded only when it is not ``None`` (unset means "the default of what it is passed to").
+RECORDED_WHEN_SET: Mapping[str, str] = MappingProxyType({"record": "when set"})
+#: Field metadata: a dict whose text, number and boolean items are recorded as keys of their own.
+RECORDED_SCALARS: Mapping[str, str] = MappingProxyType({"record": "scalars"})
+
+_Config = TypeVar("_Config", bound="PolicyConfig")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PolicyConfig:
+    """A policy's settings as one typed dataclass (as CleanRL's ``Args``): one field per setting, its
+    default the paper's value, a docstring under it saying what it sets (read by Sphinx and by
+    :func:`config_fields`).
+
+    A policy class names its dataclass as ``config_class`` and takes ``(config=None, *, **fields)``:
+    ``make_policy(name, top_k=3)``, ``--policy-arg top_k=3`` and ``Policy(top_k=3)`` all set a field, and
+    the registry checks keywords and value types against the fields. :meth:`recorded` is what results rows
+    record (``policy_config()``): every field, except as its metadata says (:data:`UNRECORDED`,
+    :data:`RECORDED_WHEN_SET`, :data:`RECORDED_SCALARS`) or as :attr:`unrecorded` lists; a value that is
+    not JSON (a path, an object) is recorded as its text. A ``bool`` field holds a bool whatever it is
+    given (``strict=1`` is ``True``). Subclasses check their values in ``__post_init__`` (calling
+    ``super().__post_init__()``).
+
+    Attributes:
+        unrecorded: Fields this class leaves out of :meth:`recorded` although a base records them.
+
+    Example:
+        >>> @dataclasses.dataclass(frozen=True, kw_only=True)
+        ... class LookConfig(PolicyConfig):
+        ...     times: int = 1
+        ...     '''Looks per step.'''
+        ...     loud: bool = False
+        ...     '''Shout while looking.'''
+        ...     endpoint: str | None = dataclasses.field(default=None, metadata=UNRECORDED)
+        >>> LookConfig.resolve(None, loud=1).recorded()
+        {'times': 1, 'loud': True}
+        >>> LookConfig.resolve(LookConfig(times=2), endpoint="x")
+        LookConfig(times=2, loud=False, endpoint='x')
+        >>> LookConfig.resolve(None, tims=2)
+        Traceback (most recent call last):
+        ...
+        TypeError: LookConfig has no field 'tims'; its fields: ['times', 'loud', 'endpoint']
+    """
+
+    unrecorded: ClassVar[frozenset[str]] = frozenset()
+
+    def __post_init__(self) -> None:
+        for item in dataclasses.fields(self):
+            if item.type in ("bool", bool):
+                object.__setattr__(self, item.name, bool(getattr(self, item.name)))
+
+    @classmethod
+    def resolve(cls: type[_Config], config: _Config | None = None, /, **fields: Any) -> _Config:
+        """``config`` (``None``: the defaults) with ``fields`` set: what a policy's ``__init__`` keeps.
+
+        Raises:
+            TypeError: ``config`` is not a ``cls``, or a field name is not one of ``cls``'s (one line
+                naming it and the fields).
+        """
+        if config is not None and not isinstance(config, cls):
+            raise TypeError(f"expected a {cls.__name__}, got {type(config).__name__}")
+        names = [item.name for item in dataclasses.fields(cls) if item.init]
+        unknown = [name for name in fields if name not in names]
+        if unknown:
+            listed = ", ".join(repr(name) for name in unknown)
+            raise TypeError(f"{cls.__name__} has no field {listed}; its fields: {names}")
+        if config is None:
+            return cls(**fields)
+        return dataclasses.replace(config, **fields) if fields else config
+
+    def recorded(self) -> dict[str, Any]:
+        """The settings recorded in every results row (see the class docstring)."""
+        record: dict[str, Any] = {}
+        for item in dataclasses.fields(self):
+            mode, value = item.metadata.get("record", "always"), getattr(self, item.name)
+            if mode == "never" or item.name in self.unrecorded or (mode == "when set" and value is None):
+                continue
+            if mode == "scalars":
+                record.update({k: v for k, v in (value or {}).items() if isinstance(v, str | int | float | bool)})
+            else:
+                record[item.name] = value if value is None or isinstance(value, _JSON_TYPES) else str(value)
+        return record
+
+
+_JSON_TYPES = (str, int, float, bool, list, dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class ConfigField:
+    """One setting of a policy's :class:`PolicyConfig` (see :func:`config_fields`).
+
+    Attributes:
+        name: The keyword that sets it.
+        type: Its annotation, evaluated (its text when it cannot be).
+        default: Its default (the paper's value).
+        doc: The docstring written under it (``""`` if none).
+    """
+
+    name: str
+    type: Any
+    default: Any
+    doc: str
+
+
+def policy_config_class(factory: Any) -> type[PolicyConfig] | None:
+    """The settings dataclass of a policy factory: a :class:`BasePolicy` subclass's ``config_class``
+    (``None`` for any other factory, whose settings are its signature's keywords).
+
+    Example:
+        >>> class Look(BasePolicy):
+        ...     def act(self, observation, info):
+        ...         return "look"
+        >>> policy_config_class(Look) is None, policy_config_class(print) is None
+        (True, True)
+    """
+    return factory.config_class if isinstance(factory, type) and issubclass(factory, BasePolicy) else None
+
+
+def config_fields(owner: type) -> list[ConfigField]:
+    """The settings of a policy class (through its ``config_class``) or of a :class:`PolicyConfig`
+    class: name, type, default and doc of each field a keyword sets, the most specific first (the
+    policy's own, then those of its bases: the LLM policies' shared endpoint and client fields last).
+
+    Raises:
+        TypeError: ``owner`` is neither (a policy without a settings dataclass, any other class).
+
+    Example:
+        >>> @dataclasses.dataclass(frozen=True, kw_only=True)
+        ... class LookConfig(PolicyConfig):
+        ...     times: int = 1
+        >>> [(f.name, f.type, f.default) for f in config_fields(LookConfig)]
+        [('times', <class 'int'>, 1)]
+    """
+    cls = policy_config_class(owner) or owner
+    if not (isinstance(cls, type) and issubclass(cls, PolicyConfig)):
+        raise TypeError(f"{getattr(owner, '__name__', owner)!r} has no PolicyConfig (no config_class)")
+    settable = {item.name: item for item in dataclasses.fields(cls) if item.init}
+    hints = _field_types(cls)
+    order = [name for klass in cls.__mro__ for name in vars(klass).get("__annotations__", {}) if name in settable]
+    found: list[ConfigField] = []
+    for name in dict.fromkeys(order):
+        item = settable[name]
+        default = item.default_factory() if item.default_factory is not dataclasses.MISSING else item.default
+        doc = next((docs[name] for docs in map(_field_docs, cls.__mro__) if name in docs), "")
+        found.append(ConfigField(name, hints.get(name, item.type), default, doc))
+    return found
+
+
+def _field_types(cls: type) -> dict[str, Any]:
+    """The evaluated annotations of ``cls`` (``{}`` when one cannot be evaluated: the caller keeps the texts)."""
+    try:
+        return typing.get_type_hints(cls)
+    except (NameError, TypeError, AttributeError, SyntaxError):  # a name imported only for type checkers
+        return {}
+
+
+@functools.cache
+def _field_docs(cls: type) -> dict[str, str]:
+    """The docstrings written under the fields ``cls`` itself declares (``name: T = ...`` then ``'''doc'''``)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError):  # no source file (a class made in a session)
+        return {}
+    statement = tree.body[0]
+    body = statement.body if isinstance(statement, ast.ClassDef) else []
+    return {node.target.id: inspect.cleandoc(after.value.value) for node, after in zip(body, body[1:])
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)}
+
+
 class BasePolicy:
     """Convenience base with the defaults of every optional hook (subclass it and write ``act``).
 
@@ -108,8 +288,10 @@ class BasePolicy:
         privileged: Privileged ``info`` keys this policy needs (the runner then makes the env
             with ``privileged=...``). Non-empty only for oracles such as ``walkthrough``.
         multi_trial: True if the policy learns across trials of one game (in ``end_episode``).
-        config: The policy's settings with defaults filled in (what :meth:`policy_config` returns);
-            a subclass assigns its own dict.
+        config_class: The dataclass of the policy's settings (a :class:`PolicyConfig`; the LLM
+            policies'), or ``None``: its settings are its ``__init__`` keywords.
+        config: The policy's settings with defaults filled in: its ``config_class`` instance (whose
+            :meth:`PolicyConfig.recorded` is :meth:`policy_config`), or a dict a subclass assigns.
 
     Example:
         >>> class Look(BasePolicy):
@@ -123,7 +305,8 @@ class BasePolicy:
     name: ClassVar[str] = "base"
     privileged: ClassVar[frozenset[str]] = frozenset()
     multi_trial: ClassVar[bool] = False
-    config: Mapping[str, Any] = MappingProxyType({})
+    config_class: ClassVar[type[PolicyConfig] | None] = None
+    config: Mapping[str, Any] | PolicyConfig = MappingProxyType({})
 
     def seed(self, seed: int | None) -> None:
         """Seeds the policy's randomness for the next episode (the runner calls it per episode)."""
@@ -156,8 +339,9 @@ class BasePolicy:
     def policy_config(self) -> dict[str, Any]:
         """The policy's full configuration (``config``: settings with defaults filled in: extractor,
         similarity, prompt style, strict...), recorded in every results row so that tables never mix
-        variants."""
-        return dict(self.config)
+        variants: :meth:`PolicyConfig.recorded` of a settings dataclass, else the dict ``config``."""
+        config = self.config
+        return config.recorded() if isinstance(config, PolicyConfig) else dict(config)
 
     def take_llm_calls(self) -> list[dict[str, Any]]:
         """The LLM calls made since the last call; none here."""

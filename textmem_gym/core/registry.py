@@ -5,12 +5,14 @@
 - a built-in name, a key of :data:`POLICIES` (``"random"``, ``"ariadne"``...);
 - a name an installed package adds through the entry-point group ``textmem_gym.policies``
   (value ``"module:attr"``; imported only when used or listed);
-- ``prefix:argument`` with a prefix of :data:`PREFIXED_POLICIES` (``"rl:model.zip"``);
+- ``prefix:argument`` with a prefix of :data:`PREFIXED_POLICIES`, or one a package adds through the
+  group ``textmem_gym.policy_prefixes`` (``"rl:model.zip"``);
 - ``"package.module:Factory"``: any importable callable that returns a Policy.
 
-The built-in names are ``"module:attr"`` strings into the ``policies`` package (imported when used),
-so this table, like Gymnasium's registration table, imports no policy code: ``policies/`` depends on
-the library, never the reverse. ``from policies import make_policy`` re-exports :func:`make_policy`.
+The built-in names are the library's own entry points: ``setup.cfg`` declares them in the same two
+groups, exactly as a third party would, so this module names no policy module (``policies/`` and
+``baselines_rl/`` sit on the floor above the library, which never imports or names them) and imports
+no policy code until one is used. ``from policies import make_policy`` re-exports :func:`make_policy`.
 
 Example:
     >>> make_policy("random", seed=1).name
@@ -30,50 +32,26 @@ import inspect
 import sys
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
-from importlib.metadata import entry_points
+from dataclasses import dataclass, field
 from typing import Any
 
-from textmem_gym.core.policy import FullPolicy, adapt_policy
-from textmem_gym.loading import load_object, unknown_name
+from textmem_gym.core.policy import FullPolicy, adapt_policy, config_fields, policy_config_class
+from textmem_gym.loading import Declared, declared_names, library_names, load_object, unknown_name
 
-#: Entry-point group through which installed packages add policy names (value ``"module:attr"``).
+#: Entry-point group through which packages (the library included) add policy names (value ``"module:attr"``).
 ENTRY_POINT_GROUP = "textmem_gym.policies"
+#: Entry-point group through which packages add ``prefix:argument`` policies (value ``"module:attr"`` of a
+#: factory whose first argument is the text after the prefix).
+PREFIX_ENTRY_POINT_GROUP = "textmem_gym.policy_prefixes"
 
-#: name -> ``"module:factory"`` (imported on first use, so heavy policies cost nothing until used).
-POLICIES: dict[str, str] = {
-    "random": "policies.simple:RandomPolicy",
-    "walkthrough": "policies.simple:WalkthroughPolicy",
-    "explorer": "policies.explorer:ExplorerPolicy",
-    "explorer-nomemory": "policies.explorer:explorer_without_memory",
-    "ariadne": "policies.ariadne:AriadnePolicy",
-    "full-history": "policies.baselines:FullHistoryPolicy",
-    "summary": "policies.baselines:SummaryPolicy",
-    "rag": "policies.baselines:RAGPolicy",
-    "simulacra": "policies.baselines:SimulacraPolicy",
-    "reflexion": "policies.baselines:ReflexionPolicy",
-    "react": "policies.baselines:ReActPolicy",
-    "reflact": "policies.reflact:ReflActPolicy",
-    "stma": "policies.stma:STMAPolicy",
-    "davis": "policies.davis:DAVISPolicy",
-    "adaplanner": "policies.adaplanner:AdaPlannerPolicy",
-    "saycan": "policies.saycan:SayCanPolicy",
-    "rap": "policies.rap:RAPPolicy",
-    "netplay": "policies.netplay:NetPlayPolicy",
-    "netplay-heuristic": "policies.netplay:NetPlayHeuristic",
-}
+#: The built-in names: name -> ``"module:factory"``, the library's own ``textmem_gym.policies`` entry
+#: points (``setup.cfg``), plus those :func:`register_policy` adds. Imported on first use, so heavy
+#: policies cost nothing until used.
+POLICIES: dict[str, str] = library_names(ENTRY_POINT_GROUP)
 
-#: prefix -> ``"module:factory"`` for names like ``rl:PATH`` (the factory gets the argument).
-PREFIXED_POLICIES: dict[str, str] = {
-    "rl": "baselines_rl.adapter:make_rl_policy",
-}
-
-#: A ``**kwargs`` parameter of one of these names passes its keywords on to this factory (the LLM
-#: policies' ``**client_options`` go to :class:`~textmem_gym.llm.LLMClient`), so
-#: :func:`factory_parameters` lists that factory's keywords too.
-PASSED_ON: dict[str, str] = {
-    "client_options": "textmem_gym.llm:LLMClient",
-}
+#: prefix -> ``"module:factory"`` for names like ``rl:PATH`` (the factory gets the argument): the
+#: library's own ``textmem_gym.policy_prefixes`` entry points.
+PREFIXED_POLICIES: dict[str, str] = library_names(PREFIX_ENTRY_POINT_GROUP)
 
 #: One-line descriptions for ``textmem-gym list`` and docs.
 DESCRIPTIONS: dict[str, str] = {
@@ -155,21 +133,27 @@ def describe_factory(factory: Any) -> str:
 
 
 def plugin_policies() -> dict[str, PolicyEntry]:
-    """Policy names that installed packages add through the ``textmem_gym.policies`` entry points.
+    """Policy names that other installed packages add through the ``textmem_gym.policies`` entry points.
 
     Reads package metadata only (nothing is imported). A name already built in, or already added
     by another package, is skipped with a warning.
     """
-    found: dict[str, PolicyEntry] = {}
-    for point in entry_points(group=ENTRY_POINT_GROUP):
-        package = point.dist.name if point.dist is not None else "?"
-        owner = "built in" if point.name in POLICIES else (
-            f"added by {found[point.name].package}" if point.name in found else None)
-        if owner:
-            warnings.warn(f"policy name {point.name!r} from package {package} is ignored: it is {owner}",
-                          stacklevel=2)
-            continue
-        found[point.name] = PolicyEntry(point.name, f"{point.module}:{point.attr}", package)
+    return {name: PolicyEntry(name, entry.target, entry.package)
+            for name, entry in _others(ENTRY_POINT_GROUP, POLICIES, "policy").items()}
+
+
+def plugin_prefixes() -> dict[str, str]:
+    """``prefix -> "module:factory"`` that other installed packages add through ``textmem_gym.policy_prefixes``."""
+    return {prefix: entry.target
+            for prefix, entry in _others(PREFIX_ENTRY_POINT_GROUP, PREFIXED_POLICIES, "policy prefix").items()}
+
+
+def _others(group: str, builtin: dict[str, str], kind: str) -> dict[str, Declared]:
+    """The declarations of ``group`` by packages other than the library, a name built in left out (warned)."""
+    found = {name: entry for name, entry in declared_names(kind, group).items() if not entry.built_in}
+    for name in [name for name in found if name in builtin]:  # built in by register_policy
+        warnings.warn(f"{kind} name {name!r} from package {found.pop(name).package} is ignored: it is built in",
+                      stacklevel=3)
     return found
 
 
@@ -252,13 +236,16 @@ class FactoryParameters:
 
     Attributes:
         annotations: Each keyword it accepts by name -> its annotation (evaluated when it can be,
-            else its text; ``typing.Any`` when it has none), in signature order.
-        open_ended: Whether it also takes keywords it does not name: a ``**kwargs`` that goes
-            nowhere :func:`factory_parameters` can follow.
+            else its text; ``typing.Any`` when it has none): a policy's settings fields first (its own,
+            then its bases'), then its signature's keywords in order.
+        open_ended: Whether it also takes keywords it does not name (a ``**kwargs`` that does not
+            go to a settings dataclass).
+        defaults: Each keyword that has a default -> that default (a keyword left out is required).
     """
 
     annotations: dict[str, Any]
     open_ended: bool
+    defaults: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def accepts(self, keyword: str) -> bool:
         """Whether ``keyword`` is accepted (named, or taken by an open ``**kwargs``)."""
@@ -266,14 +253,13 @@ class FactoryParameters:
 
 
 def factory_parameters(factory: Callable[..., Any], skip: int = 0) -> FactoryParameters | None:
-    """The keywords ``factory`` accepts, following where its ``**kwargs`` go; ``None`` when it has no
-    readable signature.
+    """The keywords ``factory`` accepts; ``None`` when it has no readable signature.
 
-    A class's ``**kwargs`` (``def __init__(self, *args, top_k=2, **options)``) are taken to go to
-    the next ``__init__`` of its MRO (``super().__init__(*args, **options)``), whose keywords are
-    added; a ``**kwargs`` named in :data:`PASSED_ON` adds that factory's keywords. Any other
-    ``**kwargs`` (a plain function's, or one with no parent ``__init__`` to go to) makes the result
-    open-ended.
+    A policy class with a settings dataclass (``config_class``, a
+    :class:`~textmem_gym.core.policy.PolicyConfig`: the LLM policies) accepts each of its fields, with
+    the field's type (see :func:`~textmem_gym.core.policy.config_fields`), and the keywords its
+    signature names (``config``, ``client``); its ``**fields`` go to the dataclass, so it is not
+    open-ended. Any other factory is read from its signature alone: a ``**kwargs`` makes it open-ended.
 
     Args:
         factory: A class or any callable.
@@ -283,37 +269,28 @@ def factory_parameters(factory: Callable[..., Any], skip: int = 0) -> FactoryPar
         >>> from policies.simple import RandomPolicy
         >>> factory_parameters(RandomPolicy)
         FactoryParameters(annotations={'seed': int | None}, open_ended=False)
+        >>> from policies.ariadne import AriadnePolicy
+        >>> parameters = factory_parameters(AriadnePolicy)
+        >>> list(parameters.annotations)[:3], parameters.annotations["timeout"], parameters.open_ended
+        (['top_k', 'extractor', 'similarity'], <class 'float'>, False)
     """
-    annotations: dict[str, Any] = {}
-    levels = (_init_chain(factory) or [factory]) if isinstance(factory, type) else [factory]
-    for level, function in enumerate(levels):
-        try:
-            signature = inspect.signature(factory if level == 0 else function)
-        except (TypeError, ValueError):  # no signature to read (some built-in callables)
-            return None if level == 0 else FactoryParameters(annotations, True)
-        # the class's own signature drops ``self``; a parent's ``__init__`` is a plain function
-        params = list(signature.parameters.values())[skip if level == 0 else 1:]
-        namespace = getattr(inspect.unwrap(function), "__globals__", {})
-        for p in params:
-            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in annotations:
-                annotations[p.name] = _evaluate(p.annotation, namespace)
-        rest = next((p for p in params if p.kind is p.VAR_KEYWORD), None)
-        if rest is None:
-            return FactoryParameters(annotations, False)
-        if rest.name in PASSED_ON:
-            passed = factory_parameters(load_object(PASSED_ON[rest.name]))
-            if passed is None:
-                return FactoryParameters(annotations, True)
-            for keyword, annotation in passed.annotations.items():
-                annotations.setdefault(keyword, annotation)
-            return FactoryParameters(annotations, passed.open_ended)
-    return FactoryParameters(annotations, True)
-
-
-def _init_chain(cls: type) -> list[Callable[..., Any]]:
-    """The ``__init__`` methods of ``cls``'s MRO, each defined by its own class, ``object``'s left out."""
-    return [klass.__dict__["__init__"] for klass in cls.__mro__
-            if klass is not object and "__init__" in klass.__dict__]
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # no signature to read (some built-in callables)
+        return None
+    settings = policy_config_class(factory)
+    annotations = {} if settings is None else {field.name: field.type for field in config_fields(settings)}
+    defaults = {} if settings is None else {field.name: field.default for field in config_fields(settings)}
+    params = list(signature.parameters.values())[skip:]
+    function = factory.__init__ if isinstance(factory, type) else factory  # type: ignore[misc]
+    namespace = getattr(inspect.unwrap(function), "__globals__", {})
+    for p in params:
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            annotations.setdefault(p.name, _evaluate(p.annotation, namespace))
+            if p.default is not p.empty:
+                defaults.setdefault(p.name, p.default)
+    open_ended = settings is None and any(p.kind is p.VAR_KEYWORD for p in params)
+    return FactoryParameters(annotations, open_ended, defaults)
 
 
 def _evaluate(annotation: Any, namespace: dict[str, Any]) -> Any:
@@ -329,9 +306,9 @@ def _evaluate(annotation: Any, namespace: dict[str, Any]) -> Any:
 
 
 def accepts_argument(name: str, argument: str) -> bool:
-    """Whether the factory of policy ``name`` takes the keyword ``argument`` (by name, also through
-    the ``**kwargs`` it passes on: see :func:`factory_parameters`); True when its signature cannot
-    be read.
+    """Whether the factory of policy ``name`` takes the keyword ``argument`` (a signature keyword, a
+    settings field, or any keyword of an open ``**kwargs``: see :func:`factory_parameters`); True when
+    its signature cannot be read.
 
     Raises:
         ValueError: Unknown name.
@@ -352,8 +329,9 @@ def _factory(name: str) -> tuple[Callable[..., Any], tuple[str, ...]]:
     if name in plugins:
         return load_object(plugins[name].target), ()
     prefix, sep, argument = name.partition(":")
-    if sep and prefix in PREFIXED_POLICIES:
-        return load_object(PREFIXED_POLICIES[prefix]), (argument,)
+    prefixes = {**plugin_prefixes(), **PREFIXED_POLICIES} if sep else {}
+    if prefix in prefixes:
+        return load_object(prefixes[prefix]), (argument,)
     if sep and prefix and argument:
         return _importable(name, plugins), ()
     raise unknown_name("policy", name, _known(plugins))
@@ -387,8 +365,8 @@ def _module_exists(module_name: str) -> bool:
 
 
 def _known(plugins: dict[str, PolicyEntry]) -> list[str]:
-    return (sorted(POLICIES) + sorted(plugins) + [f"{p}:..." for p in sorted(PREFIXED_POLICIES)]
-            + ["package.module:Factory"])
+    prefixes = {**PREFIXED_POLICIES, **plugin_prefixes()}
+    return sorted(POLICIES) + sorted(plugins) + [f"{p}:..." for p in sorted(prefixes)] + ["package.module:Factory"]
 
 
 def _check_arguments(name: str, factory: Callable[..., Any], args: tuple[str, ...], kwargs: dict[str, Any]) -> None:

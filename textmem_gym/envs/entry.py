@@ -1,7 +1,8 @@
 """What one registered id is: :class:`EnvEntry`, the leaf every id table depends on.
 
-The id tables (``envs/<backend>/ids.py``) build entries of this class and import no env code;
-:mod:`textmem_gym.envs.registration` imports the tables and registers them, never the reverse.
+The id tables (``envs/<backend>/ids.py``, and any installed package's) build entries of this class
+and import no env code; :mod:`textmem_gym.envs.registration` finds the tables through the
+entry-point group ``textmem_gym.env_backends`` and registers them, never the reverse.
 """
 
 from __future__ import annotations

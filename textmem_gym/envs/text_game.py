@@ -97,6 +97,11 @@ def sanitize_command(command: str, max_chars: int = MAX_COMMAND_CHARS) -> str:
 #: Longest observation/action the spaces admit.
 MAX_TEXT_LENGTH: int = 100_000
 
+#: Entry-point group through which packages (the library included) name their text parsers:
+#: name -> ``"module:Class"`` of a :class:`~textmem_gym.memory.extractors.base.TextParser`
+#: (see :attr:`TextGameEnv.text_parser`).
+TEXT_PARSER_GROUP = "textmem_gym.text_parsers"
+
 
 def text_space(max_length: int = MAX_TEXT_LENGTH) -> spaces.Text:
     """A ``Text`` space over printable ASCII (Gymnasium's default charset rejects spaces)."""
@@ -221,10 +226,11 @@ class TextGameEnv(gym.Env[str, str]):
 
     metadata = {"render_modes": ["human", "ansi"]}
     supported_privileged: ClassVar[frozenset[str]] = PRIVILEGED_KEYS
-    #: ``"module:attr"`` of the text parser memories read this backend's text with (a
-    #: :class:`~textmem_gym.memory.extractors.base.TextParser`; ``MemoryGraphWrapper`` hands it
-    #: to the memory's extractor); ``None``: the generic text-adventure reading. Named, not
-    #: imported: the envs import no memory code.
+    #: The text parser memories read this backend's text with (a
+    #: :class:`~textmem_gym.memory.extractors.base.TextParser`; ``MemoryGraphWrapper`` builds it and
+    #: hands it to the memory's extractor): a name of the entry-point group :data:`TEXT_PARSER_GROUP`
+    #: (``"twx"``), or ``"module:Class"``; ``None``: the generic text-adventure reading. Named, not
+    #: imported: the envs import (and name) no memory code.
     text_parser: ClassVar[str | None] = None
     #: Whether the game itself takes ``go to <place>`` (NetHack's skills): a memory wrapper then adds
     #: no macro of its own.

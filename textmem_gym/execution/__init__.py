@@ -1,27 +1,75 @@
 """Running many episodes: tasks built from specs, a local process pool, a Ray backend, progress.
 
 :func:`textmem_gym.runner.evaluate` plans an evaluation as
-:class:`~textmem_gym.execution.tasks.EpisodeTask`\\ s and hands them to one of
-:data:`BACKENDS`; only the driver writes results. Each backend yields ``(task, rows)`` as tasks
-finish, whatever the order.
+:class:`~textmem_gym.execution.tasks.EpisodeTask`\\ s and hands them to a run backend; only the
+driver writes results. Each backend yields ``(task, rows)`` as tasks finish, whatever the order.
+Run backends are found by name (:func:`run_backend`) in the entry-point group
+``textmem_gym.run_backends``, where the library declares its own in ``setup.cfg`` like a third
+party's (or as ``"module:Class"``):
 
 - ``local``: ``workers=1`` plays in the driver's process; more workers use :class:`LocalPool`.
 - ``ray``: :class:`~textmem_gym.execution.ray_backend.RayRunner` (optional extra ``ray``).
 
+A run backend is a class built as ``Backend(run_config, workers, request_limit=..., max_retries=...)``
+whose ``run(tasks)`` yields each :class:`EpisodeTask` with its results rows (:class:`RunBackend`).
+
 Example:
-    >>> sorted(BACKENDS)
+    >>> run_backends()
     ['local', 'ray']
+    >>> run_backend("local") is LocalPool
+    True
 """
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
 
 from textmem_gym.execution.local import EpisodeFailed, LocalPool, WorkerLost
 from textmem_gym.execution.progress import Progress
 from textmem_gym.execution.tasks import Episode, EpisodeTask, RunConfig, plan_tasks, run_task
+from textmem_gym.loading import declared_names, load_declared, unknown_name
 
-#: Backend name -> what runs its tasks (``"module:attr"``, imported when used).
-BACKENDS: dict[str, str] = {
-    "local": "textmem_gym.execution.local:LocalPool",
-    "ray": "textmem_gym.execution.ray_backend:RayRunner",
-}
+#: Entry-point group through which packages (the library included) add run backends (``"module:Class"``).
+ENTRY_POINT_GROUP = "textmem_gym.run_backends"
 
-__all__ = ["BACKENDS", "Episode", "EpisodeFailed", "EpisodeTask", "LocalPool", "Progress", "RunConfig", "WorkerLost",
-           "plan_tasks", "run_task"]
+
+class RunBackend(Protocol):
+    """What a run backend's class builds: it plays tasks and yields each with its results rows."""
+
+    def run(self, tasks: Iterable[EpisodeTask]) -> Iterator[tuple[EpisodeTask, list[dict[str, Any]]]]:
+        """Plays ``tasks``; yields ``(task, rows)`` as each finishes (any order)."""
+
+
+def run_backends() -> list[str]:
+    """The names of every installed run backend (entry-point group ``textmem_gym.run_backends``), sorted."""
+    return sorted(declared_names("run backend", ENTRY_POINT_GROUP))
+
+
+def check_run_backend(name: str) -> None:
+    """Checks, without importing anything, that ``name`` is an installed run backend or a ``"module:Class"``.
+
+    Raises:
+        ValueError: Neither (the message lists the installed ones).
+
+    Example:
+        >>> check_run_backend("ray"); check_run_backend("mypackage.pool:Pool")
+        >>> check_run_backend("slurm")
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown run backend 'slurm'; choose from ['local', 'ray']
+    """
+    if ":" not in name and name not in (names := run_backends()):
+        raise unknown_name("run backend", name, names)
+
+
+def run_backend(name: str) -> Callable[..., RunBackend]:
+    """The class of run backend ``name`` (a declared name or ``"module:Class"``), imported now.
+
+    Raises:
+        ValueError: Unknown name (the message lists the installed ones).
+    """
+    return load_declared("run backend", name, ENTRY_POINT_GROUP)
+
+
+__all__ = ["ENTRY_POINT_GROUP", "Episode", "EpisodeFailed", "EpisodeTask", "LocalPool", "Progress", "RunBackend",
+           "RunConfig", "WorkerLost", "check_run_backend", "plan_tasks", "run_backend", "run_backends",
+           "run_task"]

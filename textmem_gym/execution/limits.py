@@ -3,9 +3,10 @@
 :class:`EndpointLimits` hands out *leases*: at most ``limit`` requests to one endpoint (its
 ``base_url``) hold a lease at once. A parallel evaluation keeps one ``EndpointLimits`` where
 every worker can reach it (a :mod:`multiprocessing` manager for local workers, a Ray actor for
-Ray tasks) and :func:`~textmem_gym.llm.client.install`\\ s it in each worker; the
-:class:`~textmem_gym.llm.LLMClient` then takes a lease around every HTTP attempt
-(:func:`~textmem_gym.llm.client.request_slot`), on top of its own per-process ``concurrency``.
+Ray tasks); each worker hands it, as a :class:`~textmem_gym.llm.slots.RequestLimits` naming the
+worker, to the policy it builds (:func:`~textmem_gym.execution.tasks.run_task`), whose
+:class:`~textmem_gym.llm.LLMClient` (``limits=``) then takes a lease around every HTTP attempt
+(:meth:`~textmem_gym.llm.slots.RequestLimits.lease`), on top of its own per-process ``concurrency``.
 Retries and 429 back-off still happen in the client, outside the lease (waiting holds no slot).
 
 A lease names its owner (a worker) and expires after the attempt's timeout plus a margin, so a
@@ -31,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from textmem_gym.llm.client import DEFAULT_CONCURRENCY
+from textmem_gym.llm.slots import DEFAULT_CONCURRENCY
 
 
 def endpoint_key(base_url: str) -> str:

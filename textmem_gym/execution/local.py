@@ -7,8 +7,9 @@ memory, a crash in native code) is replaced and its task is played again from th
 the driver does (even when it is killed), so a resumed run never races a stale worker.
 
 The request limit is one :class:`~textmem_gym.execution.limits.EndpointLimits` held by a
-:mod:`multiprocessing` manager process; each worker installs a proxy to it, so every LLM
-client of every worker shares the same per-endpoint limit.
+:mod:`multiprocessing` manager process; each worker passes a proxy to it to the policies it builds
+(:func:`~textmem_gym.execution.tasks.run_task`), so the LLM clients of every worker share the same
+per-endpoint limit.
 
 On Linux, workers are forked from the driver after it has imported the env backends of the
 evaluation (see :func:`textmem_gym.runner.evaluate`), so they start warm; elsewhere they are
@@ -34,7 +35,7 @@ from typing import Any
 from textmem_gym.core.errors import RunAborted
 from textmem_gym.execution.limits import EndpointLimits
 from textmem_gym.execution.tasks import EpisodeTask, RunConfig, run_task
-from textmem_gym.llm.client import Limiter, installed
+from textmem_gym.llm.slots import Limiter, RequestLimits
 
 Rows = list[dict[str, Any]]
 
@@ -75,21 +76,21 @@ def exit_with(driver_pid: int) -> None:
 def _worker_main(conn: Connection, config: RunConfig, limits: Limiter | None, owner: str, driver_pid: int) -> None:
     """A worker: plays the tasks the driver sends until it sends ``None`` or goes away."""
     exit_with(driver_pid)
-    with installed(limits, owner):
-        while True:
-            try:
-                task = conn.recv()
-            except (EOFError, OSError):
-                return
-            if task is None:
-                return
-            try:
-                message: tuple[str, Any] = ("done", run_task(config, task))
-            except RunAborted as error:  # the driver stops the run with this one line
-                message = ("aborted", str(error))
-            except Exception:  # the driver re-raises it with this traceback
-                message = ("error", traceback.format_exc())
-            conn.send(message)
+    shared = None if limits is None else RequestLimits(limits, owner)
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        try:
+            message: tuple[str, Any] = ("done", run_task(config, task, limits=shared))
+        except RunAborted as error:  # the driver stops the run with this one line
+            message = ("aborted", str(error))
+        except Exception:  # the driver re-raises it with this traceback
+            message = ("error", traceback.format_exc())
+        conn.send(message)
 
 
 @dataclass(eq=False)

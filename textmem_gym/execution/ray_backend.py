@@ -7,8 +7,8 @@ process (or node) dies is retried by Ray (``max_retries``); the driver writes a 
 when it completes, and drops rows whose key it already has, so no episode is written twice.
 
 The request limit is one :class:`~textmem_gym.execution.limits.EndpointLimits` inside a small threaded
-Ray actor; each task installs a :class:`RayLimits` handle to it. A lease held by a worker that
-died lapses after the request's timeout plus :data:`~textmem_gym.llm.client.LEASE_MARGIN_S`.
+Ray actor; each task passes a :class:`RayLimits` handle to it to the policy it builds. A lease held by a
+worker that died lapses after the request's timeout plus :data:`~textmem_gym.llm.slots.LEASE_MARGIN_S`.
 
 Needs the optional extra: ``pip install "textmem-gym[ray]"``.
 """
@@ -25,7 +25,7 @@ from textmem_gym.core.errors import RunAborted
 from textmem_gym.execution.limits import EndpointLimits
 from textmem_gym.execution.local import EpisodeFailed, WorkerLost
 from textmem_gym.execution.tasks import EpisodeTask, RunConfig, run_task
-from textmem_gym.llm.client import installed
+from textmem_gym.llm.slots import RequestLimits
 
 Rows = list[dict[str, Any]]
 #: Threads of the limits actor (requests waiting for a lease each hold one for up to a second).
@@ -42,7 +42,7 @@ def import_ray() -> Any:
 
 
 class RayLimits:
-    """A worker's handle on the limits actor, with the :class:`~textmem_gym.llm.client.Limiter` methods."""
+    """A worker's handle on the limits actor, with the :class:`~textmem_gym.llm.slots.Limiter` methods."""
 
     def __init__(self, actor: Any) -> None:
         self.actor = actor
@@ -65,8 +65,8 @@ class RayLimits:
 
 def _play_remote(config: RunConfig, task: EpisodeTask, limits: RayLimits | None) -> Rows:
     """The body of each Ray task."""
-    with installed(limits, f"ray-{socket.gethostname()}-{os.getpid()}"):
-        return run_task(config, task)
+    shared = None if limits is None else RequestLimits(limits, f"ray-{socket.gethostname()}-{os.getpid()}")
+    return run_task(config, task, limits=shared)
 
 
 class RayRunner:

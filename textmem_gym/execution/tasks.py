@@ -28,7 +28,8 @@ import gymnasium as gym
 
 from textmem_gym.core.episode import EpisodeObserver, play_episode
 from textmem_gym.core.policy import FullPolicy, Info, adapt_policy
-from textmem_gym.core.registry import make_policy
+from textmem_gym.core.registry import make_policy, policy_parameters
+from textmem_gym.llm.slots import RequestLimits
 from textmem_gym.results import EpisodeKey, episode_key
 from textmem_gym.trajectories import EpisodeRecorder, trajectory_path
 
@@ -233,13 +234,21 @@ def play(config: RunConfig, episode: Episode, agent: FullPolicy, env_kwargs: dic
     return result
 
 
+def _limits_for(policy: str, limits: RequestLimits | None) -> dict[str, RequestLimits]:
+    """``{"limits": limits}`` when the factory of ``policy`` names a ``limits`` keyword, else nothing."""
+    if limits is None:
+        return {}
+    parameters = policy_parameters(policy)
+    return {"limits": limits} if parameters is not None and "limits" in parameters.annotations else {}
+
+
 def _shown_kwargs(policy_kwargs: dict[str, Any] | None) -> dict[str, Any]:
     """Policy kwargs fit for a trajectory header: no API key, no client object."""
     return {k: v for k, v in (policy_kwargs or {}).items() if k not in _HIDDEN_KWARGS}
 
 
 def run_task(config: RunConfig, task: EpisodeTask, on_result: ResultCallback | None = None,
-             agent: FullPolicy | None = None) -> list[dict[str, Any]]:
+             agent: FullPolicy | None = None, limits: RequestLimits | None = None) -> list[dict[str, Any]]:
     """Plays a task's episodes in order with one policy (built from ``config`` unless ``agent`` is given).
 
     Args:
@@ -247,13 +256,16 @@ def run_task(config: RunConfig, task: EpisodeTask, on_result: ResultCallback | N
         task: The episodes.
         on_result: Called with each results row as soon as its episode ends.
         agent: A policy object to use instead (``workers=1`` with a Policy object only).
+        limits: The run's shared request limits, passed to the policy built from ``config`` as its
+            ``limits`` keyword when its factory names one (an LLM policy hands them to its
+            :class:`~textmem_gym.llm.LLMClient`); recorded neither in results nor in trajectories.
 
     Returns:
         The results rows, in the task's order.
     """
     parts = config.parts()
     if agent is None:
-        agent = make_policy(config.policy, **parts["policy_kwargs"])
+        agent = make_policy(config.policy, **{**_limits_for(config.policy, limits), **parts["policy_kwargs"]})
     rows = []
     for episode in task.episodes:
         row = play(config, episode, agent, parts["env_kwargs"], parts["wrap"], parts["policy_kwargs"])

@@ -1,8 +1,10 @@
 """LLM access for textmem_gym: an OpenAI-compatible client and a local server for tests.
 
-* :class:`LLMClient` -- chat (sync/async), embeddings, retries with backoff, a concurrency
-  limit, structured output, token and cost accounting (:class:`UsageTotals`) and a SQLite
-  response cache (:mod:`.client`); :func:`preflight` checks an endpoint once before a run.
+* :class:`LLMClient` -- chat (sync/async), embeddings and a preflight check (:mod:`.client`), composed
+  of one module per concern: the endpoints and the life of one request (:mod:`.request`), token and
+  cost accounting (:class:`UsageTotals`, :mod:`.usage`), structured output (:mod:`.structured`),
+  retries with backoff (:class:`RetryPolicy`, :mod:`.retry`), request slots and the run's shared
+  :class:`RequestLimits` (:mod:`.slots`) and a SQLite response cache (:mod:`.cache`).
 * :class:`LLMCalls` -- a policy's calls: prompts from templates (:class:`PromptFolder`), fitted to the
   context window, counted per episode (:mod:`.calls`, with :class:`Trimmable` sections and the
   memories' :class:`ClientAsk`).
@@ -23,22 +25,17 @@ Example:
 from textmem_gym.llm.answers import Answer, ParseResult, parse_answer, parse_json_object
 from textmem_gym.llm.cache import CACHE_MODES, ResponseCache
 from textmem_gym.llm.calls import ClientAsk, LLMCalls, PromptFolder, Trimmable
-from textmem_gym.llm.client import (
-    DEFAULT_PRICES,
-    STRUCTURED_SETTINGS,
-    ChatResult,
-    LLMClient,
-    PriceTable,
-    RetryPolicy,
-    UsageTotals,
-    estimate_prompt_tokens,
-    preflight,
-)
+from textmem_gym.llm.client import LLMClient, preflight
 from textmem_gym.llm.errors import CacheMissError, ContextLengthError, EndpointDown, EndpointUnavailable, LLMError
 from textmem_gym.llm.llama_server import LlamaCppServer, LocalModelMissingError, smollm2_path
+from textmem_gym.llm.request import ChatResult
+from textmem_gym.llm.retry import RetryPolicy
 from textmem_gym.llm.server_info import EndpointWarning, ServerInfo
+from textmem_gym.llm.slots import RequestLimits
+from textmem_gym.llm.structured import STRUCTURED_SETTINGS
 from textmem_gym.llm.testing.faults import FAULT_KINDS, Fault
 from textmem_gym.llm.testing.server import LocalOpenAIServer
+from textmem_gym.llm.usage import DEFAULT_PRICES, PriceTable, UsageTotals, estimate_prompt_tokens
 
 __all__ = [
     "Answer",
@@ -66,6 +63,7 @@ __all__ = [
     "LocalOpenAIServer",
     "ParseResult",
     "PriceTable",
+    "RequestLimits",
     "ResponseCache",
     "RetryPolicy",
     "STRUCTURED_SETTINGS",

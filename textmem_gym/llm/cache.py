@@ -38,6 +38,7 @@ from typing import Any
 from filelock import FileLock
 
 from textmem_gym.loading import lookup
+from textmem_gym.paths import cache_dir
 
 CACHE_FILENAME = "responses.sqlite"
 SCHEMA_VERSION = 1
@@ -86,6 +87,22 @@ CACHE_MODES: dict[str, CacheMode] = {
 def cache_mode(name: str) -> CacheMode:
     """Returns the :class:`CacheMode` called ``name``; raises ``ValueError`` for unknown names."""
     return lookup("cache mode", name, CACHE_MODES)
+
+
+def cache_file(cache_path: str | Path | None = None) -> Path:
+    """The SQLite file of a response cache: ``cache_path``, or :data:`CACHE_FILENAME` inside it when it is a
+    directory; by default in ``textmem_gym.paths.cache_dir("llm")``.
+
+    Example:
+        >>> import tempfile
+        >>> folder = tempfile.mkdtemp()
+        >>> cache_file(folder).name, cache_file(f"{folder}/run.sqlite").name
+        ('responses.sqlite', 'run.sqlite')
+    """
+    if cache_path is None:
+        return cache_dir("llm") / CACHE_FILENAME
+    path = Path(cache_path).expanduser()
+    return path / CACHE_FILENAME if path.is_dir() else path
 
 
 def canonical_json(value: Any) -> str:

@@ -24,34 +24,19 @@ Example:
 from __future__ import annotations
 
 import inspect
-import warnings
 from collections.abc import Callable
-from functools import lru_cache
-from importlib.metadata import entry_points
 from typing import Any
 
-from textmem_gym.loading import load_object, unknown_name
+from textmem_gym.loading import declared_names, load_declared
 from textmem_gym.memory.protocol import Memory, check_memory, is_memory
 
 #: Entry-point group through which packages (the library included) add memory names.
 ENTRY_POINT_GROUP = "textmem_gym.memories"
 
 
-@lru_cache(maxsize=1)
-def _declared() -> dict[str, str]:
-    found: dict[str, str] = {}
-    for point in entry_points(group=ENTRY_POINT_GROUP):
-        if point.name in found and found[point.name] != point.value:
-            warnings.warn(f"memory name {point.name!r} is declared twice; keeping {found[point.name]!r}",
-                          stacklevel=2)
-            continue
-        found[point.name] = point.value
-    return found
-
-
 def available_memories() -> dict[str, str]:
     """Memory name -> ``"module:Class"`` of every installed package (the library's own included), sorted."""
-    return dict(sorted(_declared().items()))
+    return {name: entry.target for name, entry in sorted(declared_names("memory", ENTRY_POINT_GROUP).items())}
 
 
 def memory_factory(name: str) -> Callable[..., Any]:
@@ -60,15 +45,7 @@ def memory_factory(name: str) -> Callable[..., Any]:
     Raises:
         ValueError: Unknown name, or a ``module:Class`` that cannot be imported (one line).
     """
-    declared = available_memories()
-    if name in declared:
-        return load_object(declared[name])
-    if ":" in name:
-        try:
-            return load_object(name)
-        except (ImportError, AttributeError) as error:
-            raise unknown_name("memory", name, declared, detail=str(error)) from None
-    raise unknown_name("memory", name, declared)
+    return load_declared("memory", name, ENTRY_POINT_GROUP)
 
 
 #: Endpoint keywords a memory's factory may take (a model that builds the memory: summary, HippoRAG, Mem0).

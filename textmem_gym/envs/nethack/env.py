@@ -133,7 +133,7 @@ class NetHackEnv(TextGameEnv):
 
     supported_privileged: ClassVar[frozenset[str]] = frozenset({"facts"})
     #: Memories read NetHack's text (cells with map positions, levels) with this parser, handed over.
-    text_parser: ClassVar[str | None] = "textmem_gym.memory.extractors.nethack:NetHackRules"
+    text_parser: ClassVar[str | None] = "nethack"
 
     def __init__(self, scope: str = "room", *, game_seed: int | None = None,
                  character: str = "mon-hum-neu-mal", skills: bool = True, skill_cap: int = SKILL_CAP,

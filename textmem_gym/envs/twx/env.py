@@ -103,7 +103,7 @@ class TWXEnv(TextGameEnv):
     """
 
     #: How memories read TWX's text (see :class:`~textmem_gym.envs.text_game.TextGameEnv`).
-    text_parser: ClassVar[str | None] = "textmem_gym.memory.extractors.twx:TWXRules"
+    text_parser: ClassVar[str | None] = "twx"
 
     def __init__(self, game: str, *, split: str = "test", game_seed: int | None = None,
                  java_options: Sequence[str] | None = None, privileged: bool | str | Iterable[str] = False,

@@ -38,7 +38,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from textmem_gym.llm.client import mode_of_body
+from textmem_gym.llm.structured import mode_of_body
 from textmem_gym.llm.testing.exchange import (
     ChatExchange,
     CompletionExchange,

@@ -1,0 +1,560 @@
+"""One request: the endpoints it goes to, how their answers are read, and the life of the request.
+
+* **Answers**: a chat gives a :class:`ChatResult`, a scored prompt :class:`PromptLogprobs`, an
+  embedding request vectors.
+* **Endpoints** (:data:`ENDPOINTS`): the three API calls (chat, completions, embeddings), each posted
+  through the SDK client's generic ``post`` and its answer normalised into the small JSON dict that
+  the response cache stores and a replay returns (:func:`normalize_chat`, ...).
+* **Building a request** (:class:`Requests`): its body, with the client's model and sampling
+  settings, and its cache key.
+* **The life of one request** (:class:`Call`): cache lookup, attempts (each fault classified by
+  :mod:`textmem_gym.llm.retry`), storage of the answer, and accounting into the client's
+  :class:`~textmem_gym.llm.usage.UsageTotals`. How its steps are driven (blocking or on an event
+  loop) is :mod:`textmem_gym.llm.client`'s part.
+
+Example:
+    >>> args = ENDPOINTS["chat"].post_arguments({"model": "m", "messages": [], "extra_headers": {"X": "1"}}, 5.0)
+    >>> args["body"], args["options"]
+    ({'model': 'm', 'messages': []}, {'timeout': 5.0, 'headers': {'X': '1'}})
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from openai.types import Completion, CreateEmbeddingResponse
+from openai.types.chat import ChatCompletion
+
+from textmem_gym.llm.answers import ParseResult, parse_json_object
+from textmem_gym.llm.cache import CacheMode, ResponseCache, request_key
+from textmem_gym.llm.errors import CacheMissError, LLMError, Secret
+from textmem_gym.llm.retry import BadResponseError, EmptyContentError, RetryPolicy, RetryState
+from textmem_gym.llm.structured import mode_of_body, request_params
+from textmem_gym.llm.usage import PriceTable, UsageTotals, estimate_prompt_tokens, estimate_tokens
+
+logger = logging.getLogger("textmem_gym.llm")
+
+#: OpenAI chat messages (``{"role": ..., "content": ...}``).
+Messages = Sequence[Mapping[str, Any]]
+
+
+# -- answers -------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ChatResult:
+    """One chat completion: the text and what it cost.
+
+    Attributes:
+        text: The assistant message ("" when the server sent no content).
+        prompt_tokens: Prompt tokens (from the server's ``usage``, else estimated).
+        completion_tokens: Completion tokens (from the server's ``usage``, else estimated).
+        tokens_estimated: True when the token counts are an estimate (server sent no usage).
+        latency_s: Wall time of this call, retries and backoff included (cache lookup time
+            for a cache hit).
+        model: The model that answered, as the server named it.
+        cached: True when the answer came from the response cache.
+        retries: Attempts retried after faults before this answer.
+        finish_reason: The server's finish reason (``"length"`` means truncated output).
+        cost_usd: Cost of this call (0 for a cache hit, ``None`` when the model has no price).
+        structured: How the answer's JSON schema was sent (a structured-output mode:
+            ``json_schema``, ``json_object_schema``, ``guided_json``), or ``none`` for free text.
+
+    Example:
+        >>> ChatResult("hi", 1, 1, False, 0.1, "m", False, 0, finish_reason="length").truncated
+        True
+    """
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    tokens_estimated: bool
+    latency_s: float
+    model: str
+    cached: bool
+    retries: int
+    finish_reason: str | None = None
+    cost_usd: float | None = None
+    structured: str = "none"
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def truncated(self) -> bool:
+        """True when the server stopped at the token limit (``finish_reason == "length"``)."""
+        return self.finish_reason == "length"
+
+    def json(self, *, required: tuple[str, ...] = ()) -> ParseResult:
+        """Parses the first JSON object in :attr:`text` (see :func:`parse_json_object`)."""
+        return parse_json_object(self.text, required=required)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Returns the fields as a JSON-serialisable dict."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class PromptLogprobs:
+    """The log-probabilities of a prompt's own tokens (a completions request with ``echo`` and ``logprobs``).
+
+    Attributes:
+        tokens: The prompt's tokens as the server split it (then the generated one, if any).
+        logprobs: Each token's log-probability given the text before it (``None`` where the server
+            gave none: the first token, or every token when the server does not score prompts).
+        offsets: Each token's character offset in the prompt.
+        prompt_tokens, completion_tokens, tokens_estimated, latency_s, model, cached, retries: As
+            for :class:`ChatResult`.
+
+    Example:
+        >>> scored = PromptLogprobs(["a", " b", " c"], [None, -1.0, -0.5], [0, 1, 3], 3, 0, False, 0.1, "m", False, 0)
+        >>> scored.continuation(1)
+        -1.5
+        >>> PromptLogprobs(["a"], [None], [0], 1, 0, False, 0.1, "m", False, 0).continuation(1) is None
+        True
+    """
+
+    tokens: list[str]
+    logprobs: list[float | None]
+    offsets: list[int]
+    prompt_tokens: int
+    completion_tokens: int
+    tokens_estimated: bool
+    latency_s: float
+    model: str
+    cached: bool
+    retries: int
+
+    def continuation(self, start: int, end: int | None = None) -> float | None:
+        """The summed log-probability of the tokens starting in ``[start, end)`` (characters of the
+        prompt); ``None`` when one of them has no log-probability or none starts there."""
+        chosen = [lp for offset, lp in zip(self.offsets, self.logprobs)
+                  if offset >= start and (end is None or offset < end)]
+        if not chosen or any(lp is None for lp in chosen):
+            return None
+        return float(sum(lp for lp in chosen if lp is not None))
+
+
+# -- endpoints ------------------------------------------------------------------------------------------
+EXCERPT_CHARS = 200
+
+
+def _excerpt(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 3] + "..."
+
+
+def _usage_counts(raw: Any) -> tuple[int, int] | None:
+    usage = getattr(raw, "usage", None)
+    prompt = getattr(usage, "prompt_tokens", None)
+    if not isinstance(prompt, int):
+        return None
+    completion = getattr(usage, "completion_tokens", None)
+    return prompt, completion if isinstance(completion, int) else 0
+
+
+def normalize_chat(raw: Any, body: Mapping[str, Any], retry_empty: bool) -> dict[str, Any]:
+    """Turns an SDK chat completion into a normalised response.
+
+    Raises:
+        BadResponseError: The completion has no choice or no message (retried).
+        EmptyContentError: The content is empty and ``retry_empty`` is set (retried).
+    """
+    choices = getattr(raw, "choices", None)
+    choice = choices[0] if choices else None
+    message = getattr(choice, "message", None)
+    if message is None:
+        raise BadResponseError("completion has no choices[0].message")
+    text = getattr(message, "content", None) or ""
+    if not text and retry_empty:
+        raise EmptyContentError("completion has empty content")
+    counts = _usage_counts(raw)
+    estimated = counts is None
+    if counts is None:
+        counts = (estimate_prompt_tokens(body["messages"]), estimate_tokens(text))
+    return {
+        "text": text,
+        "prompt_tokens": counts[0],
+        "completion_tokens": counts[1],
+        "tokens_estimated": estimated,
+        "model": getattr(raw, "model", None) or body["model"],
+        "finish_reason": getattr(choice, "finish_reason", None),
+        "structured": mode_of_body(body),
+    }
+
+
+def normalize_completion(raw: Any, body: Mapping[str, Any], retry_empty: bool) -> dict[str, Any]:
+    """Turns an SDK (legacy) completion into a normalised response with its token log-probabilities
+    (``logprobs``: ``None`` when the server sent none).
+
+    Raises:
+        BadResponseError: The completion has no choice (retried).
+    """
+    choices = getattr(raw, "choices", None)
+    if not choices:
+        raise BadResponseError("completion has no choices[0]")
+    choice = choices[0]
+    text = getattr(choice, "text", None) or ""
+    scored = getattr(choice, "logprobs", None)
+    tokens = getattr(scored, "tokens", None)
+    logprobs = None
+    if tokens:
+        values = list(getattr(scored, "token_logprobs", None) or [None] * len(tokens))
+        offsets = list(getattr(scored, "text_offset", None) or [])
+        if len(values) == len(tokens) and len(offsets) == len(tokens):
+            logprobs = {"tokens": list(tokens), "token_logprobs": values, "text_offset": offsets}
+    counts = _usage_counts(raw)
+    estimated = counts is None
+    if counts is None:
+        counts = (estimate_tokens(str(body.get("prompt", ""))), estimate_tokens(text))
+    return {"text": text, "prompt_tokens": counts[0], "completion_tokens": counts[1], "tokens_estimated": estimated,
+            "model": getattr(raw, "model", None) or body["model"],
+            "finish_reason": getattr(choice, "finish_reason", None), "logprobs": logprobs}
+
+
+def normalize_embeddings(raw: Any, body: Mapping[str, Any], retry_empty: bool) -> dict[str, Any]:
+    """Turns an SDK embedding response into a normalised response (vectors in input order).
+
+    Raises:
+        BadResponseError: The number of vectors does not match the inputs (retried).
+    """
+    inputs = body["input"]
+    data = sorted(getattr(raw, "data", None) or [], key=lambda item: getattr(item, "index", 0))
+    vectors = [[float(v) for v in getattr(item, "embedding", None) or []] for item in data]
+    if len(vectors) != len(inputs) or any(not vector for vector in vectors):
+        raise BadResponseError(f"expected {len(inputs)} embedding vectors, got {len(vectors)}")
+    counts = _usage_counts(raw)
+    prompt_tokens = counts[0] if counts else sum(estimate_tokens(text) for text in inputs)
+    return {
+        "vectors": vectors,
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": 0,
+        "tokens_estimated": counts is None,
+        "model": getattr(raw, "model", None) or body["model"],
+        "finish_reason": None,
+    }
+
+
+def _chat_excerpt(body: Mapping[str, Any]) -> str:
+    messages = body.get("messages") or []
+    users = [m for m in messages if m.get("role") == "user"] or list(messages)
+    return _excerpt(str(users[-1].get("content", ""))) if users else ""
+
+
+def _completion_excerpt(body: Mapping[str, Any]) -> str:
+    return _excerpt(str(body.get("prompt", ""))[-EXCERPT_CHARS:])
+
+
+def _embeddings_excerpt(body: Mapping[str, Any]) -> str:
+    inputs = body.get("input") or []
+    return _excerpt(str(inputs[0])) + (f" (+{len(inputs) - 1} more)" if len(inputs) > 1 else "")
+
+
+#: SDK request options that shape the HTTP request, not the answer (never part of a cache key),
+#: and the SDK ``post`` option each one becomes.
+TRANSPORT_OPTIONS = {"extra_headers": "headers", "extra_query": "params"}
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """An API endpoint: its path, response type, and how its answers are read.
+
+    Requests go through the SDK client's generic ``post`` (its documented way to send any
+    request): the body is passed through as given, so server-specific parameters (vLLM's
+    ``top_k``, ...) need no ``extra_body``, and the per-request cost of the typed ``create``
+    methods' parameter transformation is avoided.
+
+    Attributes:
+        operation: Human name for messages.
+        path: Path below the base URL.
+        cast_to: The SDK model the answer is parsed into.
+        normalize: ``(raw, body, retry_empty) -> normalised response``.
+        prompt_excerpt: ``body -> short text`` naming the request in errors.
+
+    Example:
+        >>> args = ENDPOINTS["chat"].post_arguments({"model": "m", "extra_headers": {"X": "1"}}, 5.0)
+        >>> args["body"], args["options"]
+        ({'model': 'm'}, {'timeout': 5.0, 'headers': {'X': '1'}})
+    """
+
+    operation: str
+    path: str
+    cast_to: type
+    normalize: Callable[[Any, Mapping[str, Any], bool], dict[str, Any]]
+    prompt_excerpt: Callable[[Mapping[str, Any]], str]
+
+    def post_arguments(self, body: Mapping[str, Any], timeout: float) -> dict[str, Any]:
+        """Keyword arguments for ``sdk.post`` (sync or async) sending ``body``."""
+        payload = {name: value for name, value in body.items() if name not in TRANSPORT_OPTIONS}
+        payload.update(payload.pop("extra_body", None) or {})
+        options: dict[str, Any] = {"timeout": timeout}
+        options.update({option: body[name] for name, option in TRANSPORT_OPTIONS.items() if body.get(name)})
+        return {"cast_to": self.cast_to, "body": payload, "options": options}
+
+
+ENDPOINTS: dict[str, Endpoint] = {
+    "chat": Endpoint("chat completion", "/chat/completions", ChatCompletion, normalize_chat, _chat_excerpt),
+    "embeddings": Endpoint("embedding", "/embeddings", CreateEmbeddingResponse, normalize_embeddings,
+                           _embeddings_excerpt),
+    "completions": Endpoint("completion", "/completions", Completion, normalize_completion, _completion_excerpt),
+}
+
+
+# -- one call -------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Request:
+    """A request ready to send.
+
+    Attributes:
+        kind: A key of :data:`ENDPOINTS`.
+        body: The API parameters (model included); never holds credentials.
+        key: Its cache key ("" when caching is off).
+    """
+
+    kind: str
+    body: dict[str, Any]
+    key: str
+
+    @property
+    def model(self) -> str:
+        """The requested model."""
+        return str(self.body["model"])
+
+
+class Requests:
+    """Builds the requests of one client: their bodies, with its model and sampling settings, and their cache keys.
+
+    A sampled request (temperature not 0) also counts its repeats in its key, so a replay gives each
+    repeat its own answer. A chat key names the answer's schema and the ``structured_output`` setting, not
+    the way the schema goes over the wire, so a replay needs no server.
+
+    Args:
+        model: The chat (and completions) model.
+        embedding_model: The embedding model when a call names none.
+        seed: Sent as the ``seed`` sampling parameter when set.
+        structured_output: The client's setting (part of the keys of schema calls).
+        keyed: Whether requests get cache keys (the client has a cache); otherwise their key is ``""``.
+
+    Example:
+        >>> requests = Requests("m", "e", seed=None, structured_output="auto", keyed=False)
+        >>> requests.chat([{"role": "user", "content": "hi"}], 0.0, None, {}, None, None)
+        ({'model': 'm', 'messages': [{'role': 'user', 'content': 'hi'}], 'temperature': 0.0}, '')
+        >>> requests.embeddings(["a"], None).body
+        {'model': 'e', 'input': ['a'], 'encoding_format': 'float'}
+    """
+
+    def __init__(self, model: str, embedding_model: str, *, seed: int | None, structured_output: str,
+                 keyed: bool) -> None:
+        self.model, self.embedding_model, self.seed = model, embedding_model, seed
+        self.structured_output, self.keyed = structured_output, keyed
+        self._lock = threading.Lock()
+        self._sample_counts: dict[str, int] = {}
+
+    def chat(self, messages: Messages, temperature: float | None, max_tokens: int | None, params: Mapping[str, Any],
+             schema: Mapping[str, Any] | None, schema_name: str | None) -> tuple[dict[str, Any], str]:
+        """The chat body without its schema (see :meth:`with_schema`), and its cache key."""
+        if isinstance(messages, (str, bytes)) or not all(isinstance(m, Mapping) for m in messages):
+            raise TypeError("messages must be a sequence of {'role': ..., 'content': ...} mappings")
+        body: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in messages]}
+        optional = {"temperature": temperature, "max_tokens": max_tokens, "seed": self.seed}
+        body.update({name: value for name, value in optional.items() if value is not None})
+        body.update(params)
+        keyed = body if schema is None else {
+            **body, "schema": dict(schema), "schema_name": schema_name, "structured_output": self.structured_output}
+        return body, self.key(keyed, sampled=temperature != 0)
+
+    @staticmethod
+    def with_schema(body: dict[str, Any], key: str, schema: Mapping[str, Any] | None, schema_name: str | None,
+                    mode: str) -> Request:
+        """The chat request of :meth:`chat`'s body and key, its schema sent in structured-output ``mode``."""
+        wire = body if schema is None else {**body, **request_params(mode, schema, schema_name)}
+        return Request("chat", wire, key)
+
+    def prompt_logprobs(self, prompt: str) -> Request:
+        """The completions request that scores ``prompt``'s tokens (``echo`` and ``logprobs``, one token generated)."""
+        if not isinstance(prompt, str):
+            raise TypeError("prompt must be a string")
+        body = {"model": self.model, "prompt": prompt, "max_tokens": 1, "temperature": 0.0, "echo": True,
+                "logprobs": 1}
+        return Request("completions", body, self.key(body, sampled=False))
+
+    def embeddings(self, texts: Sequence[str], model: str | None) -> Request:
+        """The request embedding ``texts`` with ``model`` (default: :attr:`embedding_model`)."""
+        if isinstance(texts, str) or not all(isinstance(t, str) for t in texts):
+            raise TypeError("texts must be a sequence of strings")
+        body = {"model": model or self.embedding_model, "input": list(texts), "encoding_format": "float"}
+        return Request("embeddings", body, self.key(body, sampled=False))
+
+    def key(self, body: Mapping[str, Any], *, sampled: bool) -> str:
+        """The cache key of ``body`` (its transport options left out), counting repeats when ``sampled``."""
+        if not self.keyed:
+            return ""
+        keyed = {name: value for name, value in body.items() if name not in TRANSPORT_OPTIONS}
+        key = request_key({"body": keyed})
+        if not sampled:
+            return key
+        with self._lock:
+            repeat = self._sample_counts.get(key, 0)
+            self._sample_counts[key] = repeat + 1
+        return request_key({"body": keyed, "repeat": repeat})
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """What a call needs from the client that makes it, handed over explicitly.
+
+    Attributes:
+        base_url: The server URL (shown, redacted, in errors).
+        mode: How the cache is used (read, write, replay only, overwrite).
+        cache: The response cache, or ``None`` when caching is off.
+        retry_policy: Which faults are retried and how long to wait.
+        retry_empty: Whether empty answers are retried.
+        api_key: The key, never to show in errors.
+        usage: The totals this call is accounted into.
+        prices: Prices used to compute the call's cost.
+        rng: Randomness for the retry jitter.
+    """
+
+    base_url: str
+    mode: CacheMode
+    cache: ResponseCache | None
+    retry_policy: RetryPolicy
+    retry_empty: bool
+    api_key: Secret | None
+    usage: UsageTotals
+    prices: PriceTable
+    rng: random.Random
+
+
+class Call:
+    """The life of one call: lookup, attempts, storage and accounting.
+
+    Args:
+        context: The client's cache, usage, prices and retry policy for this call.
+        request: What to send.
+        timeout: Seconds allowed per attempt.
+    """
+
+    def __init__(self, context: CallContext, request: Request, timeout: float) -> None:
+        self.context, self.request, self.timeout = context, request, timeout
+        self.endpoint: Endpoint = ENDPOINTS[request.kind]
+        self.started = time.perf_counter()
+        self.cached = False
+        self._retry: RetryState | None = None  # made at the first fault (most calls have none)
+
+    def send(self, sdk: Any) -> Any:
+        """Sends the request with the SDK client's ``post`` (a coroutine for the async SDK)."""
+        return sdk.post(self.endpoint.path, **self.endpoint.post_arguments(self.request.body, self.timeout))
+
+    def lookup(self) -> dict[str, Any] | None:
+        """Returns the cached response when the mode reads the cache; raises on a replay miss."""
+        cache, mode = self.context.cache, self.context.mode
+        if cache is None or not mode.read:
+            return None
+        hit = cache.get(self.request.key)
+        if hit is None and mode.replay_only:
+            self.context.usage.add_fault("cache_miss")
+            self.context.usage.add_failed_call(0, time.perf_counter() - self.started)
+            raise CacheMissError(key=self.request.key, model=self.request.model,
+                                 prompt=self.endpoint.prompt_excerpt(self.request.body), cache_path=str(cache.path))
+        self.cached = hit is not None
+        return hit
+
+    def succeeded(self, raw: Any) -> dict[str, Any]:
+        """Normalises a server answer (may raise a retryable fault) and stores it when recording."""
+        response = self.endpoint.normalize(raw, self.request.body, self.context.retry_empty)
+        cache, mode = self.context.cache, self.context.mode
+        if cache is not None and mode.write:
+            cache.put(self.request.key, kind=self.request.kind, model=self.request.model,
+                      request=self.request.body, response=response, overwrite=mode.overwrite)
+        return response
+
+    def failed(self, exc: BaseException) -> float | LLMError:
+        """Records a failed attempt; returns the wait before retrying, or the final error."""
+        if self._retry is None:
+            context = self.context
+            self._retry = RetryState(
+                context.retry_policy, operation=self.endpoint.operation, endpoint=context.base_url,
+                model=self.request.model, api_key=context.api_key,
+                on_fault=lambda fault: context.usage.add_fault(fault.kind), rng=context.rng,
+            )
+        step = self._retry.failed(exc)
+        if isinstance(step, LLMError):
+            self.context.usage.add_failed_call(self.failures - 1, time.perf_counter() - self.started)
+        return step
+
+    @property
+    def failures(self) -> int:
+        """Attempts that failed so far."""
+        return 0 if self._retry is None else self._retry.failures
+
+    @staticmethod
+    def wait_or_raise(step: float | Exception) -> float:
+        """Returns the wait, or raises the final error (outside any ``except``, so no SDK
+        exception, which holds request headers, is chained to it)."""
+        if isinstance(step, Exception):
+            raise step
+        return step
+
+    def chat_result(self, response: dict[str, Any]) -> ChatResult:
+        """Accounts the finished chat and returns its :class:`ChatResult`."""
+        latency, cost = self._account(response)
+        return ChatResult(
+            text=response["text"], prompt_tokens=response["prompt_tokens"],
+            completion_tokens=response["completion_tokens"], tokens_estimated=response["tokens_estimated"],
+            latency_s=latency, model=response["model"], cached=self.cached, retries=self._retries,
+            finish_reason=response["finish_reason"], cost_usd=cost,
+            structured=response.get("structured", "none"),  # rows cached before schemas have none
+        )
+
+    def prompt_logprobs(self, response: dict[str, Any]) -> PromptLogprobs:
+        """Accounts the finished completion and returns its prompt's :class:`PromptLogprobs`."""
+        latency, _ = self._account(response)
+        scored = response.get("logprobs") or {}
+        tokens = list(scored.get("tokens") or [])
+        return PromptLogprobs(tokens=tokens, logprobs=list(scored.get("token_logprobs") or [None] * len(tokens)),
+                              offsets=list(scored.get("text_offset") or []), prompt_tokens=response["prompt_tokens"],
+                              completion_tokens=response["completion_tokens"],
+                              tokens_estimated=response["tokens_estimated"], latency_s=latency,
+                              model=response["model"], cached=self.cached, retries=self._retries)
+
+    def vectors(self, response: dict[str, Any]) -> list[list[float]]:
+        """Accounts the finished embedding call and returns its vectors."""
+        self._account(response)
+        return [list(vector) for vector in response["vectors"]]
+
+    @property
+    def _retries(self) -> int:
+        return 0 if self.cached else self.failures
+
+    def _account(self, response: dict[str, Any]) -> tuple[float, float | None]:
+        latency = time.perf_counter() - self.started
+        prices, usage = self.context.prices, self.context.usage
+        prompt, completion = response["prompt_tokens"], response["completion_tokens"]
+        cost = prices.cost(response["model"], prompt, completion)
+        cost = prices.cost(self.request.model, prompt, completion) if cost is None else cost
+        cost = 0.0 if self.cached else cost
+        usage.add_call(prompt_tokens=prompt, completion_tokens=completion, latency_s=latency, cost_usd=cost,
+                       model=self.request.model, cached=self.cached, estimated=response["tokens_estimated"],
+                       retries=self._retries)
+        if not self.cached:
+            self._count_content_faults(response)
+        logger.debug("%s model=%s tokens=%d+%d latency=%.3fs cached=%s retries=%d", self.endpoint.operation,
+                     response["model"], prompt, completion, latency, self.cached, self._retries)
+        return latency, cost
+
+    def _count_content_faults(self, response: dict[str, Any]) -> None:
+        if self.request.kind == "chat" and not response["text"]:
+            self.context.usage.add_fault("empty_content")
+        if response["finish_reason"] == "length":
+            self.context.usage.add_fault("truncated")
+
+
+__all__ = ["ENDPOINTS", "Call", "CallContext", "ChatResult", "Endpoint", "Messages", "PromptLogprobs", "Request",
+           "Requests", "TRANSPORT_OPTIONS", "normalize_chat", "normalize_completion", "normalize_embeddings"]
