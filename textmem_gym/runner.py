@@ -23,9 +23,9 @@ import gymnasium as gym
 from textmem_gym.core.errors import Interrupted
 from textmem_gym.core.policy import FullPolicy, adapt_policy
 from textmem_gym.core.registry import make_policy
-from textmem_gym.execution import EpisodeTask, Progress, RunConfig, check_run_backend, plan_tasks, run_backend, run_task
+from textmem_gym.execution import Progress, RunConfig, check_run_backend, plan_tasks, run_backend, run_task
 from textmem_gym.execution.limits import EndpointLimits, default_request_limit
-from textmem_gym.execution.tasks import make_env, run_episode
+from textmem_gym.execution.tasks import run_episode
 from textmem_gym.llm.slots import RequestLimits
 from textmem_gym.paths import check_writable
 from textmem_gym.results import ResultsFile, config_id, episode_key
@@ -55,8 +55,9 @@ class EvalConfig:
         backend: ``"local"`` (processes of this machine), ``"ray"`` (see
             :mod:`textmem_gym.execution.ray_backend`), or any run backend an installed package adds
             (entry-point group ``textmem_gym.run_backends``) or ``"module:Class"``.
-        ray_address: An existing Ray cluster (``"auto"``, ``"HOST:PORT"``); ``None`` starts a local one.
-        ray_task_cpus: CPUs each Ray task asks for.
+        backend_options: Keyword arguments of the run backend's class, checked against its signature
+            before anything is played (``ray``: ``address`` of an existing cluster, ``"auto"`` or
+            ``"HOST:PORT"``, and ``task_cpus`` per task).
         max_retries: Times a task is played again after its worker process died.
         max_concurrent_requests: Requests in flight allowed per LLM endpoint across all workers
             (default: the policy's ``concurrency`` kwarg, else the LLM client's default).
@@ -85,8 +86,7 @@ class EvalConfig:
     wrap: Callable[[gym.Env], gym.Env] | None = None
     workers: int = 1
     backend: str = "local"
-    ray_address: str | None = None
-    ray_task_cpus: float = 1.0
+    backend_options: Mapping[str, Any] = field(default_factory=dict)
     max_retries: int = 3
     max_concurrent_requests: int | None = None
     trajectories: str | Path | None = None
@@ -103,7 +103,7 @@ class EvalConfig:
             raise ValueError(f"episodes must be an int >= 1, got {self.episodes!r}")
         if self.max_steps is not None and (not isinstance(self.max_steps, int) or self.max_steps < 1):
             raise ValueError(f"max_steps must be an int >= 1 or None, got {self.max_steps!r}")
-        check_run_backend(self.backend)
+        check_run_backend(self.backend, self.backend_options)
         object.__setattr__(self, "game_seeds", tuple(self.game_seeds))
 
     @property
@@ -185,12 +185,8 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Any, config: EvalConfig
             for task in pending:
                 run_task(run, task, on_result=record, agent=agent, limits=limits)
         elif pending:
-            if config.backend == "local":
-                _warm_up(run, pending)
-            ray = config.backend == "ray"
-            options = {"address": config.ray_address, "task_cpus": config.ray_task_cpus} if ray else {}
             runner = run_backend(config.backend)(run, config.workers, request_limit=limit,
-                                                 max_retries=config.max_retries, **options)
+                                                 max_retries=config.max_retries, **config.backend_options)
             for _task, rows in runner.run(pending):
                 for row in rows:
                     record(row)
@@ -246,20 +242,6 @@ def _policy_spec(policy: str | Any, policy_kwargs: dict[str, Any], *,
                          "so that each worker builds its own")
     agent = adapt_policy(policy)
     return agent, agent.name, agent
-
-
-def _warm_up(config: RunConfig, tasks: Sequence[EpisodeTask]) -> None:
-    """Makes one env of each id in the driver before workers fork: games are generated once and the
-    env backends are imported once (forked workers start warm); bad ids or env kwargs fail here."""
-    parts = config.parts()
-    agent = make_policy(config.policy, **parts["policy_kwargs"])
-    seen: set[str] = set()
-    for task in tasks:
-        episode = task.episodes[0]
-        if episode.env_id not in seen:
-            seen.add(episode.env_id)
-            make_env(episode.env_id, agent, config.max_steps, episode.game_seed, parts["env_kwargs"],
-                     parts["wrap"]).close()
 
 
 __all__ = ["EvalConfig", "RowExtra", "evaluate", "run_episode"]

@@ -76,9 +76,13 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--backend", default="local",
                        help="local processes, Ray tasks (ray: pip install 'textmem-gym[ray]'), or a run backend "
                             "an installed package adds (entry points textmem_gym.run_backends) or module:Class")
+    group.add_argument("--backend-option", action="append", metavar="KEY=VALUE",
+                       help="keyword argument of the run backend's class (checked before any game is played)")
     group.add_argument("--ray-address", default=None,
-                       help="existing Ray cluster ('auto' or HOST:PORT); default: start a local one")
-    group.add_argument("--ray-task-cpus", type=positive_number, default=1.0, help="CPUs each Ray task asks for")
+                       help="existing Ray cluster ('auto' or HOST:PORT); default: start a local one "
+                            "(short for --backend-option address=ADDR)")
+    group.add_argument("--ray-task-cpus", type=positive_number, default=None,
+                       help="CPUs each Ray task asks for (default 1; short for --backend-option task_cpus=N)")
     group.add_argument("--max-concurrent-requests", type=POSITIVE, default=None,
                        help="LLM requests in flight per endpoint across all workers "
                             "(default: the policy's concurrency, else the LLM client's default)")
@@ -90,9 +94,15 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
 
 def execution_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """The :class:`textmem_gym.EvalConfig` fields of :func:`add_execution_arguments`'s options."""
-    return {"workers": args.workers, "backend": args.backend, "ray_address": args.ray_address,
-            "ray_task_cpus": args.ray_task_cpus, "max_concurrent_requests": args.max_concurrent_requests,
+    return {"workers": args.workers, "backend": args.backend, "backend_options": backend_options(args),
+            "max_concurrent_requests": args.max_concurrent_requests,
             "trajectories": args.trajectories, "trajectory_prompts": args.trajectory_prompts}
+
+
+def backend_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The run backend's keyword arguments: ``--backend-option`` pairs plus the Ray shorthands given."""
+    shorthands = {"address": args.ray_address, "task_cpus": args.ray_task_cpus}
+    return {**{k: v for k, v in shorthands.items() if v is not None}, **parse_pairs(args.backend_option)}
 
 
 def use_working_directory() -> None:

@@ -20,9 +20,10 @@ Example:
     True
 """
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Protocol
 
+from textmem_gym.core.registry import factory_parameters
 from textmem_gym.execution.local import EpisodeFailed, LocalPool, WorkerLost
 from textmem_gym.execution.progress import Progress
 from textmem_gym.execution.tasks import Episode, EpisodeTask, RunConfig, plan_tasks, run_task
@@ -44,11 +45,13 @@ def run_backends() -> list[str]:
     return sorted(declared_names("run backend", ENTRY_POINT_GROUP))
 
 
-def check_run_backend(name: str) -> None:
-    """Checks, without importing anything, that ``name`` is an installed run backend or a ``"module:Class"``.
+def check_run_backend(name: str, options: Mapping[str, Any] | None = None) -> None:
+    """Checks that ``name`` is an installed run backend or a ``"module:Class"``, and that its class
+    takes ``options`` (the backend is imported only when there are options to check).
 
     Raises:
-        ValueError: Neither (the message lists the installed ones).
+        ValueError: Neither (the message lists the installed ones), or an option the backend's class
+            does not take (the message lists the ones it takes).
 
     Example:
         >>> check_run_backend("ray"); check_run_backend("mypackage.pool:Pool")
@@ -56,9 +59,20 @@ def check_run_backend(name: str) -> None:
         Traceback (most recent call last):
         ...
         ValueError: unknown run backend 'slurm'; choose from ['local', 'ray']
+        >>> check_run_backend("local", {"address": "auto"})
+        Traceback (most recent call last):
+        ...
+        ValueError: run backend 'local' takes no option 'address'; it takes: ['max_retries', ...
     """
     if ":" not in name and name not in (names := run_backends()):
         raise unknown_name("run backend", name, names)
+    if not options:
+        return
+    parameters = factory_parameters(run_backend(name), skip=2)
+    for option in options:
+        if parameters is not None and not parameters.accepts(option):
+            raise ValueError(f"run backend {name!r} takes no option {option!r}; it takes: "
+                             f"{sorted(parameters.annotations)}")
 
 
 def run_backend(name: str) -> Callable[..., RunBackend]:

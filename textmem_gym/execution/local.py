@@ -34,7 +34,7 @@ from typing import Any
 
 from textmem_gym.core.errors import RunAborted
 from textmem_gym.execution.limits import EndpointLimits
-from textmem_gym.execution.tasks import EpisodeTask, RunConfig, run_task
+from textmem_gym.execution.tasks import EpisodeTask, RunConfig, run_task, warm_up
 from textmem_gym.llm.slots import Limiter, RequestLimits
 
 Rows = list[dict[str, Any]]
@@ -145,12 +145,16 @@ class LocalPool:
     def run(self, tasks: Iterable[EpisodeTask]) -> Iterator[tuple[EpisodeTask, Rows]]:
         """Plays ``tasks``; yields each task with its results rows as it finishes (in finishing order).
 
+        One env of each id is made in this process first (:func:`~textmem_gym.execution.tasks.warm_up`),
+        so workers forked from it start with their games generated and backends imported.
+
         Raises:
             EpisodeFailed: An episode raised an exception (the other workers are stopped first).
             textmem_gym.core.errors.RunAborted: A policy stopped the run (a dead LLM endpoint).
             WorkerLost: A task's worker died more than ``max_retries`` times.
         """
         queue: deque[EpisodeTask] = deque(tasks)
+        warm_up(self.config, queue)
         attempts: Counter[EpisodeTask] = Counter()
         pool: list[_Worker] = []
         started = 0

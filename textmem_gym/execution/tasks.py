@@ -275,4 +275,20 @@ def run_task(config: RunConfig, task: EpisodeTask, on_result: ResultCallback | N
     return rows
 
 
-__all__ = ["Episode", "EpisodeTask", "RunConfig", "make_env", "plan_tasks", "play", "run_episode", "run_task"]
+def warm_up(config: RunConfig, tasks: Iterable[EpisodeTask]) -> None:
+    """Makes one env of each id of ``tasks`` in this process, before workers fork: games are
+    generated once and the env backends imported once (forked workers start warm); bad ids or env
+    kwargs fail here, before any episode is played."""
+    parts = config.parts()
+    agent = make_policy(config.policy, **parts["policy_kwargs"])
+    seen: set[str] = set()
+    for task in tasks:
+        episode = task.episodes[0]
+        if episode.env_id not in seen:
+            seen.add(episode.env_id)
+            make_env(episode.env_id, agent, config.max_steps, episode.game_seed, parts["env_kwargs"],
+                     parts["wrap"]).close()
+
+
+__all__ = ["Episode", "EpisodeTask", "RunConfig", "make_env", "plan_tasks", "play", "run_episode", "run_task",
+           "warm_up"]
