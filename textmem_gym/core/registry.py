@@ -70,8 +70,8 @@ DESCRIPTIONS: dict[str, str] = {
     "reflact": "LLM: the Text Adventure Agent's ReflAct loop (reflection, objective, critic, loop guards, narrative)",
     "stma": "LLM: STMA spatio-temporal memory + planner-critic (multi-step plans checked before each action)",
     "davis": "LLM: DAVIS temporal-KG world model (predicts 5 steps, asks its graph) + actor-critic with reflection",
-    "adaplanner": ("LLM baseline: AdaPlanner, plans as code run by a restricted interpreter, refined when an "
-                   "assertion fails, won plans kept as skills"),
+    "adaplanner": ("LLM baseline: AdaPlanner, plans (code, or structured steps where the endpoint takes a schema) "
+                   "run by a restricted interpreter, refined when an expectation fails, won plans kept as skills"),
     "saycan": ("LLM baseline: SayCan, every admissible command scored by its log-probability as the next action "
                "x affordance (ScienceWorld's valid commands, SwiftSage's filters)"),
     "rap": ("LLM baseline: RAP, retrieval-augmented planning over stored trajectories (ScienceWorld: gold paths of "
