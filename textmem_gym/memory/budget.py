@@ -23,21 +23,16 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
-#: Characters per token of the approximation.
-CHARS_PER_TOKEN = 4
+from textmem_gym.llm.usage import CHARS_PER_TOKEN
+from textmem_gym.llm.usage import estimate_tokens as approx_tokens
+
 #: Tokens a line costs besides its text (the newline joining it to the next).
 LINE_OVERHEAD = 1
 
 #: A token counter: ``text -> tokens``.
 TokenCounter = Callable[[str], int]
-
-
-def approx_tokens(text: str) -> int:
-    """The approximation: ``ceil(len(text) / 4)``."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
 def count_tokens(text: str, counter: TokenCounter | None = None) -> int:
