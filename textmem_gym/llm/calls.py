@@ -79,6 +79,7 @@ from textmem_gym.fallbacks import FALLBACK_CAUSES, FallbackError
 from textmem_gym.llm.answers import Answer, parse_answer
 from textmem_gym.llm.client import ChatResult, LLMClient, PromptLogprobs, estimate_prompt_tokens
 from textmem_gym.llm.errors import ContextLengthError, LLMError
+from textmem_gym.llm.prefix import PrefixTracker
 from textmem_gym.loading import lookup
 
 #: Tokens kept free besides the completion limit (chat template tokens, counting slack).
@@ -444,6 +445,7 @@ class LLMCalls:
         self.empty_answers = 0
         self.step_prompt_estimate = 0
         self.step_calls: list[dict[str, Any]] = []
+        self.prefixes = PrefixTracker()  # each call's reusable prompt prefix (textmem_gym.llm.prefix)
         self.env_actions = 0
         self.fallbacks: dict[str, int] = {}
         self._sources: list[str] = []  # where the env actions since the last take_action_source came from
@@ -521,7 +523,8 @@ class LLMCalls:
                                 "completion_tokens": result.completion_tokens, "latency_s": round(result.latency_s, 4),
                                 "cached": result.cached, "model": result.model, "finish_reason": None,
                                 "structured": None, "fallback": None if any(
-                                    lp is not None for lp in result.logprobs) else "no_logprobs"})
+                                    lp is not None for lp in result.logprobs) else "no_logprobs",
+                                **self.prefixes.observe(prompt, kind).record()})
         self.last_failure = None
         return result
 
@@ -569,7 +572,8 @@ class LLMCalls:
                                 "prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
                                 "latency_s": round(result.latency_s, 4), "cached": result.cached, "model": result.model,
                                 "finish_reason": result.finish_reason, "structured": result.structured,
-                                "fallback": "empty_answer" if empty else None})
+                                "fallback": "empty_answer" if empty else None,
+                                **self.prefixes.observe(messages, kind).record()})
         return text, result
 
     def _failed(self, kind: str, prompt: str, started: float, cause: str, error: LLMError) -> None:
@@ -646,7 +650,9 @@ class LLMCalls:
         """The calls made since the last call of this method (for trajectories): kind, prompt,
         answer, tokens, latency, cache hit, model, finish reason, the structured-output way
         (``structured``), and ``fallback`` (why the call gave no usable answer:
-        ``"llm_error: <ErrorType>"``, ``"context_overflow: <ErrorType>"`` or ``"empty_answer"``; else ``None``)."""
+        ``"llm_error: <ErrorType>"``, ``"context_overflow: <ErrorType>"`` or ``"empty_answer"``; else ``None``);
+        an answered call also has its reusable prompt prefix, ``reused_prefix_tokens`` and
+        ``reused_prefix_share`` (:mod:`textmem_gym.llm.prefix`, over the episode's earlier calls)."""
         calls, self.step_calls = self.step_calls, []
         return calls
 
@@ -677,7 +683,7 @@ class LLMCalls:
                      length_retries=dict(self.length_retries),
                      env_actions=self.env_actions,
                      model_actions=round(model / self.env_actions, 4) if self.env_actions else None,
-                     fallbacks=dict(self.fallbacks), strict=self.strict)
+                     fallbacks=dict(self.fallbacks), strict=self.strict, **self.prefixes.stats())
         return stats
 
     def close(self) -> None:
