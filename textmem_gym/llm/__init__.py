@@ -24,10 +24,11 @@ Example:
 
 from textmem_gym.llm.answers import Answer, ParseResult, parse_answer, parse_json_object
 from textmem_gym.llm.cache import CACHE_MODES, ResponseCache
-from textmem_gym.llm.calls import ClientAsk, LLMCalls, PromptFolder, Trimmable
+from textmem_gym.llm.calls import ClientAsk, LLMCalls
 from textmem_gym.llm.client import LLMClient, preflight
 from textmem_gym.llm.errors import CacheMissError, ContextLengthError, EndpointDown, EndpointUnavailable, LLMError
 from textmem_gym.llm.llama_server import LlamaCppServer, LocalModelMissingError, smollm2_path
+from textmem_gym.llm.prompts import PromptFolder, Trimmable
 from textmem_gym.llm.request import ChatResult
 from textmem_gym.llm.retry import RetryPolicy
 from textmem_gym.llm.server_info import EndpointWarning, ServerInfo

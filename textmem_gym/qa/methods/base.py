@@ -8,7 +8,7 @@ since it started into an :class:`~textmem_gym.qa.api.Answer`. Calls of a kind li
 
 Every call goes through ``LLMCalls.ask``, as the game policies' calls do: the kind's JSON schema
 is sent as a structured-output request where the endpoint takes one, the prompt is fitted to the
-context window (its :class:`~textmem_gym.llm.calls.Trimmable` sections lose items in the stated
+context window (its :class:`~textmem_gym.llm.prompts.Trimmable` sections lose items in the stated
 order, counted), and the answer is read by the one free-text parser either way. An answer
 without a direct answer is ``parse_failed`` (cause ``unparseable``); a call that failed is cause
 ``llm_error`` or ``context_overflow``. Neither is replaced by anything: the answer is ``""``.
@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from textmem_gym.llm import LLMCalls, Trimmable
-from textmem_gym.llm.calls import PromptFolder
 from textmem_gym.llm.client import ENV_MODEL
+from textmem_gym.llm.prompts import PromptFolder
 from textmem_gym.qa.api import Answer, Document, Tokens, as_paragraphs
 from textmem_gym.qa.data import Paragraph
 

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from textmem_gym.llm import LLMClient
-from textmem_gym.llm.calls import RESERVE_TOKENS
+from textmem_gym.llm.prompts import RESERVE_TOKENS
 from textmem_gym.loading import lookup
 from textmem_gym.memory.protocol import Closeable, HasBuildCost, Memory, Resettable
 from textmem_gym.memory.registry import (
