@@ -13,9 +13,12 @@ engine and the TextMem env side by side on the same command sequence and prints 
 - ``jericho_throughput``: ``jericho.FrotzEnv.step`` vs ``TextMem/Jericho-Zork1-v0`` (lazy
   admissible commands; the world-state hash, visit count and state snapshot are paid every
   step) on Zork I's walkthrough, replayed from the start after each win.
+- ``twx_throughput``: TextWorld Express's own Python API (``TextWorldExpressEnv``) vs
+  ``TextMem/TWX-CookingWorld-v0`` on the same game and the same commands (a seeded walk of valid
+  actions, recorded once), after both JVMs have compiled their hot code.
 
 Run:
-    python benchmarks/env_throughput.py [scienceworld] [nethack] [jericho] [--steps N]
+    python benchmarks/env_throughput.py [scienceworld] [nethack] [jericho] [twx] [--steps N]
 """
 
 from __future__ import annotations
@@ -167,11 +170,56 @@ def jericho_throughput(steps: int = 2000) -> dict[str, float]:
     return {"step": ours_rate / raw_rate}
 
 
+TWX_ID = "TextMem/TWX-CookingWorld-v0"
+
+
+def _twx_commands(env: gym.Env, n: int, seed: int = 0) -> list[str]:
+    """A seeded walk of ``n`` valid actions of ``env`` (reset at each episode's end, as the replay does)."""
+    import random
+
+    rng = random.Random(seed)
+    _, info = env.reset(seed=0)
+    commands = []
+    for _ in range(n):
+        commands.append(rng.choice(sorted(info["admissible_commands"])))
+        _, _, terminated, truncated, info = env.step(commands[-1])
+        if terminated or truncated:
+            _, info = env.reset(seed=0)
+    return commands
+
+
+def twx_throughput(steps: int = 20_000) -> dict[str, float]:
+    """TWX: its Python API vs ``TextMem/TWX-CookingWorld-v0`` on the same game and commands."""
+    from textworld_express import TextWorldExpressEnv
+
+    env = gym.make(TWX_ID, max_episode_steps=10**9)
+    commands = _twx_commands(env, 500)
+    game = env.unwrapped
+    raw = TextWorldExpressEnv(envStepLimit=10**9)
+    raw.reset(seed=game.seed, gameFold=game.split, gameName=game.game, gameParams=game.params)
+
+    def raw_step(command: str) -> None:
+        if raw.step(command)[2]:
+            raw.reset()
+
+    try:
+        env.reset(seed=0)
+        steppers = {"raw": raw_step, "ours": _resetting_step(env)}
+        _median_rates(steppers, commands, steps, rounds=1)  # warm up: the JVMs compile their hot code
+        rates = _median_rates(steppers, commands, steps, rounds=5)
+    finally:
+        raw.close()
+        env.close()
+    _report("TWX cookingworld step", rates["raw"], rates["ours"])
+    return {"step": rates["ours"] / rates["raw"]}
+
+
 #: Backend name -> its benchmark.
 BACKENDS: dict[str, Callable[..., dict[str, float]]] = {
     "scienceworld": scienceworld_throughput,
     "nethack": nethack_throughput,
     "jericho": jericho_throughput,
+    "twx": twx_throughput,
 }
 
 

@@ -41,5 +41,15 @@ class UpdateStats:
     total: int = 0
     episodes: int = 0
 
+    def as_dict(self) -> dict[str, int]:
+        """The counts by name (what ``dataclasses.asdict`` gives, without its deep copy: a step's cost).
+
+        Example:
+            >>> UpdateStats(added=2, believed=5).as_dict()
+            {'added': 2, 'invalidated': 0, 'believed': 5, 'total': 0, 'episodes': 0}
+        """
+        return {"added": self.added, "invalidated": self.invalidated, "believed": self.believed,
+                "total": self.total, "episodes": self.episodes}
+
 
 __all__ = ["Memory", "UpdateStats", "available_memories", "check_memory", "make_memory", "offered_parts"]

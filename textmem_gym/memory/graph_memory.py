@@ -72,6 +72,8 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -163,13 +165,19 @@ class GraphMemory:
         self.location: str | None = None
         self.stats = UpdateStats()
         self.step_triples: list[TripleKey] = []
+        self._new_caches()
         self._changed()
         self.extractor.reset()
         self.hygiene.reset()
 
+    def _new_caches(self) -> None:
+        """What is derived from the store: searches (kept per revision) and the map (per map revision)."""
+        self._graph_cache = GraphCache(self.store)
+        self._map_cache = GraphCache(self.store, revision=attrgetter("map_revision"))
+
     def _changed(self) -> None:
-        """Forgets what was derived from the content, and moves :attr:`version` on."""
-        self._derived: dict[str, Any] = {}
+        """Moves :attr:`version` on (what was derived from the believed graph is kept by
+        :class:`GraphCache` until the graph itself changes)."""
         self.version += 1
 
     def use_parser(self, parser: TextParser | None) -> None:
@@ -183,12 +191,13 @@ class GraphMemory:
         """Learns from one step: extraction, outdated-triple replacement, episodic vertex."""
         self.step += 1
         extraction = self._extract(observation, action, info)
-        named = (t for t in extraction.triples if all(str(x).strip() for x in t))
-        new: list[TripleKey] = list(dict.fromkeys((normalize(s), normalize(r), normalize(o)) for s, r, o in named))
+        keys = ((normalize(s), normalize(r), normalize(o)) for s, r, o in extraction.triples)
+        new: list[TripleKey] = list(dict.fromkeys(key for key in keys if key[0] and key[1] and key[2]))
         if self.extractor.reads_text:
             new = self.hygiene.keep(new)
+        stated = set(new)
         inverses = (inverse_spatial(t) for t in new)
-        inferred = [inv for inv in inverses if inv is not None and inv not in new]
+        inferred = [inv for inv in inverses if inv is not None and inv not in stated]
         before = len(self.store.triples)
         invalidated = self._invalidate_outdated(new, inferred, extraction.outdated)
         ids = [self._add(t, inferred=False) for t in new]
@@ -228,9 +237,8 @@ class GraphMemory:
         return invalidated
 
     def _add(self, triple: TripleKey, *, inferred: bool) -> int:
-        existed = self.store.find(*triple)
-        tid = self.store.add(*triple, step=self.step, inferred=inferred)
-        if existed is None:
+        tid, new = self.store.add_key(triple, self.step, inferred=inferred)
+        if new:
             self.index.add(tid, self.store.triples[tid].text())
         return tid
 
@@ -250,6 +258,15 @@ class GraphMemory:
         (a vertex query also scores the triples incident to that vertex)."""
         depth = self.depth if depth is None else depth
         width = self.width if width is None else width
+        cache = self._graph_cache.get()
+        key = ("semantic search", query, depth, width)
+        if key not in cache:
+            cache[key] = self._search(query, depth, width, cache)
+        return list(cache[key])
+
+    def _search(self, query: str, depth: int, width: int, cache: dict[Any, Any]) -> list[Triple]:
+        """:meth:`semantic_search` itself; each hop's search is kept in ``cache`` (hops repeat
+        across queries: the vertices met are the same few rooms and things)."""
         found: dict[int, Triple] = {}
         distance = {query: 0}
         queue = deque([query])
@@ -257,8 +274,11 @@ class GraphMemory:
             current = queue.popleft()
             if distance[current] >= depth:
                 continue
-            candidates = [t.id for t in self.store.incident(current)]
-            for tid, _ in self.index.search(current, width, candidates):
+            hop = ("hop", current, width)
+            if hop not in cache:
+                candidates = [t.id for t in self.store.incident(current)]
+                cache[hop] = [tid for tid, _ in self.index.search(current, width, candidates)]
+            for tid in cache[hop]:
                 triple = self.store.triples[tid]
                 found.setdefault(tid, triple)
                 for vertex in (triple.subject, triple.object):
@@ -327,19 +347,20 @@ class GraphMemory:
 
     def known_locations(self) -> list[str]:
         """Rooms the memory knows (including the current one)."""
-        if "locations" not in self._derived:
-            rooms = set(self.spatial.locations())
-            if self.location:
-                rooms.add(self.location)
-            self._derived["locations"] = sorted(rooms)
-        return list(self._derived["locations"])
+        cache = self._map_cache.get()
+        if "locations" not in cache:
+            cache["locations"] = self.spatial.locations()
+        rooms: list[str] = cache["locations"]
+        if not self.location or self.location in rooms:
+            return list(rooms)
+        return sorted([*rooms, self.location])
 
     def unexplored_exits(self) -> dict[str, list[str]]:
         """Algorithm 3 for every known room: exits whose destination is unknown."""
-        if "unexplored" not in self._derived:
-            exits = {room: self.spatial.unexplored_exits(room) for room in self.known_locations()}
-            self._derived["unexplored"] = {room: dirs for room, dirs in exits.items() if dirs}
-        return {room: list(dirs) for room, dirs in self._derived["unexplored"].items()}
+        cache = self._map_cache.get()
+        if "unexplored" not in cache:
+            cache["unexplored"] = self.spatial.all_unexplored_exits()
+        return {room: list(dirs) for room, dirs in cache["unexplored"].items()}
 
     def route(self, start: str, goal: str) -> list[tuple[str, str]] | None:
         """Shortest known path from ``start`` to ``goal`` (see :class:`SpatialMap`)."""
@@ -384,9 +405,50 @@ class GraphMemory:
             self.index.add(triple.id, triple.text())
         self.step, self.location = data["step"], data["location"]
         self.hygiene.know(self.store.entities())
+        self._new_caches()
         self._changed()
         self.stats = UpdateStats(**data["stats"])
         self.extractor.location = self.location
+
+
+class GraphCache:
+    """What is derived from the believed graph of ``store`` (semantic searches, the map), kept
+    while the set of believed triples stays the same (:attr:`~textmem_gym.memory.semantic.TripleStore.revision`,
+    or another of its revisions: ``map_revision`` for what only the map's triples make).
+
+    Most steps of a game re-assert what the memory already believes (the same room described
+    again): their map and searches are those of the step before.
+
+    Args:
+        store: The triple store the values are derived from.
+        max_entries: The cache is emptied when it holds this many values (distinct queries).
+        revision: The store's revision that says when the values are out of date (default: ``revision``).
+
+    Example:
+        >>> from textmem_gym.memory.semantic import TripleStore
+        >>> store = TripleStore()
+        >>> cache = GraphCache(store)
+        >>> cache.get()["rooms"] = ["hall"]
+        >>> "rooms" in cache.get()
+        True
+        >>> _ = store.add("chest", "is at", "hall", 0)
+        >>> "rooms" in cache.get()
+        False
+    """
+
+    def __init__(self, store: TripleStore, max_entries: int = 4096,
+                 revision: Callable[[TripleStore], int] = attrgetter("revision")) -> None:
+        self.store, self.max_entries, self.revision = store, max_entries, revision
+        self._revision = revision(store)
+        self._values: dict[Any, Any] = {}
+
+    def get(self) -> dict[Any, Any]:
+        """The values derived from the current believed graph (a dict to read and fill)."""
+        revision = self.revision(self.store)
+        if self._revision != revision or len(self._values) >= self.max_entries:
+            self._revision = revision
+            self._values = {}
+        return self._values
 
 
 # ---- memory hygiene ----
@@ -435,8 +497,9 @@ _JOINERS = re.compile(r"\s+(?:in|into|on|onto|from|with|to|at|of|under|inside|us
 _ARTICLE = re.compile(r"^(?:the|a|an|some)\s+")
 
 
+@lru_cache(maxsize=4096)
 def refusal_sentences(observation: str) -> tuple[int, str]:
-    """``(refused sentences at the start, the text after them)``.
+    """``(refused sentences at the start, the text after them)`` (kept per text: games repeat themselves).
 
     Example:
         >>> refusal_sentences("You can't go up from here! << Outside >> You are outside.")
@@ -489,6 +552,9 @@ class Hygiene:
         """New episode: forgets the text seen and the counts."""
         self._text: list[str] = []
         self._mentioned: set[str] = set(VOCABULARY)
+        self._printed_names: set[str] = set()
+        self._kept: set[TripleKey] = set()  # triples kept this episode (every name mentioned)
+        self._scanned: dict[str, int] = {}  # name not printed -> texts already searched for it
         self.failures = self.dropped = 0
         self.failed: dict[str, list[str]] = {}
 
@@ -521,11 +587,21 @@ class Hygiene:
         return found
 
     def _printed(self, name: str) -> bool:
+        """Whether the game printed ``name``; each text is searched once per name (a name found
+        stays found, one not found is looked for in the newer texts only)."""
         bare = _ARTICLE.sub("", name)
         if not bare:
             return False
-        pattern = re.compile(rf"(?<![\w-]){re.escape(bare)}(?:e?s)?(?![\w-])")
-        return any(pattern.search(text) for text in reversed(self._text))
+        if bare in self._printed_names:
+            return True
+        pattern = _name_pattern(bare)
+        texts = self._text
+        if any(pattern.search(texts[i]) for i in range(len(texts) - 1, self._scanned.get(bare, 0) - 1, -1)):
+            self._printed_names.add(bare)
+            self._scanned.pop(bare, None)
+            return True
+        self._scanned[bare] = len(texts)
+        return False
 
     def _joined(self, name: str) -> bool:
         parts = [p for p in _JOINERS.split(name) if p]
@@ -535,14 +611,25 @@ class Hygiene:
         """The triples whose entities the game mentioned; the others are counted in :attr:`dropped`."""
         kept = []
         for subject, relation, obj in triples:
+            if (subject, relation, obj) in self._kept:  # its names were mentioned: they stay mentioned
+                kept.append((subject, relation, obj))
+                continue
             entities = (subject,) if normalize(relation) in VALUE_RELATIONS else (subject, obj)
             if all(self.mentioned(e) for e in entities):
                 kept.append((subject, relation, obj))
+                self._kept.add((subject, relation, obj))
             else:
                 self.dropped += 1
         return kept
 
 
+@lru_cache(maxsize=4096)
+def _name_pattern(name: str) -> re.Pattern[str]:
+    """``name`` as a whole phrase of a text, a plural ``s`` allowed (kept per name)."""
+    return re.compile(rf"(?<![\w-]){re.escape(name)}(?:e?s)?(?![\w-])")
+
+
+@lru_cache(maxsize=4096)
 def _flat(text: str) -> str:
     """Lower case, spaces collapsed within each line (a name never spans two lines)."""
     return "\n".join(" ".join(line.split()) for line in text.lower().splitlines())

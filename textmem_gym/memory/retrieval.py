@@ -27,6 +27,7 @@ triple extracted at that step:
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 import re
@@ -49,6 +50,16 @@ STOPWORDS: frozenset[str] = frozenset(
 def tokenize(text: str) -> list[str]:
     """Lower-case alphanumeric tokens without stopwords."""
     return [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def query_tokens(text: str) -> frozenset[str]:
+    """The distinct tokens of a query (kept: the same rooms and things are asked about every step)."""
+    return frozenset(tokenize(text))
+
+
+def _rank(item: tuple[int, float]) -> tuple[float, int]:
+    return (-item[1], item[0])
 
 
 def passage_text(observation: str, action: str) -> str:
@@ -77,7 +88,8 @@ class SimilarityIndex(Protocol):
 
 
 class BM25Index:
-    """Okapi BM25 over short texts, updated incrementally.
+    """Okapi BM25 over short texts, updated incrementally. Additions and removals are applied, in
+    order, when the index is next read (a memory whose belief nobody reads never pays for them).
 
     Args:
         k1: Term-frequency saturation.
@@ -94,14 +106,38 @@ class BM25Index:
         self._lengths: dict[int, int] = {}
         self._total_length = 0
         self._tokens_of: dict[int, tuple[str, ...]] = {}
+        self._weights: dict[str, dict[int, float]] = {}  # token -> its term of each item's score (until a change)
+        self._pending: list[tuple[int, str | None]] = []  # (item, text) to add or (item, None) to remove, in order
 
     def __len__(self) -> int:
+        self._settle()
         return len(self._lengths)
 
     def add(self, item: int, text: str) -> None:
         """Indexes ``text`` under ``item`` (re-adding replaces)."""
+        self._pending.append((item, text))
+        if len(self._pending) > 4096:
+            self._settle()
+
+    def remove(self, item: int) -> None:
+        """Drops ``item`` (no-op if absent)."""
+        self._pending.append((item, None))
+
+    def _settle(self) -> None:
+        """Applies the pending additions and removals."""
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, []
+        self._weights.clear()
+        for item, text in pending:
+            if text is None:
+                self._drop(item)
+            else:
+                self._index(item, text)
+
+    def _index(self, item: int, text: str) -> None:
         if item in self._lengths:
-            self.remove(item)
+            self._drop(item)
         counts = Counter(tokenize(text))
         for token, count in counts.items():
             self._postings[token][item] = count
@@ -110,8 +146,7 @@ class BM25Index:
         self._total_length += length
         self._tokens_of[item] = tuple(counts)
 
-    def remove(self, item: int) -> None:
-        """Drops ``item`` (no-op if absent)."""
+    def _drop(self, item: int) -> None:
         if item not in self._lengths:
             return
         for token in self._tokens_of.pop(item):
@@ -123,33 +158,46 @@ class BM25Index:
 
     def idf(self, token: str) -> float:
         """BM25 inverse document frequency (non-negative variant)."""
+        self._settle()
         n, df = len(self._lengths), len(self._postings.get(token, ()))
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
     def scores(self, query: str, candidates: Iterable[int] = ()) -> dict[int, float]:
         """BM25 score of every item sharing a (not too common) token with ``query``."""
+        self._settle()
         n = len(self._lengths)
         if n == 0:
             return {}
-        average = self._total_length / n
-        scores: dict[int, float] = {c: 0.0 for c in candidates if c in self._lengths}
-        tokens = sorted((len(self._postings.get(t, ())), t) for t in set(tokenize(query)))
+        lengths, postings_of = self._lengths, self._postings
+        scores: dict[int, float] = {c: 0.0 for c in candidates if c in lengths}
+        tokens = sorted((len(postings_of.get(t, ())), t) for t in query_tokens(query))
         scored_any = False
         for df, token in tokens:
-            postings = self._postings.get(token)
-            if not postings or (n > 50 and df > self.max_df * n) or (scored_any and df > self.max_postings):
+            if not df or (n > 50 and df > self.max_df * n) or (scored_any and df > self.max_postings):
                 continue
             scored_any = True
-            idf = self.idf(token)
-            for item, tf in postings.items():
-                norm = self.k1 * (1 - self.b + self.b * self._lengths[item] / average)
-                scores[item] = scores.get(item, 0.0) + idf * tf * (self.k1 + 1) / (tf + norm)
+            for item, weight in self._token_weights(token).items():
+                scores[item] = scores.get(item, 0.0) + weight
         return scores
+
+    def _token_weights(self, token: str) -> dict[int, float]:
+        """``token``'s term of the score of each item holding it; kept until the index changes
+        (the term depends on every item through the IDF and the average length)."""
+        weights = self._weights.get(token)
+        if weights is None:
+            average = self._total_length / len(self._lengths)
+            idf, k1, b, lengths = self.idf(token), self.k1, self.b, self._lengths
+            weights = {item: idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * lengths[item] / average))
+                       for item, tf in self._postings[token].items()}
+            self._weights[token] = weights
+        return weights
 
     def search(self, query: str, k: int, candidates: Iterable[int] = ()) -> list[tuple[int, float]]:
         """The ``k`` best ``(item, score)`` pairs, best first (ties: lower id first)."""
         scores = self.scores(query, candidates)
-        return heapq.nlargest(k, scores.items(), key=lambda kv: (kv[1], -kv[0]))
+        if len(scores) > 8 * k:
+            return heapq.nlargest(k, scores.items(), key=lambda kv: (kv[1], -kv[0]))
+        return sorted(scores.items(), key=_rank)[:k]
 
 
 Embedder = Callable[[Sequence[str]], np.ndarray]
@@ -292,11 +340,19 @@ def episodic_relevance(n_matched: int, n_total: int) -> float:
 
 
 class EpisodicMemory:
-    """Episodic vertices with a reverse index triple id -> episodes."""
+    """Episodic vertices, grouped by their episodic edge (episodes linked to the same triples),
+    with a reverse index triple id -> groups.
+
+    A game re-describes the same room many times: those episodes link the same triples, so they
+    share one group, and a search scores each group once (its episodes all have its score; only
+    its ``k`` most recent can be among the ``k`` best, ties going to the most recent). A search
+    costs the groups its triples touch, not every episode that ever repeated them.
+    """
 
     def __init__(self) -> None:
         self.episodes: list[Episode] = []
-        self._by_triple: dict[int, list[int]] = defaultdict(list)
+        self._groups: dict[tuple[int, ...], list[int]] = {}  # triple ids -> their episodes' indexes, in order
+        self._by_triple: dict[int, list[tuple[int, ...]]] = defaultdict(list)  # triple id -> groups linking it
 
     def __len__(self) -> int:
         return len(self.episodes)
@@ -306,18 +362,24 @@ class EpisodicMemory:
         ids = sorted(set(triples))
         index = len(self.episodes)
         self.episodes.append(Episode(step, action, observation, ids))
-        for tid in ids:
-            self._by_triple[tid].append(index)
+        key = tuple(ids)
+        group = self._groups.get(key)
+        if group is None:
+            group = self._groups[key] = []
+            for tid in ids:
+                self._by_triple[tid].append(key)
+        group.append(index)
 
     def search(self, triples: Iterable[int], k: int) -> list[tuple[Episode, float]]:
         """The ``k`` episodes most relevant to the retrieved ``triples`` (score > 0), best first
         (ties: most recent first)."""
-        matched: dict[int, int] = defaultdict(int)
+        matched: dict[tuple[int, ...], int] = defaultdict(int)
         for tid in set(triples):
-            for index in self._by_triple.get(tid, ()):
-                matched[index] += 1
-        scored = ((i, episodic_relevance(n, len(self.episodes[i].triples))) for i, n in matched.items())
-        best = heapq.nlargest(k, (s for s in scored if s[1] > 0), key=lambda s: (s[1], s[0]))
+            for key in self._by_triple.get(tid, ()):
+                matched[key] += 1
+        scored = ((i, score) for key, n in matched.items() if (score := episodic_relevance(n, len(key))) > 0
+                  for i in self._groups[key][-k:])
+        best = heapq.nlargest(k, scored, key=lambda s: (s[1], s[0])) if k > 0 else []
         return [(self.episodes[i], score) for i, score in best]
 
     def to_json(self) -> list[dict[str, Any]]:

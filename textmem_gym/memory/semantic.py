@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 TripleKey = tuple[str, str, str]
@@ -82,6 +82,11 @@ class Triple:
 
     def as_tuple(self) -> TripleKey:
         """``(subject, relation, object)``."""
+        return self.key
+
+    @cached_property
+    def key(self) -> TripleKey:
+        """``(subject, relation, object)``, built once (a triple's three names never change)."""
         return (self.subject, self.relation, self.object)
 
     def text(self) -> str:
@@ -90,10 +95,21 @@ class Triple:
 
 
 class TripleStore:
-    """All triples ever believed, with indexes by entity and by active key."""
+    """All triples ever believed, with indexes by entity and by active key.
+
+    Attributes:
+        triples: Every triple ever believed, by id.
+        revision: Moves on whenever the set of believed triples changes (a new triple, an
+            invalidation; re-asserting a believed triple only records its step), so a caller can
+            keep what it derived from the believed graph (a search) until then.
+        map_revision: Moves on whenever a believed triple the map is made of changes
+            (:data:`MAP_RELATIONS`: rooms, exits, doors; see :class:`SpatialMap`).
+    """
 
     def __init__(self) -> None:
         self.triples: list[Triple] = []
+        self.revision = self.map_revision = 0
+        self._incident: dict[str, list[Triple]] = {}
         self._active: dict[TripleKey, int] = {}
         self._by_entity: dict[str, set[int]] = defaultdict(set)  # active ids per entity
         self._history: dict[str, list[int]] = defaultdict(list)  # all ids per entity
@@ -108,8 +124,21 @@ class TripleStore:
         Returns:
             The triple's id.
         """
-        key = (normalize(subject), normalize(relation), normalize(obj))
+        return self.add_key((normalize(subject), normalize(relation), normalize(obj)), step, inferred=inferred)[0]
+
+    def add_key(self, key: TripleKey, step: int, *, inferred: bool = False) -> tuple[int, bool]:
+        """:meth:`add` of a key already in canonical form (:func:`normalize`).
+
+        Returns:
+            The triple's id, and whether it is newly believed.
+
+        Example:
+            >>> store = TripleStore()
+            >>> store.add_key(("knife", "is on", "table"), 0), store.add_key(("knife", "is on", "table"), 1)
+            ((0, True), (0, False))
+        """
         tid = self._active.get(key)
+        new = tid is None
         if tid is not None:
             triple = self.triples[tid]
             triple.inferred = triple.inferred and inferred
@@ -122,9 +151,10 @@ class TripleStore:
                 self._by_entity[entity].add(tid)
                 self._history[entity].append(tid)
             self._by_relation[key[1]].add(tid)
+            self._changed(key[1])
         if not triple.steps or triple.steps[-1] != step:
             triple.steps.append(step)
-        return tid
+        return tid, new
 
     def invalidate(self, tid: int, step: int) -> bool:
         """Stops believing triple ``tid`` at ``step``; returns whether it was active."""
@@ -136,7 +166,14 @@ class TripleStore:
         self._by_entity[triple.subject].discard(tid)
         self._by_entity[triple.object].discard(tid)
         self._by_relation[triple.relation].discard(tid)
+        self._changed(triple.relation)
         return True
+
+    def _changed(self, relation: str) -> None:
+        self.revision += 1
+        self._incident.clear()
+        if relation in MAP_RELATIONS:
+            self.map_revision += 1
 
     def find(self, subject: str, relation: str, obj: str) -> int | None:
         """The id of an active triple, or ``None``."""
@@ -151,8 +188,13 @@ class TripleStore:
         return set(self._active)
 
     def incident(self, entity: str) -> list[Triple]:
-        """Active triples having ``entity`` as subject or object."""
-        return [self.triples[i] for i in sorted(self._by_entity.get(normalize(entity), ()))]
+        """Active triples having ``entity`` as subject or object (kept per entity until the believed
+        triples change: the same rooms and things are looked at step after step)."""
+        entity = normalize(entity)
+        found = self._incident.get(entity)
+        if found is None:
+            found = self._incident[entity] = [self.triples[i] for i in sorted(self._by_entity.get(entity, ()))]
+        return list(found)
 
     def with_relation(self, relation: str) -> list[Triple]:
         """Active triples with ``relation``."""
@@ -249,6 +291,8 @@ def door_relation(direction: str) -> str:
 
 _DIRECTION_OF = {direction_relation(d): d for d in DIRECTIONS}
 _DOOR_OF = {door_relation(d): d for d in DIRECTIONS}
+#: The relations the believed map is made of (:meth:`SpatialMap.locations`, :meth:`SpatialMap.unexplored_exits`).
+MAP_RELATIONS: frozenset[str] = frozenset({*_DIRECTION_OF, *_DOOR_OF, HAS_EXIT, AT})
 
 
 def relation_direction(relation: str) -> str | None:
@@ -294,6 +338,7 @@ def canonical(triple: TripleKey, rooms: frozenset[str] | set[str] = frozenset())
 
 # The spatial map held in semantic memory.
 
+@lru_cache(maxsize=1 << 16)
 def inverse_spatial(triple: TripleKey) -> TripleKey | None:
     """``(A, is north of, B)`` -> ``(B, is south of, A)``; ``None`` for other relations."""
     subject, relation, obj = triple
@@ -333,16 +378,29 @@ class SpatialMap:
         known = self.neighbors(room)
         return [d for d in self.exits(room) if d not in known]
 
+    def all_unexplored_exits(self) -> dict[str, list[str]]:
+        """:meth:`unexplored_exits` of every room that has some, in room order (one pass over the
+        exits and the spatial triples, not one per room)."""
+        exits: dict[str, list[str]] = defaultdict(list)
+        known: dict[str, set[str]] = defaultdict(set)
+        for t in self.store.active():
+            if t.relation == HAS_EXIT:
+                exits[t.subject].append(t.object)
+            elif (direction := relation_direction(t.relation)) is not None:
+                known[t.object].add(direction)
+        found = {room: [d for d in sorted(exits[room]) if d not in known[room]] for room in sorted(exits)}
+        return {room: dirs for room, dirs in found.items() if dirs}
+
     def locations(self) -> list[str]:
         """Every room the memory knows (from exits, spatial relations and ``is at``)."""
         rooms: set[str] = set()
-        for relation in self.store.relations():
-            if relation_direction(relation) is not None:
-                rooms.update(x for t in self.store.with_relation(relation) for x in (t.subject, t.object))
-            elif relation == HAS_EXIT or door_direction(relation) is not None:
-                rooms.update(t.subject for t in self.store.with_relation(relation))
-            elif relation == AT:
-                rooms.update(t.object for t in self.store.with_relation(relation))
+        for t in self.store.active():
+            if relation_direction(t.relation) is not None:
+                rooms.update((t.subject, t.object))
+            elif t.relation == HAS_EXIT or door_direction(t.relation) is not None:
+                rooms.add(t.subject)
+            elif t.relation == AT:
+                rooms.add(t.object)
         return sorted(rooms)
 
     def door(self, room: str, direction: str) -> tuple[str, str | None] | None:
@@ -387,9 +445,10 @@ class SpatialMap:
 
 # Functional relations: which believed triples a new one replaces.
 
+@lru_cache(maxsize=1 << 16)
 def _slot(triple: TripleKey) -> tuple[str, ...] | None:
     """The 'functional slot' a triple fills: two triples with the same slot and different
-    values cannot both be true."""
+    values cannot both be true (kept per triple: the same ones are compared step after step)."""
     subject, relation, obj = triple
     if relation in LOCATION_RELATIONS:
         return ("location", subject)
@@ -409,10 +468,17 @@ def exclusive_conflicts(existing: Iterable[Triple], new: Iterable[TripleKey]) ->
     (a thing has one location and one open/closed/locked state; a room one neighbour and one
     door per direction)."""
     slots: dict[tuple[str, ...], set[TripleKey]] = {}
-    for triple in new:
-        key = tuple(normalize(x) for x in triple)
-        slot = _slot(key)  # type: ignore[arg-type]
+    for subject, relation, obj in new:
+        key = (normalize(subject), normalize(relation), normalize(obj))
+        slot = _slot(key)
         if slot is not None:
-            slots.setdefault(slot, set()).add(key)  # type: ignore[arg-type]
-    return [t for t in existing
-            if (slot := _slot(t.as_tuple())) in slots and t.as_tuple() not in slots[slot]]
+            slots.setdefault(slot, set()).add(key)
+    if not slots:
+        return []
+    conflicts = []
+    for t in existing:
+        key = t.as_tuple()
+        slot = _slot(key)
+        if slot in slots and key not in slots[slot]:
+            conflicts.append(t)
+    return conflicts

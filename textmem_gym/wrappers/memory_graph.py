@@ -20,6 +20,14 @@ the memory offers them, and otherwise:
 - ``beliefs``: no ``info["belief_accuracy"]``;
 - ``parser``: the env backend's text parser is not handed over.
 
+The ``belief`` is rendered when it is read (``lazy_belief``, on by default for a memory the wrapper
+builds from a name): the observation is a :class:`~textmem_gym.wrappers.lazy_belief.BeliefObservation`,
+a ``dict`` whose ``belief`` is rendered on first read, from the memory as it was at that step (an
+observation still held when the wrapper next changes the memory is rendered just before). A step
+whose observation nobody reads pays for the memory's update only. A memory *object* is rendered at
+every step unless ``lazy_belief=True``: it is its caller's, who may read it during the step (a
+policy whose retrieval or LLM calls the belief shares, recorded with the step).
+
 ``info["memory"]`` (what the last update changed) is there for a memory whose ``stats`` is an
 :class:`~textmem_gym.memory.base.UpdateStats` (the graph memories).
 
@@ -63,7 +71,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar, cast
 
 import gymnasium as gym
@@ -71,14 +80,15 @@ from gymnasium import spaces
 from gymnasium.wrappers import TimeLimit
 
 from textmem_gym.envs.lazy import LazyCommands
-from textmem_gym.envs.text_game import MAX_TEXT_LENGTH, TextGameEnv, text_space, to_printable
-from textmem_gym.loading import load_object
+from textmem_gym.envs.text_game import MAX_TEXT_LENGTH, TEXT_PARSER_GROUP, TextGameEnv, text_space, to_printable
+from textmem_gym.loading import load_declared
 from textmem_gym.memory.base import UpdateStats
 from textmem_gym.memory.belief_metrics import BeliefAccuracy
 from textmem_gym.memory.extractors import Extractor, TextParser
 from textmem_gym.memory.protocol import HasBeliefs, HasMap, Memory, ReadsParser, Renders, Resettable
 from textmem_gym.memory.registry import make_memory
 from textmem_gym.memory.semantic import direction_relation, normalize
+from textmem_gym.wrappers.lazy_belief import BeliefObservation, UnreadBelief
 
 BELIEF_MODES = ("retrieve", "full")
 #: A custom ``belief``: ``(memory, observation) -> text``.
@@ -131,7 +141,7 @@ def text_parser(env: gym.Env) -> TextParser | None:
     """
     game = env.unwrapped
     name = game.text_parser if isinstance(game, TextGameEnv) else None
-    return None if name is None else load_object(name)()
+    return None if name is None else load_declared("text parser", name, TEXT_PARSER_GROUP)()
 
 
 def find_wrapper(env: gym.Env, kind: type[W]) -> W | None:
@@ -166,25 +176,35 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         belief_metrics: Score the belief against privileged facts each step
             (``info["belief_accuracy"]``); ``None`` = whenever ``info`` has ``facts``.
         belief_budget: Tokens of the ``belief`` of a memory without ``render`` (its ``context``).
+        lazy_belief: Render the ``belief`` when it is read (see the module doc); ``None``: for a
+            memory given by name with ``belief="retrieve"`` or ``"full"``. Needs the ``Dict``
+            observation (not ``flatten``).
 
     Raises:
         TypeError: ``memory`` (or what its name built) is not a memory (one line).
-        ValueError: An unknown memory name, a bad ``belief``, or options given with a memory object.
+        ValueError: An unknown memory name, a bad ``belief``, options given with a memory object,
+            or ``lazy_belief=True`` with ``flatten=True``.
     """
 
     def __init__(self, env: gym.Env, *, memory: str | Memory = "arigraph", extractor: str | Extractor | None = None,
                  goto: bool = True, flatten: bool = False, belief: str | BeliefRenderer = "retrieve",
                  macro_counts_as_one_step: bool = False, memory_options: dict[str, Any] | None = None,
                  extractor_options: dict[str, Any] | None = None, belief_metrics: bool | None = None,
-                 belief_budget: int = DEFAULT_BELIEF_BUDGET):
+                 belief_budget: int = DEFAULT_BELIEF_BUDGET, lazy_belief: bool | None = None):
         # No deepcopy of the arguments: a memory object may hold an LLM client (locks, sockets).
         gym.utils.RecordConstructorArgs.__init__(
             self, _disable_deepcopy=True, memory=memory, extractor=extractor, goto=goto, flatten=flatten, belief=belief,
             macro_counts_as_one_step=macro_counts_as_one_step, memory_options=memory_options,
-            extractor_options=extractor_options, belief_metrics=belief_metrics, belief_budget=belief_budget)
+            extractor_options=extractor_options, belief_metrics=belief_metrics, belief_budget=belief_budget,
+            lazy_belief=lazy_belief)
         gym.Wrapper.__init__(self, env)
         if not callable(belief) and belief not in BELIEF_MODES:
             raise ValueError(f"belief must be one of {BELIEF_MODES} or a callable, got {belief!r}")
+        if lazy_belief and flatten:
+            raise ValueError("lazy_belief=True needs the Dict observation: a flattened observation is one string")
+        self.lazy_belief = bool(lazy_belief) if lazy_belief is not None else \
+            isinstance(memory, str) and not callable(belief) and not flatten
+        self._unread = UnreadBelief()
         self._memory_spec = memory
         self._memory_options = _named_options(memory, extractor, memory_options, extractor_options)
         self.goto, self.flatten, self.belief_mode = bool(goto), bool(flatten), belief
@@ -239,6 +259,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
     # -- Gymnasium API -------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         """Resets the env and empties the memory, which then reads the first observation."""
+        self._unread.settle()
         observation, info = self.env.reset(seed=seed, options=options)
         self._empty_memory()
         self.belief_accuracy.reset()
@@ -249,6 +270,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     def step(self, action: str) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """A primitive command, or ``go to X`` (macro) when ``goto`` is on."""
+        self._unread.settle()
         room_map = self.map if self.goto else None
         target = parse_goto(action) if room_map is not None else None
         self.decisions += 1
@@ -290,6 +312,8 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return belief_text(self.memory, query, self.belief_budget, renders=self._renders)
 
     def _observation(self, observation: str) -> Any:
+        if self.lazy_belief:
+            return self._unread.track(BeliefObservation(observation, partial(self.render_belief, observation)))
         belief = self.render_belief(observation)
         if self.flatten:
             return f"{observation}\n\n[Memory]\n{belief}"[:MAX_TEXT_LENGTH]
@@ -299,24 +323,26 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._last_info = info  # never mutated below: the augmented info is a copy
         info = dict(info)
         room_map = self.map
+        known = room_map.known_locations() if room_map is not None else []
         info["location"] = room_map.location if room_map is not None else None
-        info["known_locations"] = room_map.known_locations() if room_map is not None else []
+        info["known_locations"] = known
         info["unexplored_exits"] = room_map.unexplored_exits() if room_map is not None else {}
         stats = getattr(self.memory, "stats", None)
         if isinstance(stats, UpdateStats):
-            info["memory"] = asdict(stats)
+            info["memory"] = stats.as_dict()
         inner = info.get("steps")  # an env that expands commands itself (NetHack skills) counts its keys
         primitive = inner["primitive"] if isinstance(inner, dict) and "primitive" in inner else self.primitive_steps
         info["steps"] = {"decisions": self.decisions, "primitive": primitive,
                          "counted": self.budget_used, "limit": self.max_steps}
         if self.goto and "admissible_commands" in info:
-            info["admissible_commands"] = self._with_gotos(info["admissible_commands"])
+            info["admissible_commands"] = self._with_gotos(info["admissible_commands"], known)
         return info
 
-    def _with_gotos(self, commands: Any) -> Any:
+    def _with_gotos(self, commands: Any, known: list[str]) -> Any:
         if self.map is None:
             return commands
-        extra = goto_commands(self.map)
+        location = self.map.location
+        extra = [f"go to {room}" for room in known if room != location]
         if isinstance(commands, LazyCommands) and not commands.computed:
             return LazyCommands(lambda: list(commands) + extra)
         return list(commands) + extra

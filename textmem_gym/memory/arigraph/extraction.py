@@ -35,7 +35,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from textmem_gym.llm.calls import Ask, ClientAsk, PromptFolder, Trimmable
+from textmem_gym.llm.calls import Ask, ClientAsk
+from textmem_gym.llm.prompts import PromptFolder, Trimmable
 from textmem_gym.memory.arigraph.parse import canonical, parse_replacements, parse_triplets
 from textmem_gym.memory.extractors.base import BaseExtractor, Extraction
 from textmem_gym.memory.extractors.rules import move_direction, room_name

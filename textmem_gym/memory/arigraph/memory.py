@@ -24,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from textmem_gym.memory.extractors import Extractor
@@ -82,6 +83,12 @@ class AriGraphMemory(GraphMemory):
         triples, episodes = (self.store.active(), []) if found is None else (found.triples, found.episodes)
         lines.append("Known facts: " + "; ".join(t.text() for t in triples))
         for episode, _ in episodes:
-            text = " ".join(episode.observation.split())[: self.max_episode_chars]
+            text = _one_line(episode.observation)[: self.max_episode_chars]
             lines.append(f"Memory of step {episode.step} (after '{episode.action}'): {text}")
         return "\n".join(lines)
+
+
+@lru_cache(maxsize=4096)
+def _one_line(text: str) -> str:
+    """``text`` on one line (kept: the same episodes are shown step after step)."""
+    return " ".join(text.split())

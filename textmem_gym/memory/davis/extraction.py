@@ -29,7 +29,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from textmem_gym.llm.calls import Ask, PromptFolder, Trimmable, text_pieces
+from textmem_gym.llm.calls import Ask
+from textmem_gym.llm.prompts import PromptFolder, Trimmable, text_pieces
 from textmem_gym.memory.davis.kg import LOCATION, OBJECT, PERSON
 from textmem_gym.memory.extractors import BaseExtractor, Extraction, TextParser, make_extractor
 from textmem_gym.memory.semantic import AT, IN, ON, TripleKey, TripleStore, normalize

@@ -68,6 +68,10 @@ class TemporalKG:
         self.read_only = read_only
         self._graph = nx.MultiDiGraph()
         self._episodes: list[int | str] = []
+        self._ids: dict[tuple[str, str, str, int, int | str], int] = {}  # fact -> its id (each is stored once)
+        self._between: dict[str, dict[str, list[int]]] = {}  # subject -> object -> fact ids, oldest first
+        self._last_time: tuple[int, int] = (-1, -1)
+        self._in_order = True  # facts were added in time order (then the latest are the last ones)
 
     def __len__(self) -> int:
         return len(self.facts)
@@ -88,14 +92,19 @@ class TemporalKG:
             self.types[normalize(name)] = kind
         for entity in (s, o):
             self.types.setdefault(entity, OBJECT)
-        for key, data in self._graph.get_edge_data(s, o, default={}).items():
-            if data["relation"] == r and data["step"] == step and data["episode"] == episode:
-                return self.facts[key]
+        known = self._ids.get((s, r, o, step, episode))
+        if known is not None:
+            return self.facts[known]
         fact = Fact(len(self.facts), s, r, o, step, episode)
         self.facts.append(fact)
+        self._ids[(s, r, o, step, episode)] = fact.id
+        self._between.setdefault(s, {}).setdefault(o, []).append(fact.id)
         self._graph.add_edge(s, o, key=fact.id, relation=r, step=step, episode=episode)
         if episode not in self._episodes:
             self._episodes.append(episode)
+        time = (self._episodes.index(episode), step)
+        self._in_order = self._in_order and time >= self._last_time
+        self._last_time = time
         return fact
 
     def entities(self, kind: str | None = None) -> list[str]:
@@ -107,7 +116,10 @@ class TemporalKG:
         return sorted(set(facts), key=self._time_key())
 
     def latest(self, n: int) -> list[Fact]:
-        """The ``n`` latest facts, in time order (``order(facts)[-n:]`` without sorting them all)."""
+        """The ``n`` latest facts, in time order (``order(facts)[-n:]`` without sorting them all: the
+        last ones when the facts were added in time order, as an episode adds them)."""
+        if self._in_order:
+            return self.facts[-n:] if n > 0 else []
         key = self._time_key()
         return sorted(heapq.nlargest(n, self.facts, key=key), key=key)
 
@@ -115,9 +127,10 @@ class TemporalKG:
         rank = {e: i for i, e in enumerate(self._episodes)}
         return lambda f: (rank.get(f.episode, len(rank)), f.step, f.id)
 
-    def expand(self, entities: Sequence[str], hops: int = 1) -> list[Fact]:
+    def expand(self, entities: Sequence[str], hops: int = 1, latest: int | None = None) -> list[Fact]:
         """Section 3.4: the shortest path between the first two entities plus the ``hops``-hop
-        neighbourhood of each, as time-ordered facts between those vertices."""
+        neighbourhood of each, as time-ordered facts between those vertices (the ``latest`` ones
+        only, when given: ``expand(...)[-latest:]``, without reading every older fact between them)."""
         graph = self._graph.to_undirected(as_view=True)
         seeds = [normalize(e) for e in entities if normalize(e) in graph]
         nodes: set[str] = set()
@@ -125,8 +138,12 @@ class TemporalKG:
             nodes |= set(nx.single_source_shortest_path_length(graph, seed, cutoff=hops))
         if len(seeds) >= 2:
             nodes |= set(first_shortest_path(graph, seeds[0], seeds[1]))
-        sub = self._graph.subgraph(nodes)
-        return self.order(self.facts[key] for _, _, key in sub.edges(keys=True))
+        if latest is None or not self._in_order:
+            found = self.order(self.facts[key] for _, _, key in self._graph.subgraph(nodes).edges(keys=True))
+            return found if latest is None else found[-latest:] if latest > 0 else []
+        ids = [i for s in nodes for o, between in self._between.get(s, {}).items() if o in nodes
+               for i in between[-latest:]]
+        return self.order(self.facts[i] for i in ids)[-latest:] if latest > 0 else []
 
     def to_networkx(self) -> nx.MultiDiGraph:
         """A copy of the graph (edges carry ``relation``, ``step``, ``episode``; vertices ``type``)."""

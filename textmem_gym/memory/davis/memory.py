@@ -42,7 +42,8 @@ from typing import Any
 import networkx as nx
 
 from textmem_gym.llm import parse_json_object
-from textmem_gym.llm.calls import Ask, ClientAsk, PromptFolder, Trimmable
+from textmem_gym.llm.calls import Ask, ClientAsk
+from textmem_gym.llm.prompts import PromptFolder, Trimmable
 from textmem_gym.memory.davis.extraction import DavisLLMExtractor, DavisRulesExtractor
 from textmem_gym.memory.davis.kg import ENTITY_TYPES, Fact, TemporalKG
 from textmem_gym.memory.entities import EntityIndex
@@ -109,6 +110,7 @@ class DAVISMemory(GraphMemory):
         """Starts a new episode (the world model is kept)."""
         super().reset()
         self.kg, self.episode_label = TemporalKG(), CURRENT
+        self._entities: tuple[list[tuple[TemporalKG, int]], EntityIndex] | None = None
         self.score: float | None = None
         self.qa_log: list[QAResult] = []
 
@@ -133,6 +135,15 @@ class DAVISMemory(GraphMemory):
     def graphs(self) -> list[TemporalKG]:
         """The world model (if any) and the current episode's graph."""
         return [g for g in (self.world_model, self.kg) if g is not None]
+
+    def _entity_index(self) -> EntityIndex:
+        """The similarity index of every entity of :meth:`graphs` (:func:`_rule_entities`' index), kept
+        while no graph gains an entity (the graphs only grow: their entity count says when)."""
+        key = [(graph, len(graph.types)) for graph in self.graphs()]
+        if self._entities is None or self._entities[0] != key:
+            names = {e for graph in self.graphs() for e, kind in graph.types.items() if kind in ENTITY_TYPES}
+            self._entities = (key, EntityIndex(names))
+        return self._entities[1]
 
     def _typed_entities(self) -> dict[str, list[str]]:
         return {kind: sorted({e for g in self.graphs() for e in g.entities(kind)}) for kind in ENTITY_TYPES}
@@ -160,7 +171,8 @@ class DAVISMemory(GraphMemory):
     def graph_qa(self, question: str) -> QAResult:
         """Answers ``question`` from the time-ordered subgraph around two chosen entities."""
         types, entities = self._select(question)
-        facts = [f for g in self.graphs() for f in g.expand(entities, self.hops)][-self.max_facts:]
+        around = (g.expand(entities, self.hops, latest=self.max_facts) for g in self.graphs())
+        facts = [f for found in around for f in found][-self.max_facts:]
         result = QAResult(question, types, entities, facts)
         sequence = "\n".join(f.text() for f in facts) or "(no facts)"
         if self.ask is not None:
@@ -180,8 +192,8 @@ class DAVISMemory(GraphMemory):
                  "Recent events: " + ("; ".join(f.text() for f in recent) or "none")]
         if query is not None:
             text = query if isinstance(query, str) else " ".join(query)
-            entities = _rule_entities(text, self._typed_entities())
-            facts = [f for g in self.graphs() for f in g.expand(entities, self.hops)][-20:]
+            entities = self._entity_index().top(text, 2)
+            facts = [f for g in self.graphs() for f in g.expand(entities, self.hops, latest=20)][-20:]
             lines.append(f"Facts around {', '.join(entities) or 'nothing'}: " + "; ".join(f.text() for f in facts))
         return "\n".join(lines)
 

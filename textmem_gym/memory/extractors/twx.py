@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from textmem_gym.envs.privileged import FactTriple
@@ -81,6 +82,9 @@ _EAT = re.compile(r"^You eat the (.+?)\.")
 _MEAL = "Adding the meal to your inventory."
 _INGREDIENTS = re.compile(r"Ingredients:\n(.*?)\n\s*\n", re.S)
 _DOOR_FEEDBACK = re.compile(r"^You (open|close) the (.+? door)(?:, revealing the (.+?)\.| to the (.+?)\.)")
+#: :func:`~textmem_gym.envs.twx.text.read_room`, kept per text: a game describes the same rooms again
+#: and again (the views are only read, never changed).
+_read_room = lru_cache(maxsize=4096)(read_room)
 
 
 def room_triples(view: RoomView) -> list[TripleKey]:
@@ -114,7 +118,7 @@ class TWXRules:
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         """Triples of one step and the believed ones it shows to be gone."""
         out = Extraction()
-        view = read_room(observation)
+        view = _read_room(observation)
         if view is not None:
             self._room(out, view, store)
         else:
@@ -146,7 +150,9 @@ class TWXRules:
         holders = {normalize(t) for t, r, _ in view.things if r == "at"}
         open_ = {normalize(t) for t, s in view.states.items() if s == "open"} | \
             {normalize(h) for _, r, h in view.things if r == "in"}
-        for t in store.active():
+        # what can be stale lies in this room or on/in its things: their incident triples, not the whole store
+        near = sorted({t.id: t for e in (room, *holders) for t in store.incident(e)}.items())
+        for _, t in near:
             key = t.as_tuple()
             if key in shown:
                 continue
@@ -249,7 +255,7 @@ class TWXObservedTruth(ObservedTruth):
 
 def _neighbours(observation: str, action: str, room: str | None) -> list[tuple[str, str, str]]:
     """``(room, direction, neighbour)`` the text names: a description's exits, a door opened."""
-    view = read_room(observation)
+    view = _read_room(observation)
     if view is not None:
         return [(view.room, d, n) for d, n in view.exits.items() if n is not None]
     match = _DOOR_FEEDBACK.match(observation.strip())

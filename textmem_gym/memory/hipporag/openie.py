@@ -33,7 +33,8 @@ import re
 from typing import Any, Protocol
 
 from textmem_gym.llm.answers import parse_json_object
-from textmem_gym.llm.calls import Ask, PromptFolder
+from textmem_gym.llm.calls import Ask
+from textmem_gym.llm.prompts import PromptFolder
 from textmem_gym.memory.extractors.rules import RulesExtractor
 from textmem_gym.memory.semantic import TripleKey, TripleStore, normalize
 

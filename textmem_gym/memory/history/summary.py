@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from textmem_gym.llm import LLMCalls, Trimmable
-from textmem_gym.llm.calls import PromptFolder
+from textmem_gym.llm.prompts import PromptFolder
 from textmem_gym.memory.budget import fit_budget
 from textmem_gym.memory.history.memory import FullHistoryMemory
 

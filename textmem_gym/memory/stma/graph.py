@@ -33,7 +33,7 @@ from textmem_gym.memory.entities import BM25EntityIndex, EmbeddingEntityIndex, E
 from textmem_gym.memory.semantic import AT, HAS_EXIT, IN, IS, ON, Triple, TripleKey, relation_direction
 
 __all__ = ["BM25EntityIndex", "EmbeddingEntityIndex", "EntityIndex", "describe", "graph_of", "hop_distances",
-           "k_hop", "rank_subgraph", "retrieve_subgraph", "sentence", "transitive_directions"]
+           "k_hop", "rank_around", "rank_subgraph", "retrieve_subgraph", "sentence", "transitive_directions"]
 
 
 def graph_of(triples: Iterable[Triple]) -> nx.MultiDiGraph:
@@ -70,7 +70,21 @@ def rank_subgraph(triples: Sequence[Triple], query: str, top_n: int = 8, k: int 
     if not triples:
         return []
     graph = graph_of(triples)
-    nearest = hop_distances(graph, index(graph.nodes).top(query, top_n), k)
+    return rank_around(triples, graph, index(graph.nodes).top(query, top_n), k)
+
+
+def rank_around(triples: Sequence[Triple], graph: nx.MultiDiGraph, seeds: Sequence[str], k: int) -> list[Triple]:
+    """:func:`rank_subgraph` once its seed entities are chosen (``graph`` is :func:`graph_of` ``triples``):
+    the triples within ``k`` hops of ``seeds``, most relevant first.
+
+    Example:
+        >>> from textmem_gym.memory.semantic import TripleStore
+        >>> store = TripleStore()
+        >>> _ = store.add("knife", "is on", "table", 0), store.add("table", "is at", "hall", 0)
+        >>> [t.as_tuple() for t in rank_around(store.active(), graph_of(store.active()), ["knife"], 1)]
+        [('knife', 'is on', 'table')]
+    """
+    nearest = hop_distances(graph, seeds, k)
     found = [(min(nearest[t.subject], nearest[t.object]), -position, t) for position, t in enumerate(triples)
              if t.subject in nearest and t.object in nearest]
     return [t for *_, t in sorted(found, key=lambda item: (item[0], item[1]))]

@@ -20,7 +20,7 @@ keep working). Without an LLM, or when a call fails, the deterministic parts sta
 summary, the ``rules`` extractor, and the aggregator's sentences with transitive direction
 inference.
 
-Context budget: each LLM call passes its growing parts as :class:`~textmem_gym.llm.calls.Trimmable`
+Context budget: each LLM call passes its growing parts as :class:`~textmem_gym.llm.prompts.Trimmable`
 sections, which lose items in this order until the prompt fits the model's context window:
 
 - summarizer: ``trajectory``, the oldest buffer records first (never the latest record: the
@@ -52,12 +52,13 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from textmem_gym.llm.calls import Ask, ClientAsk, PromptFolder, Trimmable, text_pieces
+from textmem_gym.llm.calls import Ask, ClientAsk
+from textmem_gym.llm.prompts import PromptFolder, Trimmable, text_pieces
 from textmem_gym.memory.extractors import BaseExtractor, Extraction, Extractor, TextParser, make_extractor
 from textmem_gym.memory.graph_memory import GraphMemory
 from textmem_gym.memory.retrieval import client_embedder
 from textmem_gym.memory.semantic import Triple, TripleKey, TripleStore, canonical, normalize
-from textmem_gym.memory.stma.graph import BM25EntityIndex, EmbeddingEntityIndex, describe, rank_subgraph
+from textmem_gym.memory.stma.graph import BM25EntityIndex, EmbeddingEntityIndex, describe, graph_of, rank_around
 from textmem_gym.memory.stma.temporal import HistoryBuffer, RuleSummarizer
 
 #: This package's prompt templates (``prompts/*.txt``).
@@ -70,7 +71,7 @@ _TRIPLE = re.compile(r'\[\s*"([^"\]]+)"\s*,\s*"([^"\]]+)"\s*,\s*"([^"\]]+)"\s*\]
 
 def paragraph_section(name: str, text: str, empty: str = "") -> Trimmable:
     """``text`` as a section losing its first (oldest) sentence or line first
-    (:func:`~textmem_gym.llm.calls.text_pieces`); shown as ``text`` itself while nothing is
+    (:func:`~textmem_gym.llm.prompts.text_pieces`); shown as ``text`` itself while nothing is
     dropped (then without leading whitespace, or as ``empty`` once every piece is dropped).
 
     Example:
@@ -258,9 +259,22 @@ class STMAMemory(GraphMemory):
         return EmbeddingEntityIndex(names, self._embed_counted, self._vectors)
 
     def rank(self, query: str | list[str]) -> list[Triple]:
-        """Algorithm 1 on the believed KG, most relevant first (``query`` lists are joined)."""
+        """Algorithm 1 on the believed KG, most relevant first (``query`` lists are joined). The KG's
+        graph and entity index, and the ranking around each set of seed entities, are kept until the
+        believed triples change."""
         text = query if isinstance(query, str) else " ".join(query)
-        return rank_subgraph(self.store.active(), text, self.top_n, self.hops, self._entity_index)
+        cache = self._graph_cache.get()
+        if "stma graph" not in cache:
+            triples = self.store.active()
+            graph = graph_of(triples)
+            cache["stma graph"] = (triples, graph, self._entity_index(graph.nodes) if triples else None)
+        triples, graph, index = cache["stma graph"]
+        if index is None:
+            return []
+        seeds = tuple(index.top(text, self.top_n))
+        if ("stma rank", seeds, self.hops) not in cache:
+            cache["stma rank", seeds, self.hops] = rank_around(triples, graph, seeds, self.hops)
+        return list(cache["stma rank", seeds, self.hops])
 
     def retrieve(self, query: str | list[str], **_: Any) -> list[Triple]:  # type: ignore[override]
         """Algorithm 1 on the believed KG, oldest first (``query`` lists are joined)."""
@@ -273,7 +287,7 @@ class STMAMemory(GraphMemory):
         if key not in self._spatial:
             ranked = self.store.active()[::-1] if query is None else self.rank(query)  # best first
             triples = sorted(ranked, key=lambda t: t.id)
-            text = describe(triples)
+            text = self._describe(triples)
             if self.aggregator_mode == "llm" and triples:
                 line = {t.id: json.dumps(list(t.as_tuple())) for t in triples}
                 relations = Trimmable("relations", [line[t.id] for t in ranked], drop="last",
@@ -286,6 +300,14 @@ class STMAMemory(GraphMemory):
                 text = self._llm("stma_aggregate", build, [relations]) or text
             self._spatial[key] = text
         return self._spatial[key]
+
+    def _describe(self, triples: list[Triple]) -> str:
+        """:func:`~textmem_gym.memory.stma.graph.describe`, kept until the believed triples change."""
+        cache = self._graph_cache.get()
+        key = ("stma describe", tuple(t.id for t in triples))
+        if key not in cache:
+            cache[key] = describe(triples)
+        return str(cache[key])
 
     def render(self, query: str | list[str] | None = None) -> str:
         """Temporal belief, then spatial belief (for ``query``)."""

@@ -25,14 +25,17 @@ import re
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from textmem_gym.memory.extractors.rules import move_direction, room_name
 
 _READ = re.compile(r"^(?:read|examine|x)\b", re.I)
 
 
+@lru_cache(maxsize=4096)
 def first_sentence(text: str, limit: int = 160) -> str:
-    """The first sentence of ``text`` (whitespace collapsed), cut to ``limit`` characters."""
+    """The first sentence of ``text`` (whitespace collapsed), cut to ``limit`` characters (kept per
+    text: the summary is rewritten every step from the same records)."""
     flat = " ".join(text.split())
     cut = re.split(r"(?<=[.!?])\s", flat, maxsplit=1)[0]
     return cut if len(cut) <= limit else cut[: limit - 3] + "..."
