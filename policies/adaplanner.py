@@ -23,7 +23,7 @@ Plan form (``plan_format``): ``"code"`` (the paper's: a Python function in a JSO
 ``"auto"`` (the default): ``"steps"`` where the endpoint takes structured output (the client's
 structured-output mode), ``"code"`` where it does not. The steps schema limits the first step's
 action, the one played now, to an enum of the admissible commands (best-ranked for the task and
-observation first, at most :data:`~textmem_gym.llm.calls.MAX_ENUM`); on llama.cpp the schema is a
+observation first, at most :data:`~textmem_gym.llm.prompts.MAX_ENUM`); on llama.cpp the schema is a
 grammar, so every steps plan parses and starts with a command the game offers. The next steps are
 free text (the commands of later rooms are not admissible yet). A steps plan is compiled to the same
 plan language (:func:`~policies.plan_interpreter.steps_to_code`: each step sends its action and
@@ -56,8 +56,10 @@ Example:
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from policies.critic import CriticTurns, HeuristicCritic, room_from
@@ -67,7 +69,6 @@ from policies.llm_agent import (
     LLMPolicy,
     answer_schema,
     compact,
-    render_prompt,
     resolve_action,
 )
 from policies.llm_config import LLMConfig
@@ -87,7 +88,8 @@ from policies.plan_interpreter import (
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm import LLMClient
-from textmem_gym.llm.calls import MAX_ENUM, Trimmable, rank_commands
+from textmem_gym.llm.layout import FIXED, SLOW
+from textmem_gym.llm.prompts import MAX_ENUM, Trimmable, rank_commands
 
 #: Plan form -> the suffix of its prompt files (``adaplanner_plan<suffix>.txt``, ``adaplanner_refine<suffix>``).
 PLAN_FORMATS: dict[str, str] = {"code": "", "steps": "_steps"}
@@ -161,6 +163,7 @@ class AdaPlannerPolicy(CriticTurns, LLMPolicy):
     """
 
     name: ClassVar[str] = "adaplanner"
+    prompt_changes: ClassVar[Mapping[str, str]] = MappingProxyType({"task": FIXED, "skills": FIXED, "plan": SLOW})
     multi_trial: ClassVar[bool] = True
     config_class: ClassVar[type[AdaPlannerConfig]] = AdaPlannerConfig
     config: AdaPlannerConfig
@@ -343,7 +346,7 @@ class AdaPlannerPolicy(CriticTurns, LLMPolicy):
         """Asks for the first plan; ``None`` when one runs, else the fallback cause."""
         skills = self._skills_section()
         form, prompt, schema = self._prompt_and_schema("adaplanner_plan", commands)
-        answer = self.llm.ask("adaplanner_plan", lambda: render_prompt(
+        answer = self.llm.ask("adaplanner_plan", lambda: self.prompts.render(
             prompt, task=self.goal, skills=skills.text(), observation=compact(self.observation),
             actions=json.dumps(commands, ensure_ascii=False)), temperature=self.temperature,
             max_tokens=self.max_tokens, schema=schema, trim=[skills])
@@ -357,7 +360,7 @@ class AdaPlannerPolicy(CriticTurns, LLMPolicy):
         self.counts["out_of_plan_refinements"] += 1
         skills, history = self._skills_section(), self._history_section()
         form, prompt, schema = self._prompt_and_schema("adaplanner_refine", commands)
-        answer = self.llm.ask("adaplanner_refine", lambda: render_prompt(
+        answer = self.llm.ask("adaplanner_refine", lambda: self.prompts.render(
             prompt, task=self.goal, skills=skills.text(), plan=self.plan_text,
             error=feedback, history=history.text(), observation=compact(self.observation),
             actions=json.dumps(commands, ensure_ascii=False)), temperature=self.temperature,
@@ -411,7 +414,7 @@ class AdaPlannerPolicy(CriticTurns, LLMPolicy):
         self.counts["in_plan_refinements"] += 1
         history = self._history_section()
         schema = answer_schema("adaplanner_ask")
-        answer = self.llm.ask("adaplanner_ask", lambda: render_prompt(
+        answer = self.llm.ask("adaplanner_ask", lambda: self.prompts.render(
             "adaplanner_ask", task=self.goal, history=history.text(), observation=compact(self.observation),
             question=compact(question, 500)), temperature=self.temperature, max_tokens=100, schema=schema,
             trim=[history])

@@ -30,12 +30,13 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 
-from policies.llm_agent import AgentConfig, LLMAgent, Section, Turn, compact
+from policies.llm_agent import AgentConfig, LLMAgent, Turn, compact
 from textmem_gym.core.info import admissible
 from textmem_gym.core.policy import RECORDED_SCALARS, Info
 from textmem_gym.envs.text_game import TextGameEnv
 from textmem_gym.llm import LLMClient
-from textmem_gym.llm.calls import Trimmable
+from textmem_gym.llm.layout import SLOW, Section
+from textmem_gym.llm.prompts import Trimmable
 from textmem_gym.memory import make_memory, memory_name
 from textmem_gym.memory.arigraph.memory import AriGraphMemory, Retrieval
 from textmem_gym.memory.semantic import Triple
@@ -184,13 +185,13 @@ class AriadnePolicy(LLMAgent):
         rendered = [f"[step {e.step}, after '{e.action}'] {compact(e.observation, self.episode_chars)}"
                     for e in episodes]
         # trim order: episodic memories (least relevant first), then triples (last subjects first)
-        sections: list[Section] = [
-            ("Information from the memory module that can be relevant to current situation",
-             Trimmable("triples", render_triples(found.triples).split("; "), drop="last", empty="nothing yet")),
-            (f"Your {self.top_k} most relevant episodic memories from the past for the current situation",
-             Trimmable("episodic_memories", rendered, drop="last")),
+        return [
+            Section("Information from the memory module that can be relevant to current situation",
+                    Trimmable("triples", render_triples(found.triples).split("; "), drop="last", empty="nothing yet"),
+                    SLOW),
+            Section(f"Your {self.top_k} most relevant episodic memories from the past for the current situation",
+                    Trimmable("episodic_memories", rendered, drop="last"), SLOW),
         ]
-        return sections
 
     @staticmethod
     def trimmables(sections: list[Section]) -> list[Trimmable]:
@@ -203,8 +204,8 @@ class AriadnePolicy(LLMAgent):
         exits = info.get("unexplored_exits") or {}
         if not exits or not self.plan_needs_exploration():
             return None
-        return ("Yet unexplored exits in the environment",
-                "; ".join(f"{room}: {', '.join(dirs)}" for room, dirs in exits.items()))
+        return Section("Yet unexplored exits in the environment",
+                       "; ".join(f"{room}: {', '.join(dirs)}" for room, dirs in exits.items()), SLOW)
 
     def remember(self, turn: Turn, info: Info) -> None:
         """AriGraph is updated by the wrapper on every primitive step."""

@@ -27,11 +27,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from policies.llm_agent import AgentConfig, LLMAgent, Section, Turn, answer_schema, compact, render_prompt
+from policies.llm_agent import AgentConfig, LLMAgent, Turn, answer_schema, compact
 from policies.memory_stream import MemoryStream
 from textmem_gym.core.policy import UNRECORDED, Info
 from textmem_gym.llm import LLMClient
-from textmem_gym.llm.calls import Trimmable
+from textmem_gym.llm.layout import FIXED, SLOW, STEP, Section
+from textmem_gym.llm.prompts import Trimmable
 
 #: Scorings of :class:`RAGPolicy`'s memory stream.
 SCORINGS = ("similarity", "generative")
@@ -88,10 +89,12 @@ class SummaryPolicy(LLMAgent):
 
     def remember(self, turn: Turn, info: Info) -> None:
         history = self.render_history(self.history_turns())
-        sections: list[Section] = [("Main goal", self.goal), (self.history_label.format(n=self.n_prev), history),
-                                   ("Your current observation", compact(turn.observation)),
-                                   ("Your previous summary", self.summary)]
-        answer = self.llm.ask("summary", lambda: render_prompt("summary", sections=self.render_sections(sections)),
+        sections = [Section("Main goal", self.goal, FIXED),
+                    Section(self.history_label.format(n=self.n_prev), history, STEP),
+                    Section("Your current observation", compact(turn.observation), STEP),
+                    Section("Your previous summary", self.summary, SLOW)]
+        answer = self.llm.ask("summary", lambda: self.prompts.render("summary",
+                                                                     sections=self.render_sections(sections)),
                               temperature=self.summary_temperature, max_tokens=self.max_tokens,
                               trim=self.trimmables(sections))
         if answer is None or not answer.strip():
@@ -100,7 +103,7 @@ class SummaryPolicy(LLMAgent):
         self.summary = compact(answer)
 
     def memory_sections(self, observation: str, info: Info) -> list[Section]:
-        return [("Summary of the game so far", self.summary)]
+        return [Section("Summary of the game so far", self.summary, SLOW)]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -173,8 +176,8 @@ class RAGPolicy(LLMAgent):
         if self.scoring != "generative":
             return 5.0
         schema = answer_schema("importance")
-        answer = self.llm.ask("importance", render_prompt("importance", goal=self.goal, memory=compact(text, 600)),
-                              temperature=0.0, max_tokens=10, schema=schema)
+        prompt = self.prompts.render("importance", goal=self.goal, memory=compact(text, 600))
+        answer = self.llm.ask("importance", prompt, temperature=0.0, max_tokens=10, schema=schema)
         rating = self.llm.read("importance", answer, schema).get("rating")
         if answer is None or rating is None:
             self.counts["parse_failures" if answer is not None else "llm_fallbacks"] += 1
@@ -197,8 +200,8 @@ class RAGPolicy(LLMAgent):
     def memory_sections(self, observation: str, info: Info) -> list[Section]:
         found = self.retrieved(observation)
         items = [f"[step {m.step}] {compact(m.text, self.observation_chars)}" for m in found]
-        return [(f"Your {self.k} most relevant memories from the past for the current situation",
-                 Trimmable("memories", items, drop="last"))]
+        return [Section(f"Your {self.k} most relevant memories from the past for the current situation",
+                        Trimmable("memories", items, drop="last"), SLOW)]
 
     def episode_stats(self) -> dict[str, Any]:
         stats = super().episode_stats()
@@ -251,8 +254,8 @@ class SimulacraPolicy(RAGPolicy):
         """Writes reflections over the memories retrieved for the current situation."""
         found = self.stream.retrieve(f"{self.goal} {observation}", step=len(self.turns), k=self.k * 2)
         memories = "\n".join(f"{i}. {compact(m.text, 400)}" for i, m in enumerate(found, 1))
-        answer = self.llm.ask("reflection", render_prompt("simulacra_reflection", goal=self.goal, memories=memories),
-                              temperature=0.2, max_tokens=self.max_tokens)
+        prompt = self.prompts.render("simulacra_reflection", goal=self.goal, memories=memories)
+        answer = self.llm.ask("reflection", prompt, temperature=0.2, max_tokens=self.max_tokens)
         if answer is None:
             self.counts["llm_fallbacks"] += 1
             return
@@ -262,7 +265,7 @@ class SimulacraPolicy(RAGPolicy):
 
     def memory_sections(self, observation: str, info: Info) -> list[Section]:
         shown = "; ".join(self.reflections[-self.reflections_shown:]) or "none yet"
-        return super().memory_sections(observation, info) + [("Your reflections on past memories", shown)]
+        return super().memory_sections(observation, info) + [Section("Your reflections on past memories", shown, SLOW)]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -322,7 +325,8 @@ class ReflexionPolicy(RAGPolicy):
     def memory_sections(self, observation: str, info: Info) -> list[Section]:
         previous = self.trial_reflections.get(self.key, [])[-self.max_reflections:]
         text = " | ".join(f"Trial {i}: {r}" for i, r in enumerate(previous, 1)) or "none (first trial)"
-        return super().memory_sections(observation, info) + [("Your reflections from previous trials", text)]
+        reflections = Section("Your reflections from previous trials", text, FIXED)  # fixed for the episode
+        return super().memory_sections(observation, info) + [reflections]
 
     def end_episode(self, info: Info) -> None:
         if info.get("won") or not self.turns:
@@ -332,8 +336,8 @@ class ReflexionPolicy(RAGPolicy):
         trajectory = "\n".join(f"> {t.action} -> {compact(t.observation, 300)}"
                                for t in self.turns[-self.trajectory_steps:])
         previous = "; ".join(self.trial_reflections.get(self.key, [])[-self.max_reflections:]) or "none"
-        answer = self.llm.ask("trial_reflection", render_prompt("reflexion", goal=self.goal, outcome=outcome,
-                                                                previous=previous, trajectory=trajectory),
+        answer = self.llm.ask("trial_reflection", self.prompts.render("reflexion", goal=self.goal, outcome=outcome,
+                                                                      previous=previous, trajectory=trajectory),
                               temperature=0.2, max_tokens=self.max_tokens)
         if answer is None or not answer.strip():
             self.counts["llm_fallbacks"] += 1

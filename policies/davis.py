@@ -17,7 +17,7 @@ critic's best untried command is sent and counted as a fallback by cause. Defaul
 paper: LLM extraction of the temporal KG (``extractor="rules"`` is the rule variant). Context
 budget: the world model's prompt loses the oldest steps of the belief's recent trajectory first,
 then the inner monologue's oldest answers; the actor's loses the least relevant permissible
-commands (never below :data:`~textmem_gym.llm.calls.MIN_ACTIONS`). One world-model call
+commands (never below :data:`~textmem_gym.llm.prompts.MIN_ACTIONS`). One world-model call
 predicts both the next observation and the reward (Algorithm 2's transition and reward models
 share their inputs, so they are asked together).
 
@@ -39,19 +39,21 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import gymnasium as gym
 
 from policies.critic import HeuristicCritic, room_from
-from policies.llm_agent import SAFE_COMMAND, LLMPolicy, Turn, answer_schema, compact, render_prompt
+from policies.llm_agent import SAFE_COMMAND, LLMPolicy, Turn, answer_schema, compact
 from policies.llm_config import LLMConfig
 from policies.stma import executable
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm import LLMClient
 from textmem_gym.llm.answers import parse_answer
-from textmem_gym.llm.calls import MIN_ACTIONS, Trimmable, rank_commands
+from textmem_gym.llm.layout import FIXED, SLOW
+from textmem_gym.llm.prompts import MIN_ACTIONS, Trimmable, rank_commands
 from textmem_gym.memory.davis.kg import TemporalKG
 from textmem_gym.memory.davis.memory import DAVISMemory
 from textmem_gym.wrappers.memory_graph import adopt_memory, ensure_memory_wrapper
@@ -140,6 +142,9 @@ class DAVISPolicy(LLMPolicy):
     """
 
     name: ClassVar[str] = "davis"
+    # questions_left ends a line of the world model's instructions: the line stays with them
+    prompt_changes: ClassVar[Mapping[str, str]] = MappingProxyType({"goal": FIXED, "questions_left": FIXED,
+                                                                     "reflections": SLOW})
     config_class: ClassVar[type[DAVISConfig]] = DAVISConfig
     config: DAVISConfig
 
@@ -215,9 +220,9 @@ class DAVISPolicy(LLMPolicy):
     # -- world model (Algorithms 1 and 2) ----------------------------------------------------
     def update_belief(self, action: str, observation: str, reward: float) -> None:
         """``f``: the LLM folds the latest transition into the belief (kept when the call fails)."""
-        answer = self._ask("davis_belief", render_prompt("davis_belief", goal=self.goal, belief=self.state,
-                                                         action=action, observation=compact(observation, 1200),
-                                                         reward=f"{reward:g}"))
+        prompt = self.prompts.render("davis_belief", goal=self.goal, belief=self.state, action=action,
+                                     observation=compact(observation, 1200), reward=f"{reward:g}")
+        answer = self._ask("davis_belief", prompt)
         if answer is None or not answer.strip():
             self.counts["llm_fallbacks"] += 1
             return
@@ -242,7 +247,7 @@ class DAVISPolicy(LLMPolicy):
             inner = Trimmable("monologue", monologue, sep="\n", empty="(none)")
 
             def build(recent: Trimmable = recent, inner: Trimmable = inner, asked: int = asked) -> str:
-                return render_prompt(
+                return self.prompts.render(
                     "davis_world_model", goal=self.goal, belief=self.belief(recent), executed=len(self.turns),
                     reflections="\n".join(self.reflections[-3:]) or "(none)", monologue=inner.text(),
                     trajectory=_numbered(trajectory) or "(none)",
@@ -287,7 +292,7 @@ class DAVISPolicy(LLMPolicy):
         shown = Trimmable("actions", rank_commands(commands, context), drop="last", keep=MIN_ACTIONS,
                           order=commands, render=json.dumps)
         schema = answer_schema("davis_actor", commands)
-        answer = self.llm.ask("davis_actor", lambda: render_prompt(
+        answer = self.llm.ask("davis_actor", lambda: self.prompts.render(
             "davis_actor", goal=self.goal, observation=compact(self.last_observation, 1200),
             trajectory=_numbered(trajectory), actions=json.dumps([p.action for p in trajectory]),
             commands=shown.text()), temperature=self.temperature, max_tokens=self.max_tokens, schema=schema,
@@ -303,11 +308,11 @@ class DAVISPolicy(LLMPolicy):
     def criticize(self, step: Prediction, actual: str, reward: float) -> None:
         """The critic: compares predicted and actual transitions; divergence -> reflection + re-plan."""
         self.counts["critic_calls"] += 1
-        prompt = render_prompt("davis_critic", goal=self.goal, command=step.action,
-                               before=compact(self.last_observation, 800),
-                               predicted_observation=step.observation or "?",
-                               predicted_reward=f"{step.reward:g}", actual_observation=compact(actual, 800),
-                               actual_reward=f"{reward:g}")
+        prompt = self.prompts.render("davis_critic", goal=self.goal, command=step.action,
+                                     before=compact(self.last_observation, 800),
+                                     predicted_observation=step.observation or "?",
+                                     predicted_reward=f"{step.reward:g}", actual_observation=compact(actual, 800),
+                                     actual_reward=f"{reward:g}")
         schema = answer_schema("davis_critic")
         answer = self.llm.ask("davis_critic", prompt, temperature=self.temperature, max_tokens=self.max_tokens,
                               schema=schema)

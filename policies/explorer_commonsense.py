@@ -78,7 +78,13 @@ def twc_homes() -> dict[str, tuple[str, ...]]:
 
 def words(name: str) -> list[str]:
     """Lower-case words of a name, plurals made singular (``notebooks`` -> ``notebook``)."""
-    return [singular(w) for w in _WORDS.findall(name.lower())]
+    return list(_words(name))
+
+
+@functools.lru_cache(maxsize=8192)
+def _words(name: str) -> tuple[str, ...]:
+    """:func:`words`, cached: :func:`homes_of` reads every name of the table for each item it places."""
+    return tuple(singular(w) for w in _WORDS.findall(name.lower()))
 
 
 def singular(word: str) -> str:

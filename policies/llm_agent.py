@@ -14,14 +14,22 @@ untried command). Subclasses change only the memory (:meth:`LLMAgent.memory_sect
 Context budget (see :mod:`textmem_gym.llm.calls`): when the window is known, prompts lose, in this
 order, the oldest history steps, then the items of the memory sections (least relevant first,
 in the order the sections are listed), then the least relevant commands of the action list
-(:func:`~textmem_gym.llm.calls.rank_commands`, never below
-:data:`~textmem_gym.llm.calls.MIN_ACTIONS`); never the instructions, the goal, the current
+(:func:`~textmem_gym.llm.prompts.rank_commands`, never below
+:data:`~textmem_gym.llm.prompts.MIN_ACTIONS`); never the instructions, the goal, the current
 observation or the plan.
 
 Every policy that asks a model keeps a :class:`~textmem_gym.llm.LLMCalls` as ``self.llm`` and
 subclasses :class:`LLMPolicy`, which gives the runner its LLM hooks (``preflight``,
 ``take_llm_calls``, ``action_source``). The policies' prompts and answer schemas are the files of
-``policies/prompts/`` (:func:`render_prompt`, :func:`answer_schema`).
+``policies/prompts/`` (:attr:`LLMPolicy.prompts`, :func:`answer_schema`).
+
+Prompt layout (``prompt_layout``, :mod:`textmem_gym.llm.layout`): every section is declared once
+with how often it changes (:class:`~textmem_gym.llm.layout.Section` for the working memory: the goal
+is ``fixed``, the memory sections and the plan ``slow``, the history and the observation ``step``;
+:attr:`LLMPolicy.prompt_changes` for the templates' placeholders). ``"paper"`` sends the sections in
+the order declared here (the papers'); ``"cache"`` sends the fixed ones first, then the slow ones,
+then the new ones. The sections are listed, ranked and trimmed in the declared order either way;
+only what is sent is laid out.
 
 Example:
     >>> resolve_action("take the knife", ["take knife from table", "look"])
@@ -33,8 +41,9 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from policies.critic import HeuristicCritic, room_from
@@ -43,19 +52,17 @@ from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import BasePolicy, Info
 from textmem_gym.llm import LLMClient
 from textmem_gym.llm.answers import match_command
-from textmem_gym.llm.calls import MIN_ACTIONS, LLMCalls, PromptFolder, Trimmable, rank_commands, with_actions
+from textmem_gym.llm.calls import LLMCalls
+from textmem_gym.llm.layout import FIXED, SLOW, STEP, LayoutFolder, Section
+from textmem_gym.llm.prompts import MIN_ACTIONS, PromptFolder, Trimmable, rank_commands, with_actions
 
 SAFE_COMMAND = "look"
 #: The policies' prompt templates and answer schemas (``policies/prompts/``).
 PROMPTS = PromptFolder(__package__)
-#: Fills a policy prompt; every placeholder must be given.
-render_prompt = PROMPTS.render
 #: Prompt style -> template name suffix (``planning.txt`` or ``planning_paper.txt``...).
 PROMPT_STYLES = {"compact": "", "paper": "_paper"}
 #: How an answer was resolved -> the counter it increments.
 INVALID_COUNTERS = {"mapped": "invalid_actions_mapped", "default": "invalid_actions_defaulted"}
-#: A working-memory section: its label and its text (a :class:`Trimmable` when it may be trimmed).
-Section = tuple[str, "str | Trimmable"]
 
 
 def compact(text: str, limit: int | None = None) -> str:
@@ -88,7 +95,7 @@ def group_commands(commands: list[str]) -> str:
 
 def answer_schema(name: str, actions: Sequence[str] | None = None) -> dict[str, Any]:
     """The answer schema of prompt ``name`` (``policies/prompts/<name>.schema.json``), ``actions`` as its
-    action enum (see :func:`~textmem_gym.llm.calls.with_actions`).
+    action enum (see :func:`~textmem_gym.llm.prompts.with_actions`).
 
     Example:
         >>> answer_schema("decision", ["look", "go east"])["properties"]["action_to_take"]["enum"]
@@ -110,6 +117,10 @@ class LLMPolicy(BasePolicy):
         llm: The policy's :class:`~textmem_gym.llm.LLMCalls` (built from :attr:`config` here).
         config: The settings (:meth:`policy_config` is their
             :meth:`~textmem_gym.core.policy.PolicyConfig.recorded`).
+        prompts: ``policies/prompts/`` in the layout of ``config.prompt_layout``: ``prompts.render(name,
+            **fields)`` fills a prompt (every placeholder must be given).
+        prompt_changes: How often each placeholder of the policy's templates changes (``"fixed"``,
+            ``"slow"``; ``"step"`` when not listed): where the ``cache`` layout puts it.
 
     Example:
         >>> class Echo(LLMPolicy):
@@ -123,12 +134,15 @@ class LLMPolicy(BasePolicy):
     """
 
     config_class: ClassVar[type[LLMConfig]] = LLMConfig
+    prompt_changes: ClassVar[Mapping[str, str]] = MappingProxyType({})
     llm: LLMCalls
     config: LLMConfig
+    prompts: LayoutFolder
 
     def __init__(self, config: LLMConfig | None = None, *, client: LLMClient | None = None, **fields: Any) -> None:
         self.config = self.config_class.resolve(config, **fields)
         self.llm = self.config.calls(client)
+        self.prompts = LayoutFolder(PROMPTS.package, self.config.prompt_layout, self.prompt_changes)
 
     def preflight(self) -> None:
         """Checks the LLM endpoint once, before the first episode (one line and
@@ -201,6 +215,7 @@ class LLMAgent(LLMPolicy):
     """
 
     name: ClassVar[str] = "llm-agent"
+    prompt_changes: ClassVar[Mapping[str, str]] = MappingProxyType({"goal": FIXED})
     uses_planner: ClassVar[bool] = True
     history_label: ClassVar[str] = "History of {n} last observations and actions"
     config_class: ClassVar[type[AgentConfig]] = AgentConfig
@@ -251,7 +266,7 @@ class LLMAgent(LLMPolicy):
         """Adds one executed step to the memory."""
 
     def memory_sections(self, observation: str, info: Info) -> list[Section]:
-        """Working-memory sections placed after the current observation."""
+        """Working-memory sections placed after the current observation (``slow`` ones, as a rule)."""
         return []
 
     def history_turns(self) -> list[Turn]:
@@ -273,26 +288,29 @@ class LLMAgent(LLMPolicy):
         return Trimmable("history", lines, render=lambda items: "\n" + "\n".join(items) if items else "none yet")
 
     def working_memory(self, observation: str, info: Info) -> list[Section]:
+        """The goal, the recent history, the current observation, then the memory's sections."""
         label = self.history_label.format(n=self.n_prev)
-        sections: list[Section] = [("Main goal", self.goal), (label, self.render_history(self.history_turns())),
-                                   ("Your current observation", compact(observation))]
+        sections = [Section("Main goal", self.goal, FIXED),
+                    Section(label, self.render_history(self.history_turns()), STEP),
+                    Section("Your current observation", compact(observation), STEP)]
         return sections + self.memory_sections(observation, info)
 
-    @staticmethod
-    def render_sections(sections: list[Section]) -> str:
-        return "\n".join(f"{i}. {label}: {text}" for i, (label, text) in enumerate(sections, 1))
+    def render_sections(self, sections: list[Section]) -> str:
+        """The sections as numbered lines, in the prompt layout's order."""
+        arranged = self.prompts.layout.arrange(sections)
+        return "\n".join(f"{i}. {section.label}: {section.text}" for i, section in enumerate(arranged, 1))
 
     @staticmethod
     def trimmables(sections: list[Section]) -> list[Trimmable]:
         """The sections that may be trimmed, in trim order (as listed: history first, then memories)."""
-        return [text for _, text in sections if isinstance(text, Trimmable)]
+        return [section.text for section in sections if isinstance(section.text, Trimmable)]
 
     # -- modules -------------------------------------------------------------------------
     def update_plan(self, sections: list[Section]) -> None:
         """The planning module: replaces :attr:`plan` with the LLM's updated plan."""
         schema = answer_schema("planning")
-        previous: list[Section] = [("Your previous plan", self.plan)]
-        answer = self.llm.ask("plan", lambda: render_prompt(
+        previous = [Section("Your previous plan", self.plan, SLOW)]
+        answer = self.llm.ask("plan", lambda: self.prompts.render(
             "planning" + self.prompt_suffix, sections=self.render_sections(sections + previous)),
             temperature=self.plan_temperature, max_tokens=self.max_tokens, schema=schema,
             trim=self.trimmables(sections))
@@ -313,19 +331,19 @@ class LLMAgent(LLMPolicy):
         """The exploration check: does the plan require exploring or finding something?"""
         self.counts["exploration_checks"] += 1
         schema = answer_schema("exploration_check")
-        answer = self.llm.ask("exploration_check", render_prompt("exploration_check", plan=self.plan),
+        answer = self.llm.ask("exploration_check", self.prompts.render("exploration_check", plan=self.plan),
                               temperature=0.0, max_tokens=20, schema=schema)
         return bool(self.llm.read("exploration_check", answer, schema).get("needs_exploration"))
 
     def decide(self, sections: list[Section], commands: list[str]) -> str:
         """The ReAct decision module: one action from ``commands``; every outcome counted (see the module)."""
-        context = " ".join([self.goal, self.plan] + [str(text) for _, text in sections[-3:]])
+        context = " ".join([self.goal, self.plan] + [str(section.text) for section in sections[-3:]])
         shown = Trimmable("actions", rank_commands(commands, context), drop="last", keep=MIN_ACTIONS,
                           order=commands, render=group_commands)
         schema = answer_schema("decision", commands)
-        answer = self.llm.ask("action", lambda: render_prompt("decision" + self.prompt_suffix,
-                                                              sections=self.render_sections(sections),
-                                                              actions=shown.text()),
+        answer = self.llm.ask("action", lambda: self.prompts.render("decision" + self.prompt_suffix,
+                                                                    sections=self.render_sections(sections),
+                                                                    actions=shown.text()),
                               temperature=self.action_temperature, max_tokens=self.max_tokens, schema=schema,
                               trim=self.trimmables(sections) + [shown])
         if answer is None:
@@ -349,7 +367,7 @@ class LLMAgent(LLMPolicy):
         sections = self.working_memory(text, info)
         if self.uses_planner:
             self.update_plan(sections)
-            sections = sections + [("Your current plan", self.plan)]
+            sections = sections + [Section("Your current plan", self.plan, SLOW)]
         exits = self.exploration_section(info)
         if exits is not None:
             sections.append(exits)

@@ -4,7 +4,8 @@ Each LLM policy's settings dataclass extends :class:`LLMConfig` (Ariadne's
 :class:`~policies.ariadne.AriadneConfig`, STMA's :class:`~policies.stma.STMAConfig`...), so one
 ``--policy-arg timeout=30`` or ``make_policy(name, cache="record")`` works for all of them. The
 client fields are ``LLMClient.__init__``'s keywords with its defaults; results rows record none of
-them but ``structured_output``, ``context_window`` and ``seed`` when set (and ``strict``).
+them but ``structured_output``, ``context_window`` and ``seed`` when set (and ``strict``, and
+``prompt_layout`` when it is not ``"paper"``).
 
 Example:
     >>> config = LLMConfig(model="m", timeout=5.0, structured_output="off")
@@ -22,8 +23,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from textmem_gym.core.policy import UNRECORDED, PolicyConfig
+from textmem_gym.core.policy import RECORDED_UNLESS_DEFAULT, UNRECORDED, PolicyConfig
 from textmem_gym.llm import LLMCalls, LLMClient, RequestLimits
+from textmem_gym.llm.layout import layout_named
 
 #: Field metadata of an :class:`~textmem_gym.llm.LLMClient` keyword, not recorded in results rows.
 CLIENT: Mapping[str, Any] = MappingProxyType({"client": True, "record": "never"})
@@ -70,8 +72,18 @@ class LLMConfig(PolicyConfig):
     """The model's context window in tokens (default: what the server states)."""
     limits: RequestLimits | None = field(default=None, repr=False, metadata=CLIENT)
     """The run's shared request limits (the runner sets them for parallel runs; not recorded)."""
+    prompt_layout: str = field(default="paper", metadata=RECORDED_UNLESS_DEFAULT)
+    """Order of the sections of each prompt (:data:`~textmem_gym.llm.layout.LAYOUTS`): ``"paper"`` (as the
+    paper's prompts give them) or ``"cache"`` (what never changes first: instructions, goal, rules; then what
+    changes slowly: memory, plan; then what is new: observation, recent history, actions; the answer cue
+    stays last), so that a server's prefix cache reuses more of every prompt. Only the order changes, never
+    a section's text. Recorded in results rows when it is not ``"paper"``."""
     strict: bool = False
     """End the episode at the first fallback (:class:`~textmem_gym.fallbacks.FallbackError`)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        layout_named(self.prompt_layout)  # a ValueError naming the layouts
 
     def client_options(self) -> dict[str, Any]:
         """The :class:`~textmem_gym.llm.LLMClient` keywords of these settings (``None`` ones left to the client)."""

@@ -29,15 +29,18 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, ClassVar
 
-from policies.llm_agent import LLMPolicy, answer_schema, render_prompt
+from policies.llm_agent import LLMPolicy, answer_schema
 from policies.llm_config import LLMConfig
 from textmem_gym.core.info import SkillSummary, admissible, observation_text, step_info
 from textmem_gym.core.policy import UNRECORDED, BasePolicy, Info
 from textmem_gym.llm import LLMClient
-from textmem_gym.llm.calls import Trimmable
+from textmem_gym.llm.layout import FIXED, SLOW
+from textmem_gym.llm.prompts import Trimmable
 
 _LINE = re.compile(r"^- (.+?): (\d+) steps? \w+ \(x(\d+) y(\d+)\)(?:, (?:monster|pet))?$", re.M)
 _LEVEL = re.compile(r"Dungeon level (\d+), turn")
@@ -183,6 +186,7 @@ class NetPlayPolicy(LLMPolicy):
     """
 
     name: ClassVar[str] = "netplay"
+    prompt_changes: ClassVar[Mapping[str, str]] = MappingProxyType({"task": FIXED, "skills": FIXED, "memory": SLOW})
     config_class: ClassVar[type[NetPlayConfig]] = NetPlayConfig
     config: NetPlayConfig
 
@@ -225,10 +229,10 @@ class NetPlayPolicy(LLMPolicy):
         from textmem_gym.envs.nethack.skills import skill_help
 
         events = events if events is not None else self.recent_events()
-        return render_prompt("netplay", task=self.task, observation=observation,
-                             memory=self.memory_text(observation, info),
-                             events=events.text(), skills=skill_help(),
-                             commands=", ".join(admissible(info)))
+        return self.prompts.render("netplay", task=self.task, observation=observation,
+                                   memory=self.memory_text(observation, info),
+                                   events=events.text(), skills=skill_help(),
+                                   commands=", ".join(admissible(info)))
 
     def recent_events(self) -> Trimmable:
         """The last ``n_events`` events (oldest trimmed first)."""

@@ -40,8 +40,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -55,14 +56,14 @@ from policies.llm_agent import (
     answer_schema,
     compact,
     group_commands,
-    render_prompt,
     resolve_action,
 )
 from policies.llm_config import LLMConfig
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm import LLMClient
-from textmem_gym.llm.calls import MAX_ENUM, MIN_ACTIONS, Trimmable, rank_commands
+from textmem_gym.llm.layout import FIXED, SLOW
+from textmem_gym.llm.prompts import MAX_ENUM, MIN_ACTIONS, Trimmable, rank_commands
 
 #: Actions of a gold path used as its plan (gold paths have no written plan).
 GOLD_PLAN_ACTIONS = 12
@@ -204,6 +205,7 @@ class RAPPolicy(CriticTurns, LLMPolicy):
     """
 
     name: ClassVar[str] = "rap"
+    prompt_changes: ClassVar[Mapping[str, str]] = MappingProxyType({"task": FIXED, "plan": FIXED, "examples": SLOW})
     config_class: ClassVar[type[RAPConfig]] = RAPConfig
     config: RAPConfig
 
@@ -263,8 +265,9 @@ class RAPPolicy(CriticTurns, LLMPolicy):
         self.counts["plan_calls"] += 1
         examples = "\n".join(f"Task: {t.task}\nPlan: {t.plan}" for t in self.memory.by_task(self.goal, self.k))
         schema = answer_schema("rap_plan")
-        answer = self.llm.ask("rap_plan", render_prompt("rap_plan", examples=examples or "(none)", task=self.goal,
-                                                        observation=compact(observation, self.observation_chars)),
+        prompt = self.prompts.render("rap_plan", examples=examples or "(none)", task=self.goal,
+                                     observation=compact(observation, self.observation_chars))
+        answer = self.llm.ask("rap_plan", prompt,
                               temperature=self.temperature, max_tokens=self.max_tokens, schema=schema)
         plan = self.llm.read("rap_plan", answer, schema).get("plan") if answer is not None else None
         self.plan = compact(str(plan), 400) if plan else ""
@@ -287,7 +290,7 @@ class RAPPolicy(CriticTurns, LLMPolicy):
         # the action enum: every command where the endpoint takes them all, else the best-ranked it can take
         # (ScienceWorld offers 400+; without an enum a small model answers free text)
         schema = answer_schema("rap_action", ranked[:MAX_ENUM])
-        answer = self.llm.ask("rap_action", lambda: render_prompt(
+        answer = self.llm.ask("rap_action", lambda: self.prompts.render(
             "rap_action", examples=examples.text(), task=self.goal, plan=self.plan or "(none)", history=history.text(),
             observation=compact(text, self.observation_chars * 2), actions=shown.text()),
             temperature=self.temperature, max_tokens=self.max_tokens, schema=schema, trim=[history, examples, shown])

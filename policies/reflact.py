@@ -33,7 +33,7 @@ Every env action is counted: the model's own command, or a fallback by cause (LL
 unparseable answer, an off-list action mapped or defaulted, critic substitution, loop guard;
 the first that applies). Context budget: the prompt loses the oldest recent-history steps,
 then the belief-state lines, then the critic's rejected commands, then the least relevant
-valid actions (never below :data:`~textmem_gym.llm.calls.MIN_ACTIONS`).
+valid actions (never below :data:`~textmem_gym.llm.prompts.MIN_ACTIONS`).
 
 Example:
     >>> parse_reflact("REFLECTION: in the hall\\nOBJECTIVE: find the lamp\\nACTION: go north")
@@ -44,7 +44,9 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict, deque
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -57,7 +59,6 @@ from policies.llm_agent import (
     Turn,
     answer_schema,
     compact,
-    render_prompt,
     resolve_action,
 )
 from policies.llm_config import LLMConfig
@@ -65,7 +66,8 @@ from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm import LLMClient
 from textmem_gym.llm.answers import parse_answer
-from textmem_gym.llm.calls import MIN_ACTIONS, Trimmable, rank_commands
+from textmem_gym.llm.layout import FIXED, SLOW, STEP, Section
+from textmem_gym.llm.prompts import MIN_ACTIONS, Trimmable, rank_commands
 from textmem_gym.wrappers.memory_graph import ensure_memory_wrapper
 
 #: How the policy reaches the game (see ``ReflActPolicy``).
@@ -162,6 +164,7 @@ class ReflActPolicy(LLMPolicy):
     """
 
     name: ClassVar[str] = "reflact"
+    prompt_changes: ClassVar[Mapping[str, str]] = MappingProxyType({"goal": FIXED})
     config_class: ClassVar[type[ReflActConfig]] = ReflActConfig
     config: ReflActConfig
 
@@ -214,14 +217,17 @@ class ReflActPolicy(LLMPolicy):
         recent, belief = trim if trim is not None else self.trimmables()
         tried = sorted(self.tried_in[self.room])
         history = [t.line() for t in list(self.room_log[self.room])[-ROOM_HISTORY_SHOWN:]]
-        parts = [("GOAL", self.goal), ("CURRENT_OBJECTIVE", self.objective),
-                 ("NARRATIVE_SYNTHESIS", self.narrative or "none yet"), ("ACTION_HINTS", self.hints or "none"),
-                 ("NPC_PUZZLE_ANALYSIS", self.npc_analysis or "none"), ("ROOM", self.room_name or "unknown"),
-                 ("ALL_TRIED_IN_THIS_ROOM", ", ".join(tried) or "nothing"),
-                 ("ROOM_HISTORY", " | ".join(history) or "nothing yet"),
-                 ("ARIGRAPH_BELIEF_STATE", belief.text()), ("RECENT_HISTORY", recent.text()),
-                 ("CURRENT_OBSERVATION", compact(observation)), ("WARNINGS", " ".join(self.warnings()) or "none")]
-        return "\n".join(f"{label}: {text}" for label, text in parts)
+        parts = [Section("GOAL", self.goal, FIXED), Section("CURRENT_OBJECTIVE", self.objective, SLOW),
+                 Section("NARRATIVE_SYNTHESIS", self.narrative or "none yet", SLOW),
+                 Section("ACTION_HINTS", self.hints or "none", SLOW),
+                 Section("NPC_PUZZLE_ANALYSIS", self.npc_analysis or "none", SLOW),
+                 Section("ROOM", self.room_name or "unknown", SLOW),
+                 Section("ALL_TRIED_IN_THIS_ROOM", ", ".join(tried) or "nothing", STEP),
+                 Section("ROOM_HISTORY", " | ".join(history) or "nothing yet", STEP),
+                 Section("ARIGRAPH_BELIEF_STATE", belief.text(), SLOW), Section("RECENT_HISTORY", recent.text(), STEP),
+                 Section("CURRENT_OBSERVATION", compact(observation), STEP),
+                 Section("WARNINGS", " ".join(self.warnings()) or "none", STEP)]
+        return "\n".join(f"{part.label}: {part.text}" for part in self.prompts.layout.arrange(parts))
 
     def trimmables(self) -> list[Trimmable]:
         """The recent history (oldest trimmed first) and the belief state (last lines first)."""
@@ -248,7 +254,7 @@ class ReflActPolicy(LLMPolicy):
         schema = answer_schema("reflact", allowed)
 
         def prompt(feedback: str = "") -> str:
-            return render_prompt("reflact", sections=self.sections(text, [recent, belief]), actions=shown.text(),
+            return self.prompts.render("reflact", sections=self.sections(text, [recent, belief]), actions=shown.text(),
                                  critic=vetoed.text() + feedback)
 
         answer = self.llm.ask("reflact", prompt, temperature=self.temperature, max_tokens=self.max_tokens,
@@ -341,16 +347,16 @@ class ReflActPolicy(LLMPolicy):
 
     def _synthesize(self) -> None:
         history = "\n".join(f"> {t.action} -> {compact(t.observation, 200)}" for t in self.turns[-30:])
-        answer = self._call("narrative", render_prompt("narrative", goal=self.goal, score=self.score,
-                                                       history=history), 250)
+        answer = self._call("narrative", self.prompts.render("narrative", goal=self.goal, score=self.score,
+                                                             history=history), 250)
         if answer:
             self.narrative = answer
             self.counts["narratives"] += 1
 
     def _hint(self, commands: list[str]) -> None:
         tried = sorted(self.tried_in[self.room]) or ["nothing"]
-        answer = self._call("hints", render_prompt("action_hints", goal=self.goal, room=self.room_name,
-                                                   actions=commands, tried=tried), 100)
+        answer = self._call("hints", self.prompts.render("action_hints", goal=self.goal, room=self.room_name,
+                                                         actions=commands, tried=tried), 100)
         if answer:
             self.hints = answer
             self.counts["hints"] += 1
@@ -362,7 +368,8 @@ class ReflActPolicy(LLMPolicy):
             return
         self.last_npc = len(self.turns)
         conversation = "\n".join(f"> {t.action} -> {compact(t.observation, 300)}" for t in log[-10:])
-        answer = self._call("npc", render_prompt("npc_tracker", goal=self.goal, conversation=conversation), 120)
+        answer = self._call("npc", self.prompts.render("npc_tracker", goal=self.goal, conversation=conversation),
+                            120)
         if answer:
             self.npc_analysis = answer
             self.counts["npc_analyses"] += 1

@@ -15,7 +15,7 @@ and the argmax is played:
   policy.
 
 ScienceWorld offers hundreds of admissible commands per step: the afforded ones are pre-ranked by
-the words they share with the task and the observation (:func:`~textmem_gym.llm.calls.rank_commands`)
+the words they share with the task and the observation (:func:`~textmem_gym.llm.prompts.rank_commands`)
 and the first ``max_candidates`` are scored (one completions request each; ``candidates_cut``
 counts the steps that cut). The example is the gold path of a training variation of the task
 (never the played one; ``examples=0``: none, as on other envs).
@@ -48,7 +48,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -61,14 +63,14 @@ from policies.llm_agent import (
     LLMPolicy,
     answer_schema,
     compact,
-    render_prompt,
     resolve_action,
 )
 from policies.llm_config import LLMConfig
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm import LLMClient
-from textmem_gym.llm.calls import Trimmable, fit_prompt, prompt_limit, rank_commands
+from textmem_gym.llm.layout import FIXED
+from textmem_gym.llm.prompts import Trimmable, fit_prompt, prompt_limit, rank_commands
 
 #: HTTP statuses meaning the endpoint has no (legacy) completions to score prompts with.
 NO_COMPLETIONS = (400, 404, 405, 422, 501)
@@ -111,6 +113,7 @@ class SayCanPolicy(CriticTurns, LLMPolicy):
     """
 
     name: ClassVar[str] = "saycan"
+    prompt_changes: ClassVar[Mapping[str, str]] = MappingProxyType({"task": FIXED, "example": FIXED})
     config_class: ClassVar[type[SayCanConfig]] = SayCanConfig
     config: SayCanConfig
 
@@ -184,7 +187,7 @@ class SayCanPolicy(CriticTurns, LLMPolicy):
         example = self._example_steps()
 
         def build() -> str:
-            text = render_prompt("saycan", example=example.text(), task=self.goal, history=past.text())
+            text = self.prompts.render("saycan", example=example.text(), task=self.goal, history=past.text())
             return text.rstrip() + "\n>"
 
         limit = prompt_limit(self.llm.client.context_window, COMMAND_TOKENS)
@@ -248,7 +251,7 @@ class SayCanPolicy(CriticTurns, LLMPolicy):
         """The ``no_logprobs`` fallback: the model picks from the candidates by chat."""
         history = "\n".join(f"> {a} -> {compact(o, self.observation_chars)}" for a, o in self.turns[-5:]) or "none"
         schema = answer_schema("saycan_choice", candidates)
-        answer = self.llm.ask("saycan_choice", render_prompt(
+        answer = self.llm.ask("saycan_choice", self.prompts.render(
             "saycan_choice", task=self.goal, history=history, observation=compact(observation),
             actions=json.dumps(candidates, ensure_ascii=False)), temperature=0.0, max_tokens=100, schema=schema)
         default = self.critic.best_untried(self.room, candidates) or candidates[0]

@@ -16,7 +16,7 @@ Defaults follow the paper: the LLM relation retriever (D.2), summarizer and aggr
 numbered or bulleted plans, commands with articles) are read by the shared parser.
 Context budget: the planner's and critic's prompts lose the oldest temporal-belief sentences,
 then spatial-memory lines, then the least relevant commands (never below
-:data:`~textmem_gym.llm.calls.MIN_ACTIONS`); the memory's own calls (summarizer, relation
+:data:`~textmem_gym.llm.prompts.MIN_ACTIONS`); the memory's own calls (summarizer, relation
 retriever, aggregator) are fitted the same way through this policy's calls (their order is in
 :mod:`textmem_gym.memory.stma.memory`). Entity similarity (``similarity="auto"``, the default):
 the endpoint's embeddings when it serves them (one probe call per policy), else BM25 over entity
@@ -37,18 +37,20 @@ import json
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import gymnasium as gym
 
 from policies.critic import HeuristicCritic, room_from
-from policies.llm_agent import SAFE_COMMAND, LLMPolicy, answer_schema, compact, render_prompt
+from policies.llm_agent import SAFE_COMMAND, LLMPolicy, answer_schema, compact
 from policies.llm_config import LLMConfig
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import RECORDED_SCALARS, Info
 from textmem_gym.llm import LLMClient
 from textmem_gym.llm.answers import match_command, parse_answer
-from textmem_gym.llm.calls import MIN_ACTIONS, Trimmable, rank_commands
+from textmem_gym.llm.layout import FIXED, SLOW
+from textmem_gym.llm.prompts import MIN_ACTIONS, Trimmable, rank_commands
 from textmem_gym.memory.stma.memory import STMAMemory, paragraph_section
 from textmem_gym.wrappers.memory_graph import adopt_memory, ensure_memory_wrapper, find_memory_wrapper
 
@@ -136,6 +138,9 @@ class STMAPolicy(LLMPolicy):
     """
 
     name: ClassVar[str] = "stma"
+    # the critic's feedback changes between the re-plans of one step: it stays last
+    prompt_changes: ClassVar[Mapping[str, str]] = MappingProxyType({
+        "goal": FIXED, "knowledge": FIXED, "temporal": SLOW, "spatial": SLOW, "inventory": SLOW, "subgoal": SLOW})
     config_class: ClassVar[type[STMAConfig]] = STMAConfig
     config: STMAConfig
 
@@ -171,8 +176,8 @@ class STMAPolicy(LLMPolicy):
                           order=commands, render=json.dumps)
 
         def build() -> str:
-            return render_prompt(template, **{**context, "temporal": temporal.text(), "spatial": spatial.text()},
-                                 actions=shown.text(), **fields)
+            return self.prompts.render(template, **{**context, "temporal": temporal.text(),
+                                                    "spatial": spatial.text()}, actions=shown.text(), **fields)
 
         return self.llm.ask(kind, build, temperature=self.temperature, max_tokens=self.max_tokens, schema=schema,
                             trim=[temporal, spatial, shown])

