@@ -56,6 +56,8 @@ docs: install
 	$(PY) docs/_scripts/memories.py
 	$(PY) docs/_scripts/env_ids.py
 	$(PY) docs/_scripts/info_keys.py
+	$(PY) docs/_scripts/all_policies.py
+	$(PY) docs/_scripts/cli.py
 	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
 
 # make test-real-llm: the tests marked real_llm, which run a real model (llama.cpp's OpenAI-compatible

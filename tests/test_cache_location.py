@@ -27,3 +27,10 @@ def test_processes_a_test_starts_inherit_it() -> None:
     code = "from textmem_gym.paths import cache_dir; print(cache_dir('probe'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert Path(out).resolve().is_relative_to(TEST_CACHE.resolve())
+
+
+def test_an_isolated_cache_is_the_tests_own_but_shares_what_is_built_from_code(isolated_cache: Path) -> None:
+    """``isolated_cache``: LLM responses and downloads in the test's own folder, games from the suite's."""
+    assert cache_dir("llm").resolve().is_relative_to(isolated_cache.resolve())
+    assert not cache_dir("roms").resolve().is_relative_to(TEST_CACHE.resolve())
+    assert cache_dir("games").resolve() == (TEST_CACHE / "games").resolve()

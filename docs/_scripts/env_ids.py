@@ -9,12 +9,9 @@ Usage:
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from _page import cell, write_page
 
 from textmem_gym.envs.registration import ENV_IDS
-
-OUT = Path(__file__).resolve().parents[1] / "reference" / "env-ids.md"
 
 #: Entry-point module -> the section its ids are listed under (in table order).
 BACKENDS = {
@@ -36,11 +33,6 @@ merges each backend's `envs/<backend>/ids.py`). {count} ids; `textmem-gym list` 
 """
 
 
-def cell(text: object) -> str:
-    """A table cell: pipes escaped, whitespace collapsed."""
-    return " ".join(str(text).split()).replace("|", "\\|")
-
-
 def render() -> str:
     """The page."""
     lines = [HEADER.format(count=len(ENV_IDS))]
@@ -57,11 +49,5 @@ def render() -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str]) -> None:
-    """Writes the page to ``argv[0]`` or :data:`OUT`."""
-    out = Path(argv[0]) if argv else OUT
-    out.write_text(render(), encoding="utf-8")
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    write_page(render, "env-ids.md")

@@ -9,12 +9,9 @@ Usage:
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from _page import write_page
 
 from textmem_gym.core.info import markdown_table
-
-OUT = Path(__file__).resolve().parents[1] / "reference" / "info-keys.md"
 
 HEADER = """# The info keys
 
@@ -32,11 +29,5 @@ def render() -> str:
     return HEADER + markdown_table()
 
 
-def main(argv: list[str]) -> None:
-    """Writes the page to ``argv[0]`` or :data:`OUT`."""
-    out = Path(argv[0]) if argv else OUT
-    out.write_text(render(), encoding="utf-8")
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    write_page(render, "info-keys.md")

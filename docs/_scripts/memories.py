@@ -10,14 +10,11 @@ Usage:
 from __future__ import annotations
 
 import inspect
-import re
-import sys
-from pathlib import Path
+
+from _page import summary, write_page
 
 from textmem_gym.memory.protocol import PARTS
 from textmem_gym.memory.registry import available_memories, memory_factory
-
-OUT = Path(__file__).resolve().parents[1] / "reference" / "memories.md"
 
 HEADER = """# Memories
 
@@ -37,7 +34,7 @@ def part_members(part: type) -> list[str]:
     return names + [name for name in getattr(part, "__annotations__", {}) if not name.startswith("_")]
 
 
-def offered(cls: type) -> list[str]:
+def offered(cls: object) -> list[str]:
     """Optional parts a class offers (every member present on the class or set in its ``__init__``)."""
     classes = inspect.getmro(cls) if inspect.isclass(cls) else ()
     source = "\n".join(inspect.getsource(c) for c in classes if c.__module__.startswith("textmem_gym"))
@@ -47,14 +44,6 @@ def offered(cls: type) -> list[str]:
         if all(hasattr(cls, member) or f"self.{member}" in source for member in members):
             found.append(name)
     return found
-
-
-def summary(cls: object) -> str:
-    """The first sentence of the class docstring, Sphinx roles shown as plain code."""
-    doc = inspect.getdoc(cls) or ""
-    first = " ".join(doc.split("\n\n")[0].split())
-    first = re.sub(r":\w+:`~?([\w.]+)`", lambda m: f"`{m.group(1).rsplit('.', 1)[-1]}`", first)
-    return first.replace("``", "`").replace("|", "\\|")
 
 
 def render() -> str:
@@ -67,11 +56,5 @@ def render() -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str]) -> None:
-    """Writes the page to ``argv[0]`` or :data:`OUT`."""
-    out = Path(argv[0]) if argv else OUT
-    out.write_text(render(), encoding="utf-8")
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    write_page(render, "memories.md")

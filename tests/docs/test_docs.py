@@ -26,18 +26,26 @@ def python_blocks(page: Path) -> list[str]:
     return _FENCE.findall(page.read_text(encoding="utf-8"))
 
 
-def test_generated_memories_page_matches_the_code(tmp_path: Path) -> None:
-    out = tmp_path / "memories.md"
-    subprocess.run([sys.executable, str(DOCS / "_scripts" / "memories.py"), str(out)], check=True, cwd=REPO)
-    assert out.read_text() == (DOCS / "reference" / "memories.md").read_text(), \
-        "docs/reference/memories.md is stale: run `make docs`"
-    assert "| `arigraph` |" in out.read_text()
+#: Each page generator of docs/_scripts -> (the page it writes, a line the page must hold).
+GENERATED = {
+    "memories.py": ("memories.md", "| `arigraph` |"),
+    "env_ids.py": ("env-ids.md", "| `TextMem/Cooking-v0` |"),
+    "info_keys.py": ("info-keys.md", "| `admissible_commands` | always |"),
+    "all_policies.py": ("policies.md", "| `top_k` | `int` | `2` |"),
+    "cli.py": ("cli.md", "| `--policy` |"),
+}
 
 
-@pytest.mark.parametrize(("script", "page", "sentinel"), [
-    ("env_ids.py", "env-ids.md", "| `TextMem/Cooking-v0` |"),
-    ("info_keys.py", "info-keys.md", "| `admissible_commands` | always |"),
-])
+def test_every_generator_is_checked_and_in_make_docs() -> None:
+    scripts = {path.name for path in (DOCS / "_scripts").glob("*.py") if not path.name.startswith("_")}
+    assert scripts == set(GENERATED)
+    makefile = (REPO / "Makefile").read_text()
+    assert [script for script in scripts if f"docs/_scripts/{script}" not in makefile] == []
+    index = (DOCS / "index.md").read_text()
+    assert [page for page, _ in GENERATED.values() if f"reference/{page.removesuffix('.md')}\n" not in index] == []
+
+
+@pytest.mark.parametrize(("script", "page", "sentinel"), [(script, *GENERATED[script]) for script in GENERATED])
 def test_generated_reference_pages_match_the_code(script: str, page: str, sentinel: str, tmp_path: Path) -> None:
     out = tmp_path / page
     subprocess.run([sys.executable, str(DOCS / "_scripts" / script), str(out)], check=True, cwd=REPO)
@@ -103,7 +111,8 @@ def test_site_opens_in_headless_chromium(site: Path, tmp_path: Path) -> None:
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     try:
         for page, heading in (("index.html", "textmem_gym"), ("guides/own-memory.html", "Writing your own memory"),
-                              ("reference/api-memory.html", "API: memories")):
+                              ("reference/api-memory.html", "API: memories"), ("reference/policies.html", "Policies"),
+                              ("reference/cli.html", "Command line reference")):
             driver.get((site / page).as_uri())
             assert heading in driver.find_element(By.TAG_NAME, "h1").text
             links = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, "a[href]")]

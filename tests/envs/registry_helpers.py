@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+import traceback
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import gymnasium as gym
 
@@ -101,5 +102,18 @@ def trace(env_id: str, seed: int = 7) -> list[Any]:
         env.close()
 
 
+def serve_traces(requests: Iterable[str], out: TextIO) -> None:
+    """Answers each env id of ``requests`` (one a line) with one JSON line: ``{"env_id": ..., "trace": ...}``
+    (its :func:`trace`) or ``{"env_id": ..., "error": ...}``, so that one process traces the ids of a
+    whole test module."""
+    for line in requests:
+        env_id = line.strip()
+        try:
+            answer: dict[str, Any] = {"env_id": env_id, "trace": trace(env_id)}
+        except Exception:  # the test that asked reports it; the next ids still get their traces
+            answer = {"env_id": env_id, "error": traceback.format_exc()[-3000:]}
+        print(json.dumps(answer), file=out, flush=True)
+
+
 if __name__ == "__main__":
-    print(json.dumps(trace(sys.argv[1])))
+    serve_traces(sys.stdin, sys.stdout)

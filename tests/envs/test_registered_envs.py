@@ -9,16 +9,19 @@ repository and serving generated stand-ins under their own checksum table, see
 user names (``TextMem/TextWorld-v0``, ``TextMem/Jericho-v0``) get that file, and made bare they say
 in one line what they need. Each id gets one env for the whole contract (check_env, cleaned text, info keys, opt-in
 privileged info, bad commands, step limit, closed env) plus a second process replaying the same
-commands, and a privileged-walkthrough run: engines that start a JVM per env (ScienceWorld)
-make env creation the dominant cost, so the tests create as few envs as they can.
+commands (one process traces the ids of the module, see :class:`Tracer`), and a privileged-walkthrough
+run: engines that start a JVM per env (ScienceWorld) make env creation the dominant cost, so the tests
+create as few envs as they can.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import gymnasium as gym
@@ -76,11 +79,60 @@ def test_registry_is_not_empty(example_backend):
     assert sorted(example_backend) == EXAMPLE_IDS  # registered through its entry point
 
 
-def _start_trace_in_another_process(env_id: str) -> subprocess.Popen:
-    path = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
-    env = {**os.environ, "PYTHONPATH": path, "PYTHONHASHSEED": "123"}
-    return subprocess.Popen([sys.executable, "-m", "tests.envs.registry_helpers", env_id], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+class Tracer:
+    """Another process (``PYTHONHASHSEED=123``) tracing the ids the tests send it, one at a time, while
+    each test checks its own env (:func:`tests.envs.registry_helpers.serve_traces`): the interpreter and
+    the library start once per module, not once per id. Started on first use; one that failed or
+    hung is killed and the next id gets a new one."""
+
+    def __init__(self) -> None:
+        self.process: subprocess.Popen[str] | None = None
+
+    def ask(self, env_id: str) -> None:
+        """Starts tracing ``env_id`` in the other process."""
+        if self.process is None:
+            path = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+            env = {**os.environ, "PYTHONPATH": path, "PYTHONHASHSEED": "123"}
+            self.process = subprocess.Popen([sys.executable, "-m", "tests.envs.registry_helpers"], cwd=ROOT, env=env,
+                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.process.stdin is not None
+        self.process.stdin.write(env_id + "\n")
+        self.process.stdin.flush()
+
+    def answer(self, env_id: str, timeout: float = 900) -> list:
+        """The trace of ``env_id`` (the answer to an id asked by a test that failed first is skipped)."""
+        assert self.process is not None and self.process.stdout is not None
+        answer: dict = {}
+        while answer.get("env_id") != env_id:
+            ready = select.select([self.process.stdout], [], [], timeout)[0]
+            line = self.process.stdout.readline() if ready else ""
+            if not line:
+                error = f"no trace in {timeout} s (exit code {self.process.poll()})"
+                self.close()
+                raise AssertionError(error)
+            answer = json.loads(line)
+        assert "trace" in answer, answer["error"]
+        return answer["trace"]
+
+    def close(self) -> None:
+        """Ends the process (killed if it does not end at once)."""
+        if self.process is None:
+            return
+        process, self.process = self.process, None
+        try:
+            process.communicate(input="", timeout=30)  # closes its input: it ends
+        except (subprocess.TimeoutExpired, ValueError):
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="module")
+def tracer(published_games, example_backend) -> Iterator[Tracer]:
+    """One tracing process for the module's contract tests, started where the games are served and the
+    example backend installed (it inherits both)."""
+    traces = Tracer()
+    yield traces
+    traces.close()
 
 
 def _check_first_observation(env: gym.Env) -> None:
@@ -108,8 +160,8 @@ def _check_bad_commands_and_step_limit(env: gym.Env) -> None:
 
 
 @pytest.mark.parametrize("env_id", _ids())
-def test_contract(env_id):
-    other_process = _start_trace_in_another_process(env_id)
+def test_contract(env_id, tracer):
+    tracer.ask(env_id)
     env = gym.make(env_id, max_episode_steps=len(BAD_COMMANDS), **required_kwargs(env_id))
     try:
         check_env(env.unwrapped, skip_render_check=True)
@@ -120,9 +172,7 @@ def test_contract(env_id):
         env.close()
     with pytest.raises(gym.error.Error, match="closed"):
         env.unwrapped.step("look")
-    out, err = other_process.communicate(timeout=900)
-    assert other_process.returncode == 0, err[-3000:]
-    assert here == json.loads(out.strip().splitlines()[-1]), "same seed, same observations across processes"
+    assert here == tracer.answer(env_id), "same seed, same observations across processes"
 
 
 @pytest.mark.parametrize("env_id", [i for i in IDS if entry(i).needs])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,11 +22,11 @@ def ask(text: str) -> list[dict[str, str]]:
 
 
 @pytest.fixture(autouse=True)
-def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    """No OPENAI_* variable leaks in from the machine; the cache lives in tmp_path."""
+def isolated_env(monkeypatch: pytest.MonkeyPatch, isolated_cache: Path) -> None:
+    """No OPENAI_* variable leaks in from the machine; the cache lives in tmp_path (games aside: see
+    ``isolated_cache`` in ``tests/conftest.py``)."""
     for name in _OPENAI_VARS:
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("TEXTMEM_CACHE_DIR", str(tmp_path / "cache"))
 
 
 @pytest.fixture

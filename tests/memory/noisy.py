@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,14 +110,25 @@ def noisy_episode(env_id: str, memory_name: str = "arigraph", steps: int = 40, s
                   memory_options: dict[str, Any] | None = None, env_kwargs: dict[str, Any] | None = None) -> Judged:
     """Plays ``steps`` commands (every other one typed, see :func:`typed_command`) in ``env_id``
     with privileged facts, feeds ``memory_name`` each step, and judges its triple history."""
+    return noisy_episodes(env_id, [memory_name], steps, seed, memory_options, env_kwargs)[memory_name]
+
+
+def noisy_episodes(env_id: str, memory_names: Sequence[str], steps: int = 40, seed: int = 0,
+                   memory_options: dict[str, Any] | None = None,
+                   env_kwargs: dict[str, Any] | None = None) -> dict[str, Judged]:
+    """:func:`noisy_episode` for several memories fed by one episode: the commands depend on the seed and
+    the game alone, never on a memory, so each memory is judged as if it had played the episode alone,
+    for the cost of one env (a JVM for ScienceWorld)."""
     env = gym.make(env_id, privileged=True, **(env_kwargs or {}))
-    memory = make_memory(memory_name, **(memory_options or {}))
-    memory.use_parser(text_parser(env))
+    memories = {name: make_memory(name, **(memory_options or {})) for name in memory_names}
+    for memory in memories.values():
+        memory.use_parser(text_parser(env))
     rng = random.Random(seed)
-    judged = Judged()
+    played = typed_steps = 0
     try:
         observation, info = env.reset(seed=seed)
-        memory.update(observation, "", info)
+        for memory in memories.values():
+            memory.update(observation, "", info)
         texts = [str(info.get("objective") or "").lower(), observation.lower()]
         refused: dict[int, str] = {}
         for step in range(1, steps + 1):
@@ -126,28 +138,35 @@ def noisy_episode(env_id: str, memory_name: str = "arigraph", steps: int = 40, s
             action = typed_command(rng, admissible, kind) if typed else rng.choice(admissible)
             before = (sorted(map(tuple, info.get("facts") or [])), info.get("score"))
             observation, _, terminated, truncated, info = env.step(action)
-            memory.update(observation, action, info)
-            judged.played_steps += 1
+            for memory in memories.values():
+                memory.update(observation, action, info)
+            played += 1
             if typed:
-                judged.typed_steps += 1
+                typed_steps += 1
                 unchanged = (sorted(map(tuple, info.get("facts") or [])), info.get("score")) == before
                 if unchanged and kind != 3:  # another phrasing may be understood: not judged a refusal
                     refused[step] = observation.lower()
             texts.append(observation.lower())
             if terminated or truncated:
                 break
-        judged.refused_steps = len(refused)
-        for triple in memory.triple_history():
-            if triple.inferred:
-                continue
-            key = triple.as_tuple()
-            judged.triples += 1
-            entities = (triple.subject,) if triple.relation in _VALUES else (triple.subject, triple.object)
-            if triple.start in refused and _from_refusal(entities, refused[triple.start]):
-                judged.refusal.append(key)
-            said = "\n".join(t for i, t in enumerate(texts[: triple.start + 2]) if i - 1 not in refused)
-            if not all(_mentioned(e, said) for e in entities):
-                judged.never_mentioned.append(key)
     finally:
         env.close()
+    return {name: _judge(memory, texts, refused, Judged(refused_steps=len(refused), typed_steps=typed_steps,
+                                                         played_steps=played))
+            for name, memory in memories.items()}
+
+
+def _judge(memory: Any, texts: list[str], refused: dict[int, str], judged: Judged) -> Judged:
+    """Judges every triple ``memory`` ever believed (see the module docstring) into ``judged``."""
+    for triple in memory.triple_history():
+        if triple.inferred:
+            continue
+        key = triple.as_tuple()
+        judged.triples += 1
+        entities = (triple.subject,) if triple.relation in _VALUES else (triple.subject, triple.object)
+        if triple.start in refused and _from_refusal(entities, refused[triple.start]):
+            judged.refusal.append(key)
+        said = "\n".join(t for i, t in enumerate(texts[: triple.start + 2]) if i - 1 not in refused)
+        if not all(_mentioned(e, said) for e in entities):
+            judged.never_mentioned.append(key)
     return judged

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from tests.memory.noisy import noisy_episode
+from tests.memory.noisy import Judged, noisy_episodes
 from textmem_gym.llm import LLMClient, LocalOpenAIServer
 from textmem_gym.memory import BeliefAccuracy, make_memory
 from textmem_gym.memory.graph_memory import Hygiene, is_refusal
@@ -21,22 +21,27 @@ MEMORIES = ("arigraph", "stma", "davis")
 UNREAD = {("TextMem/Jericho-Lostpig-v0", "arigraph"), ("TextMem/Jericho-Lostpig-v0", "stma")}
 
 
-def _judge(env_id: str, memory: str, seeds: int = 2, steps: int = 40) -> None:
+def _judge(env_id: str, memories: tuple[str, ...], seeds: int = 2, steps: int = 40) -> None:
+    """Each memory judged on the same noisy episodes (one env per seed feeds them all)."""
     for seed in range(seeds):
-        judged = noisy_episode(env_id, memory, steps=steps, seed=seed)
-        # half the commands played were typed (a random admissible command can end the game early:
-        # ScienceWorld's "focus on" the wrong thing), and some of them were refused
-        assert judged.typed_steps >= judged.played_steps // 2 and judged.refused_steps > 0, "the stream was noisy"
-        assert judged.played_steps >= 10, "the stream was long enough to judge"
-        assert judged.triples > 0 or (env_id, memory) in UNREAD, "the memory learned from the admissible half"
-        assert judged.refusal == [], f"{env_id} {memory}: triples from refused commands {judged.refusal}"
-        assert judged.never_mentioned == [], f"{env_id} {memory}: never-mentioned names {judged.never_mentioned}"
+        for memory, judged in noisy_episodes(env_id, memories, steps=steps, seed=seed).items():
+            _assert_clean(env_id, memory, judged)
+
+
+def _assert_clean(env_id: str, memory: str, judged: Judged) -> None:
+    # half the commands played were typed (a random admissible command can end the game early:
+    # ScienceWorld's "focus on" the wrong thing), and some of them were refused
+    assert judged.typed_steps >= judged.played_steps // 2 and judged.refused_steps > 0, "the stream was noisy"
+    assert judged.played_steps >= 10, "the stream was long enough to judge"
+    assert judged.triples > 0 or (env_id, memory) in UNREAD, "the memory learned from the admissible half"
+    assert judged.refusal == [], f"{env_id} {memory}: triples from refused commands {judged.refusal}"
+    assert judged.never_mentioned == [], f"{env_id} {memory}: never-mentioned names {judged.never_mentioned}"
 
 
 @pytest.mark.parametrize("memory", MEMORIES)
 @pytest.mark.parametrize("env_id", ["TextMem/Cooking-v0", "TextMem/Cleaning-v0"])
 def test_textworld_noisy_stream_leaves_no_refusal_or_unmentioned_triple(env_id, memory):
-    _judge(env_id, memory)
+    _judge(env_id, (memory,))
 
 
 @pytest.mark.parametrize("memory", MEMORIES)
@@ -45,12 +50,12 @@ def test_textworld_noisy_stream_leaves_no_refusal_or_unmentioned_triple(env_id, 
     pytest.param("TextMem/Jericho-Lostpig-v0", marks=pytest.mark.exhaustive),  # ~2 min per memory: long variant
 ])
 def test_jericho_noisy_stream_leaves_no_refusal_or_unmentioned_triple(env_id, memory):
-    _judge(env_id, memory)
+    _judge(env_id, (memory,))
 
 
 @pytest.mark.parametrize("memory", MEMORIES)
 def test_nethack_noisy_stream_leaves_no_refusal_or_unmentioned_triple(memory):
-    _judge("TextMem/NetHack-RoomObs-v0", memory, seeds=1)
+    _judge("TextMem/NetHack-RoomObs-v0", (memory,), seeds=1)
 
 
 @pytest.mark.java
@@ -59,8 +64,7 @@ def test_nethack_noisy_stream_leaves_no_refusal_or_unmentioned_triple(memory):
     "TextMem/ScienceWorld-Boil-v0",
     "TextMem/TWX-CookingWorld-v0"])
 def test_java_backends_noisy_stream_leaves_no_refusal_or_unmentioned_triple(env_id):
-    for memory in MEMORIES:
-        _judge(env_id, memory, seeds=1, steps=30)
+    _judge(env_id, MEMORIES, seeds=1, steps=30)  # one JVM for the three memories
 
 
 def test_refusals_of_several_parsers_are_read_as_refusals_and_real_text_is_not():

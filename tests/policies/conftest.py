@@ -1,7 +1,9 @@
-"""Fixtures for the policy tests: no OPENAI_* variables leak in, the LLM cache stays in tmp
-(except in modules setting ``SHARED_CACHE = True``, whose games stay in the shared cache)."""
+"""Fixtures for the policy tests: no OPENAI_* variables leak in, the LLM cache stays in tmp (the
+games, built from code, stay in the suite's cache: see ``isolated_cache`` in ``tests/conftest.py``)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -9,8 +11,6 @@ _OPENAI_VARS = ("OPENAI_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_EMB
 
 
 @pytest.fixture(autouse=True)
-def isolated_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+def isolated_env(monkeypatch: pytest.MonkeyPatch, isolated_cache: Path) -> None:
     for name in _OPENAI_VARS:
         monkeypatch.delenv(name, raising=False)
-    if not getattr(request.module, "SHARED_CACHE", False):
-        monkeypatch.setenv("TEXTMEM_CACHE_DIR", str(request.getfixturevalue("tmp_path") / "cache"))

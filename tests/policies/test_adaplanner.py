@@ -20,8 +20,6 @@ from textmem_gym.llm import LocalOpenAIServer
 from textmem_gym.runner import EvalConfig, evaluate
 
 GAME = "TextMem/STMA-Cooking-L1-v0"
-#: The games stay in the shared cache (no regeneration per test; see conftest.py).
-SHARED_CACHE = True
 WRONG = '        assert "xyzzy" in obs, "Error in [Step 2]: expected xyzzy."'
 
 

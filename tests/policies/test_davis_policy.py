@@ -15,8 +15,6 @@ from textmem_gym.runner import EvalConfig, evaluate
 
 SCIENCEWORLD = "TextMem/ScienceWorld-FindLivingThing-v0"
 FAST = {"timeout": 0.3, "max_retries": 1, "backoff_base": 0.001, "backoff_max": 0.01}
-#: Games and the world model stay in the shared cache (see conftest.py).
-SHARED_CACHE = True
 
 
 @pytest.mark.java

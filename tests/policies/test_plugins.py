@@ -14,7 +14,6 @@ import pytest
 from policies import ENTRY_POINT_GROUP, available_policies, make_policy
 from textmem_gym.runner import EvalConfig, evaluate
 
-SHARED_CACHE = True  # the CookingRL game is generated once, in the shared cache
 ROOT = Path(__file__).resolve().parents[2]
 DISTRIBUTION = "tiny-textmem-agents"
 ENV_ID = "TextMem/CookingRL-L1-v0"

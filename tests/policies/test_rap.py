@@ -15,8 +15,6 @@ from textmem_gym.envs.scienceworld.gold import GoldTrajectory, gold_trajectories
 from textmem_gym.llm import LocalOpenAIServer
 from textmem_gym.runner import EvalConfig, evaluate
 
-#: The games stay in the shared cache (see conftest.py).
-SHARED_CACHE = True
 SCIENCEWORLD = "TextMem/ScienceWorld-FindLivingThing-v0"
 
 

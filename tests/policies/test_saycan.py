@@ -14,8 +14,6 @@ from policies.saycan import SayCanPolicy
 from textmem_gym.llm import LocalOpenAIServer
 from textmem_gym.runner import EvalConfig, evaluate
 
-#: The games stay in the shared cache (see conftest.py).
-SHARED_CACHE = True
 SCIENCEWORLD = "TextMem/ScienceWorld-FindLivingThing-v0"
 FIRST = "This room is called the hallway. You see a door to the kitchen (closed) and a stove."
 COMMANDS = ["look around", "open door to kitchen", "close door to kitchen", "focus on apple", "go to hallway"]

@@ -14,8 +14,6 @@ from textmem_gym.runner import EvalConfig, evaluate
 
 GAME = "TextMem/STMA-Cooking-L2-v0"
 FAST = {"timeout": 0.3, "max_retries": 1, "backoff_base": 0.001, "backoff_max": 0.01}
-#: The games stay in the shared cache (no regeneration per test; see conftest.py).
-SHARED_CACHE = True
 
 
 @pytest.fixture(scope="module")

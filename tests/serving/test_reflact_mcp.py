@@ -15,8 +15,7 @@ GAME = "TextMem/CookingRL-L1-v0"
 
 @pytest.mark.llm
 @pytest.mark.slow
-def test_reflact_over_mcp_wins_and_records_the_same_results(tmp_path, monkeypatch) -> None:
-    monkeypatch.setenv("TEXTMEM_CACHE_DIR", str(tmp_path / "cache"))
+def test_reflact_over_mcp_wins_and_records_the_same_results(tmp_path, isolated_cache) -> None:
     rows = {}
     for transport in ("inprocess", "mcp"):
         answerer = WalkthroughAnswerer(GAME)
