@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 from _page import cell, summary, write_page
 
+from textmem_gym.core.policy import config_fields, policy_config_class
 from textmem_gym.core.registry import FactoryParameters, available_policies, factory_parameters, policy_parameters
 from textmem_gym.llm import LLMClient
 from textmem_gym.loading import load_object
@@ -56,6 +57,7 @@ class Keyword(NamedTuple):
     name: str
     type: str
     default: str
+    doc: str = ""
 
 
 def type_text(annotation: Any) -> str:
@@ -75,24 +77,44 @@ def default_text(parameters: FactoryParameters, name: str) -> str:
     return f"`{parameters.defaults[name]!r}`" if name in parameters.defaults else "required"
 
 
-def keywords(parameters: FactoryParameters | None) -> list[Keyword]:
-    """The keywords of a factory's parameters, in signature order (none when it has no readable signature)."""
+def keywords(parameters: FactoryParameters | None, docs: dict[str, str] | None = None) -> list[Keyword]:
+    """The keywords of a factory's parameters, in signature order (none when it has no readable signature),
+    each with its doc from ``docs`` (a settings dataclass's field docs)."""
     if parameters is None:
         return []
-    return [Keyword(name, type_text(annotation), default_text(parameters, name))
+    return [Keyword(name, type_text(annotation), default_text(parameters, name), (docs or {}).get(name, ""))
             for name, annotation in parameters.annotations.items()]
+
+
+def field_docs(factory: Any) -> dict[str, str]:
+    """The first line of each field's doc in ``factory``'s settings dataclass (none for a plain signature)."""
+    config = policy_config_class(factory) if isinstance(factory, type) else None
+    if config is None:
+        return {}
+    return {field.name: summary_line(field.doc) for field in config_fields(config)}
+
+
+def summary_line(doc: str) -> str:
+    """A field doc's first paragraph on one line, Sphinx roles shown as code (``:class:`~a.B``` -> ```B```).
+
+    Example:
+        >>> summary_line("Memories kept\\n(see :class:`~pkg.mod.Memory`).\\n\\nMore.")
+        'Memories kept (see `Memory`).'
+    """
+    paragraph = " ".join(doc.strip().split("\n\n")[0].split())
+    return re.sub(r":\w+:`~?(?:[\w.]*\.)?([^`]+)`", r"`\1`", paragraph)
 
 
 def keyword_table(rows: list[Keyword]) -> list[str]:
     """A Markdown table of keywords."""
-    return ["| keyword | type | default |", "|---|---|---|",
-            *(f"| `{row.name}` | `{cell(row.type)}` | {cell(row.default)} |" for row in rows)]
+    return ["| keyword | type | default | what it sets |", "|---|---|---|---|",
+            *(f"| `{row.name}` | `{cell(row.type)}` | {cell(row.default)} | {cell(row.doc)} |" for row in rows)]
 
 
 def policy_section(name: str, description: str, target: str, client: set[Keyword]) -> list[str]:
     """The section of one policy: what it is, its factory and its keywords."""
     parameters = policy_parameters(name)
-    rows = keywords(parameters)
+    rows = keywords(parameters, field_docs(load_object(target)))
     takes_client = bool(client) and {row.name for row in client} <= {row.name for row in rows}
     own = [row for row in rows if not (takes_client and row in client)]
     lines = ["", f"## {name}", "", f"{cell(description)}", "",
@@ -105,13 +127,20 @@ def policy_section(name: str, description: str, target: str, client: set[Keyword
     return lines
 
 
+def field_docs_of_llm_config() -> dict[str, str]:
+    """The field docs of the settings every LLM policy shares (:class:`policies.llm_config.LLMConfig`)."""
+    from policies.llm_config import LLMConfig
+
+    return {field.name: summary_line(field.doc) for field in config_fields(LLMConfig)}
+
+
 def render() -> str:
     """The page."""
     entries = available_policies()
     lines = [HEADER.rstrip("\n")]
     lines += [f"| [`{name}`](#{name}) | `{entry.target}` | {cell(entry.description)} |"
               for name, entry in entries.items()]
-    client_rows = keywords(factory_parameters(LLMClient))
+    client_rows = keywords(factory_parameters(LLMClient), field_docs_of_llm_config())
     client = set(client_rows)
     for name, entry in entries.items():
         lines += policy_section(name, entry.description, entry.target, client)
