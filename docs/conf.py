@@ -26,4 +26,5 @@ napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 html_theme = "furo"
 html_title = "textmem_gym"
-napoleon_use_ivar = True  # Attributes sections as fields: dataclass fields documented by autodoc are not described twice
+# Attributes sections as fields: dataclass fields documented by autodoc are not described twice.
+napoleon_use_ivar = True
