@@ -54,15 +54,8 @@ from textmem_gym.llm.request import Call, CallContext, ChatResult, Messages, Pro
 from textmem_gym.llm.retry import TRANSPORT_KINDS, RetryPolicy
 from textmem_gym.llm.server_info import ServerInfo, check_endpoint, count_tokens, probe_server
 from textmem_gym.llm.slots import DEFAULT_CONCURRENCY, RequestLimits
-from textmem_gym.llm.structured import StructuredChoice, is_rejection, mode_of_body
-from textmem_gym.llm.usage import (
-    CHARS_PER_TOKEN,
-    PriceTable,
-    UsageTotals,
-    estimate_prompt_tokens,
-    estimate_tokens,
-    estimate_with_margin,
-)
+from textmem_gym.llm.structured import StructuredChoice, is_rejection
+from textmem_gym.llm.usage import PriceTable, UsageTotals, estimate_with_margin
 
 #: The async SDK client of one event loop and its concurrency limit.
 _AsyncTransport = tuple[openai.AsyncOpenAI, asyncio.Semaphore]
@@ -547,6 +540,4 @@ def preflight(model: str | None = None, base_url: str | None = None, api_key: st
 __all__ = ["DOWN_AFTER", "ENV_API_KEY", "ENV_BASE_URL", "ENV_EMBEDDING_MODEL", "ENV_MODEL", "LLMClient",
            "PREFLIGHT_TIMEOUT", "preflight",
            # the client's types and defaults, importable from here too
-           "ChatResult", "DEFAULT_CONCURRENCY", "PromptLogprobs", "RequestLimits",
-           # kept importable from here for modules written against the one-file client
-           "CHARS_PER_TOKEN", "estimate_prompt_tokens", "estimate_tokens", "mode_of_body"]
+           "ChatResult", "DEFAULT_CONCURRENCY", "PromptLogprobs", "RequestLimits"]
