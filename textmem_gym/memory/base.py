@@ -1,5 +1,5 @@
-"""What one update of a graph memory changed (:class:`UpdateStats`), and the memory names callers
-import from here: the protocol lives in :mod:`textmem_gym.memory.protocol`, the registry in
+"""What one update of a graph memory changed (:class:`UpdateStats`, the ``stats`` part of the protocol), and the
+memory names callers import from here: the protocol lives in :mod:`textmem_gym.memory.protocol`, the registry in
 :mod:`textmem_gym.memory.registry`.
 
 The old sixteen-method ``Memory`` is gone: a memory is two methods (``update``, ``context``) and
@@ -17,39 +17,7 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from textmem_gym.memory.protocol import Memory, check_memory, offered_parts
+from textmem_gym.memory.protocol import Memory, UpdateStats, check_memory, offered_parts
 from textmem_gym.memory.registry import available_memories, make_memory
-
-
-@dataclass
-class UpdateStats:
-    """What one update changed, and the running totals.
-
-    Attributes:
-        added: Triples newly believed this step.
-        invalidated: Triples that stopped being believed this step.
-        believed: Triples believed now.
-        total: Triples ever believed.
-        episodes: Episodic vertices.
-    """
-
-    added: int = 0
-    invalidated: int = 0
-    believed: int = 0
-    total: int = 0
-    episodes: int = 0
-
-    def as_dict(self) -> dict[str, int]:
-        """The counts by name (what ``dataclasses.asdict`` gives, without its deep copy: a step's cost).
-
-        Example:
-            >>> UpdateStats(added=2, believed=5).as_dict()
-            {'added': 2, 'invalidated': 0, 'believed': 5, 'total': 0, 'episodes': 0}
-        """
-        return {"added": self.added, "invalidated": self.invalidated, "believed": self.believed,
-                "total": self.total, "episodes": self.episodes}
-
 
 __all__ = ["Memory", "UpdateStats", "available_memories", "check_memory", "make_memory", "offered_parts"]

@@ -143,6 +143,12 @@ class GraphMemory:
 
     name = "graph"
 
+    @property
+    def privileged(self) -> frozenset[str]:
+        """The privileged ``info`` keys it reads (its ``privileged`` part): ``{"facts"}`` with an
+        extractor that reads facts rather than text (the ``oracle``), else none."""
+        return frozenset() if self.extractor.reads_text else frozenset({"facts"})
+
     def __init__(self, extractor: str | Extractor = "rules", *, extractor_options: dict[str, Any] | None = None,
                  similarity: str | SimilarityIndex = "bm25", similarity_options: dict[str, Any] | None = None,
                  depth: int = 2, width: int = 5, episodes: int = 2, max_episode_chars: int = 600):

@@ -28,7 +28,16 @@ part            methods                              used by
 ``build_cost``  ``build_tokens()``                   tokens a model spent building it
 ``sources``     ``sources(question, k)``             supporting-paragraph recall@k (QA)
 ``close``       ``close()``                          releases clients
+``stats``       ``stats`` (an :class:`UpdateStats`)  the wrapper's ``info["memory"]``
+``invalidate``  ``invalidate(subject, relation,      ``go to`` forgets an exit the game refused
+                object)``
+``privileged``  ``privileged`` (info key names)      the privileged ``info`` keys it is given
+``name``        ``name`` (a string)                  its name in results rows
 =============== ==================================== =========================================
+
+A memory is fed by one path only: :func:`textmem_gym.memory.adoption.adopt` detects its parts once,
+hands it the env backend's text parser where it offers ``parser`` and gives ``update`` the ``info``
+without the privileged keys it does not declare in ``privileged``.
 
 Example:
     >>> class Notes:
@@ -52,6 +61,7 @@ Example:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -60,6 +70,35 @@ import networkx as nx
 from textmem_gym.memory.budget import fit_budget  # noqa: F401  (the module example uses it)
 from textmem_gym.memory.extractors import TextParser
 from textmem_gym.memory.semantic import Triple, TripleKey
+
+
+@dataclass
+class UpdateStats:
+    """What one update changed, and the running totals (the ``stats`` part).
+
+    Attributes:
+        added: Triples newly believed this step.
+        invalidated: Triples that stopped being believed this step.
+        believed: Triples believed now.
+        total: Triples ever believed.
+        episodes: Episodic vertices.
+    """
+
+    added: int = 0
+    invalidated: int = 0
+    believed: int = 0
+    total: int = 0
+    episodes: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        """The counts by name (what ``dataclasses.asdict`` gives, without its deep copy: a step's cost).
+
+        Example:
+            >>> UpdateStats(added=2, believed=5).as_dict()
+            {'added': 2, 'invalidated': 0, 'believed': 5, 'total': 0, 'episodes': 0}
+        """
+        return {"added": self.added, "invalidated": self.invalidated, "believed": self.believed,
+                "total": self.total, "episodes": self.episodes}
 
 
 @runtime_checkable
@@ -180,6 +219,48 @@ class Closeable(Protocol):
         """Releases what the memory holds."""
 
 
+@runtime_checkable
+class HasStats(Protocol):
+    """Optional part ``stats``: what the last update changed (the wrapper's ``info["memory"]``).
+
+    Attributes:
+        stats: The counts of the last update and the running totals.
+    """
+
+    stats: UpdateStats
+
+
+@runtime_checkable
+class Forgets(Protocol):
+    """Optional part ``invalidate``: stops believing a triple (a ``go to`` whose move the game refused)."""
+
+    def invalidate(self, subject: str, relation: str, obj: str) -> bool:
+        """Stops believing ``(subject, relation, obj)`` now; returns whether it was believed."""
+
+
+@runtime_checkable
+class ReadsPrivileged(Protocol):
+    """Optional part ``privileged``: the privileged ``info`` keys it reads (the oracle's ``{"facts"}``).
+
+    Attributes:
+        privileged: Key names of :data:`~textmem_gym.envs.privileged.PRIVILEGED_KEYS`; every other
+            privileged key is taken out of the ``info`` it is given.
+    """
+
+    privileged: frozenset[str]
+
+
+@runtime_checkable
+class Named(Protocol):
+    """Optional part ``name``: its name in results rows (else its class name).
+
+    Attributes:
+        name: The name (``"arigraph"``).
+    """
+
+    name: str
+
+
 #: Optional part name -> its protocol (what :func:`offered_parts` checks).
 PARTS: dict[str, type] = {
     "reset": Resettable,
@@ -192,6 +273,10 @@ PARTS: dict[str, type] = {
     "build_cost": HasBuildCost,
     "sources": HasSources,
     "close": Closeable,
+    "stats": HasStats,
+    "invalidate": Forgets,
+    "privileged": ReadsPrivileged,
+    "name": Named,
 }
 
 
@@ -226,6 +311,6 @@ def build_tokens(memory: object) -> dict[str, int]:
     return {"prompt_tokens": 0, "completion_tokens": 0}
 
 
-__all__ = ["PARTS", "Closeable", "Exportable", "HasBeliefs", "HasBuildCost", "HasHistory", "HasMap", "HasSources",
-           "Memory", "ReadsParser", "Renders", "Resettable", "build_tokens", "check_memory", "is_memory",
-           "offered_parts"]
+__all__ = ["PARTS", "Closeable", "Exportable", "Forgets", "HasBeliefs", "HasBuildCost", "HasHistory", "HasMap",
+           "HasSources", "HasStats", "Memory", "Named", "ReadsParser", "ReadsPrivileged", "Renders", "Resettable",
+           "UpdateStats", "build_tokens", "check_memory", "is_memory", "offered_parts"]

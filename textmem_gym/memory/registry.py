@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from textmem_gym.loading import declared_names, load_declared
-from textmem_gym.memory.protocol import Memory, check_memory, is_memory
+from textmem_gym.memory.protocol import Memory, Named, check_memory, is_memory
 
 #: Entry-point group through which packages (the library included) add memory names.
 ENTRY_POINT_GROUP = "textmem_gym.memories"
@@ -77,8 +77,16 @@ def endpoint_options(factory: Callable[..., Any], llm: dict[str, Any]) -> dict[s
 
 
 def memory_name(memory: object) -> str:
-    """A memory's name: its ``name`` attribute where it has one, else its class name."""
-    name = getattr(memory, "name", None)
+    """A memory's name: its ``name`` part (a non-empty string) where it offers one, else its class name.
+
+    Example:
+        >>> class Notes:
+        ...     def update(self, observation, action, info): ...
+        ...     def context(self, question, budget): return []
+        >>> memory_name(make_memory("arigraph")), memory_name(Notes())
+        ('arigraph', 'Notes')
+    """
+    name = memory.name if isinstance(memory, Named) else None
     return name if isinstance(name, str) and name else type(memory).__name__
 
 

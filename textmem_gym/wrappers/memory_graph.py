@@ -28,8 +28,8 @@ whose observation nobody reads pays for the memory's update only. A memory *obje
 every step unless ``lazy_belief=True``: it is its caller's, who may read it during the step (a
 policy whose retrieval or LLM calls the belief shares, recorded with the step).
 
-``info["memory"]`` (what the last update changed) is there for a memory whose ``stats`` is an
-:class:`~textmem_gym.memory.base.UpdateStats` (the graph memories).
+``info["memory"]`` (what the last update changed) is there for a memory that offers ``stats``
+(an :class:`~textmem_gym.memory.protocol.UpdateStats`: the graph memories).
 
 Step limit: ``gym.make`` puts a ``TimeLimit`` inside this wrapper. By default primitive moves
 count (a ``go to`` of 4 moves uses 4 steps; the inner ``TimeLimit`` truncates mid-macro; a
@@ -45,9 +45,11 @@ With privileged facts in ``info`` (``gym.make(id, privileged=True)``), each step
 ``info["belief_accuracy"]`` (precision/recall/F1 per relation class against the observed
 ground truth) and ``wrapper.belief_accuracy.summary()`` accumulates it.
 
-The env backend's text parser (:attr:`~textmem_gym.envs.text_game.TextGameEnv.text_parser`, e.g.
-NetHack's) is handed to the memory (:meth:`~textmem_gym.memory.protocol.ReadsParser.use_parser`) and its
-ground truth to the belief metric, so no memory has to guess which game it reads.
+The memory is adopted (:func:`~textmem_gym.memory.adoption.adopt`), as every instrument adopts it: its
+parts are detected once (:attr:`MemoryGraphWrapper.adopted`), the env backend's text parser
+(:attr:`~textmem_gym.envs.text_game.TextGameEnv.text_parser`, e.g. NetHack's) is handed to it and its
+ground truth to the belief metric, so no memory has to guess which game it reads; it is fed ``info``
+without the privileged keys it does not declare (``privileged`` part), while the agent still gets them.
 
 ``go to X`` (the second half of this module): :func:`plan_route` turns the memory's shortest known
 path into primitive commands (opening doors believed closed on the way); :func:`run_goto` executes
@@ -80,12 +82,11 @@ from gymnasium import spaces
 from gymnasium.wrappers import TimeLimit
 
 from textmem_gym.envs.lazy import LazyCommands
-from textmem_gym.envs.text_game import MAX_TEXT_LENGTH, TEXT_PARSER_GROUP, TextGameEnv, text_space, to_printable
-from textmem_gym.loading import load_declared
-from textmem_gym.memory.base import UpdateStats
+from textmem_gym.envs.text_game import MAX_TEXT_LENGTH, text_space, to_printable
+from textmem_gym.memory.adoption import Adopted, adopt, parser_for
 from textmem_gym.memory.belief_metrics import BeliefAccuracy
-from textmem_gym.memory.extractors import Extractor, TextParser
-from textmem_gym.memory.protocol import HasBeliefs, HasMap, Memory, ReadsParser, Renders, Resettable
+from textmem_gym.memory.extractors import Extractor
+from textmem_gym.memory.protocol import HasMap, Memory, Renders
 from textmem_gym.memory.registry import make_memory
 from textmem_gym.memory.semantic import direction_relation, normalize
 from textmem_gym.wrappers.lazy_belief import BeliefObservation, UnreadBelief
@@ -128,20 +129,8 @@ def memory_map(memory: object) -> HasMap | None:
     return memory if isinstance(memory, HasMap) else None
 
 
-def text_parser(env: gym.Env) -> TextParser | None:
-    """The text parser ``env``'s backend names (:attr:`~textmem_gym.envs.text_game.TextGameEnv.text_parser`),
-    built; ``None`` when it reads as a text adventure (or is not a TextMem env).
-
-    Example:
-        >>> import gymnasium as gym, textmem_gym
-        >>> env = gym.make("TextMem/Cooking-v0")
-        >>> text_parser(env) is None
-        True
-        >>> env.close()
-    """
-    game = env.unwrapped
-    name = game.text_parser if isinstance(game, TextGameEnv) else None
-    return None if name is None else load_declared("text parser", name, TEXT_PARSER_GROUP)()
+#: The text parser of an env's backend (:func:`textmem_gym.memory.adoption.parser_for`, its one home).
+text_parser = parser_for
 
 
 def find_wrapper(env: gym.Env, kind: type[W]) -> W | None:
@@ -211,7 +200,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.belief_budget = belief_budget
         self.macro_counts_as_one_step = bool(macro_counts_as_one_step)
         self.belief_metrics = belief_metrics
-        self.parser = text_parser(env)
+        self.parser = parser_for(env)
         self._build_memory()
         self.belief_accuracy = BeliefAccuracy(None if self.parser is None else self.parser.observed_truth())
         self.max_steps, self._commands_env = self._step_limit(env)
@@ -221,26 +210,23 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._last_info: dict[str, Any] = {}
 
     def _build_memory(self) -> None:
-        """Builds (or checks) the memory, hands it the backend's text parser where it reads one, and
-        notes once which optional parts it offers (protocol checks are slow: never one per step).
+        """Builds (or checks) the memory and adopts it (:func:`~textmem_gym.memory.adoption.adopt`): its
+        optional parts detected once (protocol checks are slow: never one per step), the backend's text
+        parser handed over where it reads one.
 
         Attributes set:
+            adopted: The adopted memory (its parts, its one ``update`` path).
+            memory: The memory itself.
             map: The memory where it offers the ``map`` part (``go to`` macros, locations), else ``None``.
         """
-        self.memory: Memory = make_memory(self._memory_spec, **self._memory_options)
-        if isinstance(self.memory, ReadsParser):
-            self.memory.use_parser(self.parser)
-        self.map: HasMap | None = memory_map(self.memory)
-        self._renders = isinstance(self.memory, Renders)
-        self._beliefs = isinstance(self.memory, HasBeliefs)
-        self._resettable = isinstance(self.memory, Resettable)
+        self.adopted: Adopted = adopt(make_memory(self._memory_spec, **self._memory_options), parser=self.parser)
+        self.memory: Memory = self.adopted.memory
+        self.map: HasMap | None = self.adopted.map
 
     def _empty_memory(self) -> None:
         """Empties the memory for a new episode: its ``reset``, else a memory given by name is built
         anew; a memory object without ``reset`` is kept as it is."""
-        if self._resettable:
-            cast(Resettable, self.memory).reset()
-        elif isinstance(self._memory_spec, str):
+        if not self.adopted.reset() and isinstance(self._memory_spec, str):
             self._build_memory()
 
     def _step_limit(self, env: gym.Env) -> tuple[int | None, gym.Env]:
@@ -264,7 +250,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._empty_memory()
         self.belief_accuracy.reset()
         self.decisions = self.primitive_steps = self.budget_used = 0
-        self.memory.update(observation, "", info)
+        self.adopted.update(observation, "", info)
         self._score_belief(info, "", observation)
         return self._observation(observation), self._augment(info)
 
@@ -281,7 +267,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         else:
             budget = None if self.max_steps is None or self.macro_counts_as_one_step else \
                 max(self.max_steps - self.budget_used, 0)
-            result = run_goto(cast(HasMap, room_map), target, self._primitive, budget)
+            result = run_goto(cast(HasMap, room_map), target, self._primitive, budget, forget=self.adopted.invalidate)
             observation, reward = result.observation, result.reward
             terminated, truncated = result.terminated, result.truncated
             info = result.info if result.info is not None else dict(self._last_info)
@@ -296,7 +282,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def _primitive(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self._commands_env.step(action)
         self.primitive_steps += 1
-        self.memory.update(observation, action, info)
+        self.adopted.update(observation, action, info)
         self._score_belief(info, action, observation)
         return observation, float(reward), terminated, truncated, info
 
@@ -309,7 +295,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         if callable(self.belief_mode):
             return to_printable(self.belief_mode(self.memory, observation))[:MAX_TEXT_LENGTH]
         query = observation if self.belief_mode == "retrieve" else None
-        return belief_text(self.memory, query, self.belief_budget, renders=self._renders)
+        return belief_text(self.memory, query, self.belief_budget, renders=self.adopted.renders is not None)
 
     def _observation(self, observation: str) -> Any:
         if self.lazy_belief:
@@ -327,8 +313,8 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         info["location"] = room_map.location if room_map is not None else None
         info["known_locations"] = known
         info["unexplored_exits"] = room_map.unexplored_exits() if room_map is not None else {}
-        stats = getattr(self.memory, "stats", None)
-        if isinstance(stats, UpdateStats):
+        stats = self.adopted.stats()
+        if stats is not None:
             info["memory"] = stats.as_dict()
         inner = info.get("steps")  # an env that expands commands itself (NetHack skills) counts its keys
         primitive = inner["primitive"] if isinstance(inner, dict) and "primitive" in inner else self.primitive_steps
@@ -349,9 +335,10 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     def _score_belief(self, info: dict[str, Any], action: str, observation: str) -> None:
         enabled = self.belief_metrics if self.belief_metrics is not None else "facts" in info
-        if enabled and "facts" in info and self._beliefs:
+        beliefs = self.adopted.beliefs
+        if enabled and "facts" in info and beliefs is not None:
             # with the text seen, as benchmarks/belief_accuracy.py scores: open/closed states count once revealed
-            believed = cast(HasBeliefs, self.memory).believed_triples()
+            believed = beliefs.believed_triples()
             score = self.belief_accuracy.step(info["facts"], action, believed, observation)
             info["belief_accuracy"] = {name: {"precision": c.precision, "recall": c.recall, "f1": c.f1,
                                               "unverifiable": c.unverifiable} for name, c in score.items()}
@@ -496,13 +483,15 @@ def hop_commands(direction: str, door: str | None) -> list[str]:
     return ([f"open {door}"] if door else []) + [f"go {direction}"]
 
 
-def run_goto(memory: HasMap, target: str, step: Callable[[str], StepResult], budget: int | None) -> MacroResult:
+def run_goto(memory: HasMap, target: str, step: Callable[[str], StepResult], budget: int | None, *,
+             forget: Callable[[str, str, str], bool] | None = None) -> MacroResult:
     """Walks to ``target`` with primitive commands sent through ``step`` (which also updates
     the memory); stops on termination, truncation, an exhausted ``budget`` of primitive steps,
     or when the believed location is not the expected one. A move that left the agent where
     it was (maps of interactive fiction are not always symmetric, so an inferred inverse exit
-    can be wrong) is forgotten, so the next plan avoids it, by a memory that can forget
-    (``invalidate(subject, relation, object)``, as the graph memories)."""
+    can be wrong) is forgotten through ``forget(subject, relation, object)``, so the next plan avoids
+    it (the wrapper passes :meth:`~textmem_gym.memory.adoption.Adopted.invalidate`: a memory that offers
+    the ``invalidate`` part, as the graph memories)."""
     result = MacroResult(target)
     hops, problem = plan_route(memory, target)
     if problem:
@@ -525,8 +514,7 @@ def run_goto(memory: HasMap, target: str, step: Callable[[str], StepResult], bud
                 return result
         if memory.location != expected:
             result.reason = f"expected to reach the {expected} but the game says otherwise"
-            forget = getattr(memory, "invalidate", None)
-            if memory.location == room and callable(forget):  # the way is not there
+            if memory.location == room and forget is not None:  # the way is not there
                 forget(expected, direction_relation(direction), room)
             return result
         room = expected

@@ -4,9 +4,11 @@
 (:func:`~textmem_gym.qa.probes.replay.replay_episode`), generates the questions at the chosen steps
 (:func:`~textmem_gym.qa.probes.questions.generate_questions`), then builds each memory with
 :func:`~textmem_gym.memory.registry.make_memory` (a name, ``"module:Class"`` or a memory object),
-feeds it every replayed step as ``update(observation, command, info)`` (``info`` without the
-privileged keys, unless the memory declares the ones it reads in ``privileged``: the oracle's
-``{"facts"}``) and, at each chosen step, asks it that step's questions in each answer mode:
+adopts it as the wrapper does (:func:`~textmem_gym.memory.adoption.adopt`: the text parser of the
+episode's env backend handed over), feeds it every replayed step as ``update(observation, command,
+info)`` (``info`` without the privileged keys, unless the memory declares the ones it reads in
+``privileged``: the oracle's ``{"facts"}``) and, at each chosen step, asks it that step's questions in
+each answer mode:
 
 - ``recall`` (no model): ``context(question, B)`` for each budget ``B`` of ``budgets``
   (:data:`~textmem_gym.qa.recall.BUDGETS`), read by :func:`~textmem_gym.qa.probes.recall.recalled`;
@@ -48,7 +50,8 @@ from typing import Any
 from textmem_gym.llm import LLMClient
 from textmem_gym.llm.prompts import RESERVE_TOKENS
 from textmem_gym.loading import lookup
-from textmem_gym.memory.protocol import Closeable, HasBuildCost, Memory, Resettable
+from textmem_gym.memory.adoption import Adopted, adopt, parser_for
+from textmem_gym.memory.protocol import Memory
 from textmem_gym.memory.registry import (
     ENDPOINT_KEYWORDS,
     endpoint_options,
@@ -193,36 +196,44 @@ class ProbedMemory:
 
     Attributes:
         label: Its name in the rows (the name or ``module:Class`` given, else :func:`memory_name`).
-        memory: The memory.
+        adopted: The memory, adopted (:func:`~textmem_gym.memory.adoption.adopt`): its parts, the
+            backend's parser, the one ``update`` path.
         config: What its rows record of its options.
         clients: Clients the probe built for it (closed with it; their tokens are its build tokens
             when it offers no ``build_tokens``).
-        privileged: The privileged ``info`` keys it is given.
         update_s: Seconds spent in its ``update``.
         updates: Updates so far.
     """
 
     label: str
-    memory: Memory
+    adopted: Adopted
     config: dict[str, Any]
     clients: list[LLMClient] = field(default_factory=list)
-    privileged: frozenset[str] = frozenset()
     update_s: float = 0.0
     updates: int = 0
 
+    @property
+    def memory(self) -> Memory:
+        """The memory."""
+        return self.adopted.memory
+
+    @property
+    def privileged(self) -> frozenset[str]:
+        """The privileged ``info`` keys it is given (those it declares)."""
+        return self.adopted.privileged
+
     def feed(self, step: ReplayStep) -> None:
-        """One replayed step, through ``update`` (privileged facts only when declared)."""
-        info = {**step.info, "facts": list(step.facts)} if "facts" in self.privileged else step.info
+        """One replayed step, through the adopted ``update`` (privileged facts only when declared)."""
+        info = {**step.info, "facts": list(step.facts)} if "facts" in self.adopted.privileged else step.info
         started = time.perf_counter()
-        self.memory.update(step.observation, step.command, info)
+        self.adopted.update(step.observation, step.command, info)
         self.update_s += time.perf_counter() - started
         self.updates += 1
 
     def build_tokens(self) -> dict[str, int]:
         """Its ``build_tokens()`` where offered, else its clients' tokens."""
-        if isinstance(self.memory, HasBuildCost):
-            used = self.memory.build_tokens()
-            return {k: int(used.get(k, 0)) for k in ("prompt_tokens", "completion_tokens")}
+        if self.adopted.offers("build_cost"):
+            return self.adopted.build_tokens()
         usages = [client.usage.as_dict() for client in self.clients]
         return {k: sum(int(u[k]) for u in usages) for k in ("prompt_tokens", "completion_tokens")}
 
@@ -232,8 +243,7 @@ class ProbedMemory:
 
     def close(self) -> None:
         """Closes the memory (where it offers ``close``) and the probe's clients."""
-        if isinstance(self.memory, Closeable):
-            self.memory.close()
+        self.adopted.close()
         for client in self.clients:
             client.close()
 
@@ -247,8 +257,15 @@ def _config_of(spec: str | Memory, config: ProbeConfig) -> dict[str, Any]:
     return _recorded(memory_options(spec, config)) if isinstance(spec, str) else {}
 
 
-def build_memory(spec: str | Memory, config: ProbeConfig) -> ProbedMemory:
-    """The memory ``spec`` (built with :func:`memory_options`, or the object given, reset where it offers it).
+def build_memory(spec: str | Memory, config: ProbeConfig, *, env_id: str | None = None) -> ProbedMemory:
+    """The memory ``spec`` (built with :func:`memory_options`, or the object given, reset where it offers it),
+    adopted with the text parser of ``env_id``'s backend (:func:`~textmem_gym.memory.adoption.parser_for`),
+    as the wrapper adopts it in that env.
+
+    Args:
+        spec: A memory name, ``"module:Class"`` or a memory object.
+        config: The probe's configuration (extractor, endpoint, options).
+        env_id: The env id of the replayed episode (``None``: no backend parser).
 
     Raises:
         ValueError: Unknown name, or a memory declaring privileged keys a replay does not hold.
@@ -261,16 +278,14 @@ def build_memory(spec: str | Memory, config: ProbeConfig) -> ProbedMemory:
             settings = dict(config.llm)
             clients.append(LLMClient(**{**settings.pop("client_options", {}), **settings}))
             options["extractor_options"] = {"client": clients[0]}
-        memory = make_memory(spec, **options)
+        adopted = adopt(make_memory(spec, **options), parser=parser_for(env_id) if env_id else None)
     else:
-        memory = make_memory(spec)
-        if isinstance(memory, Resettable):
-            memory.reset()
-    privileged = frozenset(getattr(memory, "privileged", frozenset()))
-    if privileged - REPLAYED_PRIVILEGED:
-        raise ValueError(f"memory {memory_label(spec)!r} reads privileged {sorted(privileged)}; a probe replay "
-                         f"holds {sorted(REPLAYED_PRIVILEGED)}")
-    return ProbedMemory(memory_label(spec), memory, _config_of(spec, config), clients, privileged)
+        adopted = adopt(make_memory(spec), parser=parser_for(env_id) if env_id else None)
+        adopted.reset()
+    if adopted.privileged - REPLAYED_PRIVILEGED:
+        raise ValueError(f"memory {memory_label(spec)!r} reads privileged {sorted(adopted.privileged)}; a probe "
+                         f"replay holds {sorted(REPLAYED_PRIVILEGED)}")
+    return ProbedMemory(memory_label(spec), adopted, _config_of(spec, config), clients)
 
 
 # -- asking ---------------------------------------------------------------------------------------
@@ -414,7 +429,7 @@ def _clock(replay: Replay) -> dict[int, int]:
 def _asker(episode: RecordedEpisode, spec: str | Memory, config: ProbeConfig,
            jobs: dict[int, list[tuple[ProbeQuestion, list[str]]]], replay: Replay,
            write: Callable[[dict[str, Any]], None]) -> _Asker:
-    probed = build_memory(spec, config)
+    probed = build_memory(spec, config, env_id=episode.env_id)
     answerer = ProbeAnswerer(**config.answer_settings()) if "llm" in config.answers else None
     return _Asker(episode, probed, config, jobs, _clock(replay), write, answerer)
 
