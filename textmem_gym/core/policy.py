@@ -193,11 +193,26 @@ class PolicyConfig:
             if mode == "scalars":
                 record.update({k: v for k, v in (value or {}).items() if isinstance(v, str | int | float | bool)})
             else:
-                record[item.name] = value if value is None or isinstance(value, _JSON_TYPES) else str(value)
+                record[item.name] = recordable(value)
         return record
 
 
 _JSON_TYPES = (str, int, float, bool, list, dict)
+
+#: Keywords a policy is built with that are never recorded as its configuration: a secret, a live
+#: client, the run's shared request limits (plumbing, not a setting).
+UNRECORDED_ARGUMENTS: frozenset[str] = frozenset({"api_key", "client", "limits"})
+
+
+def recordable(value: Any) -> Any:
+    """``value`` as a results row records a setting: JSON values as they are, anything else as its text.
+
+    Example:
+        >>> from pathlib import Path
+        >>> recordable(3), recordable({"k": [1]}), recordable(Path("a/b")), recordable(None)
+        (3, {'k': [1]}, 'a/b', None)
+    """
+    return value if value is None or isinstance(value, _JSON_TYPES) else str(value)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -295,6 +310,10 @@ class BasePolicy:
             policies'), or ``None``: its settings are its ``__init__`` keywords.
         config: The policy's settings with defaults filled in: its ``config_class`` instance (whose
             :meth:`PolicyConfig.recorded` is :meth:`policy_config`), or a dict a subclass assigns.
+        arguments: The arguments it was built with by name that ``config`` does not record
+            (:func:`~textmem_gym.core.registry.make_policy` sets them, see :func:`adapt_policy`), recorded
+            beside ``config``: a policy without a settings dataclass needs no code to have its arguments
+            recorded.
 
     Example:
         >>> class Look(BasePolicy):
@@ -310,6 +329,7 @@ class BasePolicy:
     multi_trial: ClassVar[bool] = False
     config_class: ClassVar[type[PolicyConfig] | None] = None
     config: Mapping[str, Any] | PolicyConfig = MappingProxyType({})
+    arguments: Mapping[str, Any] = MappingProxyType({})
 
     def seed(self, seed: int | None) -> None:
         """Seeds the policy's randomness for the next episode (the runner calls it per episode)."""
@@ -342,9 +362,11 @@ class BasePolicy:
     def policy_config(self) -> dict[str, Any]:
         """The policy's full configuration (``config``: settings with defaults filled in: extractor,
         similarity, prompt style, strict...), recorded in every results row so that tables never mix
-        variants: :meth:`PolicyConfig.recorded` of a settings dataclass, else the dict ``config``."""
+        variants: :meth:`PolicyConfig.recorded` of a settings dataclass, else the dict ``config``; plus the
+        ``arguments`` it was built with that these do not record."""
         config = self.config
-        return config.recorded() if isinstance(config, PolicyConfig) else dict(config)
+        recorded = config.recorded() if isinstance(config, PolicyConfig) else dict(config)
+        return {**recorded, **{k: v for k, v in self.arguments.items() if k not in recorded}}
 
     def take_llm_calls(self) -> list[dict[str, Any]]:
         """The LLM calls made since the last call; none here."""
@@ -437,10 +459,13 @@ class PolicyAdapter:
     Args:
         agent: The object (its ``act`` is required).
         name: Name recorded in results when the object has no ``name`` (default: its class name).
+        arguments: The arguments it was built with by name that its own ``policy_config()`` does not
+            record: recorded beside it (see :func:`adapt_policy`).
     """
 
-    def __init__(self, agent: Policy, name: str | None = None) -> None:
+    def __init__(self, agent: Policy, name: str | None = None, arguments: Mapping[str, Any] | None = None) -> None:
         self.agent = agent
+        self.arguments = MappingProxyType(dict(arguments or {}))
         self.name = agent.name if isinstance(agent, _Named) else (name or type(agent).__name__)
         self.privileged = frozenset(agent.privileged) if isinstance(agent, _Privileged) else frozenset()
         self.multi_trial = bool(agent.multi_trial) if isinstance(agent, _MultiTrial) else False
@@ -489,8 +514,9 @@ class PolicyAdapter:
         return dict(self.agent.episode_stats()) if isinstance(self.agent, _Reports) else {}
 
     def policy_config(self) -> dict[str, Any]:
-        """The object's ``policy_config()`` if it has one, else ``{}``."""
-        return dict(self.agent.policy_config()) if isinstance(self.agent, _Configured) else {}
+        """The object's ``policy_config()`` if it has one (else ``{}``), plus the ``arguments`` it lacks."""
+        own = dict(self.agent.policy_config()) if isinstance(self.agent, _Configured) else {}
+        return {**own, **{k: v for k, v in self.arguments.items() if k not in own}}
 
     def take_llm_calls(self) -> list[dict[str, Any]]:
         """The object's ``take_llm_calls()`` if it has one, else ``[]``."""
@@ -512,17 +538,98 @@ def check_policy(agent: Any) -> Policy:
     return agent
 
 
-def adapt_policy(agent: Any, name: str | None = None) -> FullPolicy:
+def adapt_policy(agent: Any, name: str | None = None, arguments: Mapping[str, Any] | None = None) -> FullPolicy:
     """``agent`` as a :class:`FullPolicy`: unchanged if it has every hook, else in a :class:`PolicyAdapter`.
 
     Args:
         agent: Any object with ``act(observation, info) -> str``.
         name: Name for results when ``agent`` has none of its own.
+        arguments: Arguments it was built with that its ``policy_config()`` must record beside its own
+            (see :func:`unrecorded_arguments`): a :class:`BasePolicy` keeps them as its ``arguments``
+            (unless it writes its own ``policy_config``), any other object gets a :class:`PolicyAdapter`
+            that adds them.
 
     Raises:
         NotAPolicy: ``agent`` has no ``act`` method.
+
+    Example:
+        >>> class Pick:
+        ...     def __init__(self, index=0):
+        ...         self.index = index
+        ...     def act(self, observation, info):
+        ...         return info["admissible_commands"][self.index]
+        >>> adapt_policy(Pick(3), arguments={"index": 3}).policy_config()
+        {'index': 3}
     """
     check_policy(agent)
+    if arguments:
+        if isinstance(agent, BasePolicy) and type(agent).policy_config is BasePolicy.policy_config:
+            agent.arguments = MappingProxyType({**agent.arguments, **arguments})
+            return agent
+        return PolicyAdapter(agent, name, arguments)
     if isinstance(agent, FullPolicy):
         return agent
     return PolicyAdapter(agent, name)
+
+
+def reseeded(agent: Any) -> bool:
+    """Whether the runner's per-episode seed replaces any seed ``agent`` was built with: it has a ``seed``
+    hook of its own (the runner calls it before every episode), not :class:`BasePolicy`'s no-op.
+
+    Example:
+        >>> class Quiet(BasePolicy):
+        ...     def act(self, observation, info): return "look"
+        >>> class Seeded(Quiet):
+        ...     def seed(self, seed): self.rng_seed = seed
+        >>> reseeded(Quiet()), reseeded(Seeded()), reseeded(PolicyAdapter(Seeded()))
+        (False, True, True)
+    """
+    if isinstance(agent, PolicyAdapter):
+        return reseeded(agent.agent)
+    if isinstance(agent, BasePolicy):
+        return type(agent).seed is not BasePolicy.seed
+    return isinstance(agent, _Seeds)
+
+
+def unrecorded_arguments(agent: FullPolicy, arguments: Mapping[str, Any],
+                         defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The arguments ``agent`` was built with (by keyword) that its ``policy_config()`` does not record
+    and that may change what it does, as results rows record them: so that two configurations of one
+    policy never share a results key, whoever wrote it.
+
+    Left out: an argument the configuration already records (under its name), one given its default
+    value (as the factory's signature says: rows stay alike whether it is written or not), a
+    ``seed`` the runner replaces before every episode (:func:`reseeded`), and plumbing
+    (:data:`UNRECORDED_ARGUMENTS`: keys, clients, request limits). Values that are not JSON are
+    recorded as their text (:func:`recordable`).
+
+    Args:
+        agent: The policy built with ``arguments``.
+        arguments: The keywords it was built with.
+        defaults: The factory's defaults by keyword (those left out are recorded whatever their value).
+
+    Example:
+        >>> class Pick:
+        ...     def act(self, observation, info): return "look"
+        ...     def seed(self, seed): pass
+        >>> unrecorded_arguments(adapt_policy(Pick()), {"index": 3, "seed": 4, "api_key": "k", "depth": 1},
+        ...                      {"depth": 1})
+        {'index': 3}
+    """
+    own = agent.policy_config()
+    recorded = {}
+    for key, value in arguments.items():
+        if key in own or key in UNRECORDED_ARGUMENTS or (key == "seed" and reseeded(agent)):
+            continue
+        if defaults is not None and key in defaults and _same(value, defaults[key]):
+            continue
+        recorded[key] = recordable(value)
+    return recorded
+
+
+def _same(value: Any, default: Any) -> bool:
+    """``value == default`` as a bool (``False`` when comparing them fails or is not a bool: arrays)."""
+    try:
+        return type(value) is type(default) and bool(value == default)
+    except Exception:  # an object whose comparison raises (an array's truth value)
+        return False

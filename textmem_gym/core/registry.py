@@ -35,7 +35,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from textmem_gym.core.policy import FullPolicy, adapt_policy, config_fields, policy_config_class
+from textmem_gym.core.policy import (
+    FullPolicy,
+    adapt_policy,
+    config_fields,
+    policy_config_class,
+    unrecorded_arguments,
+)
 from textmem_gym.loading import Declared, declared_names, library_names, load_object, unknown_name
 
 #: Entry-point group through which packages (the library included) add policy names (value ``"module:attr"``).
@@ -185,16 +191,34 @@ def make_policy(name: str, **kwargs: Any) -> FullPolicy:
             :data:`PREFIXED_POLICIES`, or ``"package.module:Factory"``.
         **kwargs: Passed to the policy's factory.
 
+    The policy records the arguments it was built with: a policy class with a settings dataclass
+    (``config_class``) records its fields as the dataclass says; any other factory's keywords that
+    the policy's own ``policy_config()`` leaves out are added to it (see
+    :func:`~textmem_gym.core.policy.unrecorded_arguments`: those given their default value, a
+    ``seed`` the runner replaces per episode, keys and clients are left out). Results rows, and so
+    the resume keys, tell two configurations of any policy apart.
+
     Raises:
         ValueError: Unknown name (the message lists the known ones), or ``kwargs`` the factory does
             not accept (the message names them and the accepted ones).
         textmem_gym.core.policy.NotAPolicy: The factory returned an object without ``act`` (a
             ``TypeError``; one line). An object lacking only optional hooks is adapted
             (:func:`~textmem_gym.core.policy.adapt_policy`).
+
+    Example:
+        >>> make_policy("explorer", seed=3).policy_config()  # reseeded per episode: not a setting
+        {}
+        >>> make_policy("explorer", memory_options={"memory": "stma"}).policy_config()
+        {'memory_options': {'memory': 'stma'}}
     """
     factory, args = _factory(name)
-    _check_arguments(name, factory, args, kwargs)
-    return adapt_policy(factory(*args, **kwargs), name=name)
+    parameters = _check_arguments(name, factory, args, kwargs)
+    built = factory(*args, **kwargs)
+    agent = adapt_policy(built, name=name)
+    if policy_config_class(factory) is not None:  # its settings dataclass records every keyword it takes
+        return agent
+    arguments = unrecorded_arguments(agent, kwargs, None if parameters is None else parameters.defaults)
+    return adapt_policy(built, name=name, arguments=arguments) if arguments else agent
 
 
 def check_policy_arguments(name: str, kwargs: dict[str, Any]) -> None:
@@ -369,12 +393,13 @@ def _known(plugins: dict[str, PolicyEntry]) -> list[str]:
     return sorted(POLICIES) + sorted(plugins) + [f"{p}:..." for p in sorted(prefixes)] + ["package.module:Factory"]
 
 
-def _check_arguments(name: str, factory: Callable[..., Any], args: tuple[str, ...], kwargs: dict[str, Any]) -> None:
+def _check_arguments(name: str, factory: Callable[..., Any], args: tuple[str, ...],
+                     kwargs: dict[str, Any]) -> FactoryParameters | None:
     """ValueError naming the arguments ``factory`` does not accept (instead of its TypeError, or a
-    TypeError later, where an LLM policy's client is first built)."""
+    TypeError later, where an LLM policy's client is first built); returns its parameters."""
     parameters = factory_parameters(factory, skip=len(args))
     if parameters is None:  # no signature to read: let the call decide
-        return
+        return None
     accepted = list(parameters.annotations)
     unknown = [key for key in kwargs if not parameters.accepts(key)]
     if unknown:
@@ -384,3 +409,4 @@ def _check_arguments(name: str, factory: Callable[..., Any], args: tuple[str, ..
         inspect.signature(factory).bind(*args, **kwargs)
     except TypeError as error:
         raise ValueError(f"policy {name!r}: {error}; it accepts: {accepted}") from None
+    return parameters
