@@ -21,7 +21,7 @@ import json
 import os
 import statistics
 from collections import defaultdict
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -181,10 +181,12 @@ class ResultsFile:
                 handle.flush()
                 os.fsync(handle.fileno())
 
-    def drop(self, keys: Collection[EpisodeKey]) -> int:
-        """Removes the rows of these episode keys (every other line stays as it is); returns how many.
+    def drop(self, keys: Collection[Any], key: Callable[[dict[str, Any]], Any] | None = None) -> int:
+        """Removes the rows of these keys (every other line stays as it is); returns how many.
 
-        The file is rewritten whole and replaced at once, under the same lock as :meth:`append`.
+        ``key`` gives a row's key (default: :func:`episode_key` of episode rows; ``memory-bench`` passes
+        its record key, ``None`` for rows that are not its own). The file is rewritten whole and
+        replaced at once, under the same lock as :meth:`append`.
         """
         if not self.path.exists() or not keys:
             return 0
@@ -196,8 +198,12 @@ class ResultsFile:
                         value = json.loads(line)
                     except json.JSONDecodeError:
                         value = None
-                    episode_row = isinstance(value, dict) and all(name in value for name in ROW_FIELDS)
-                    if episode_row and episode_key(value) in keys:
+                    if key is not None:
+                        matched = is_row(value) and key(value) in keys
+                    else:
+                        matched = isinstance(value, dict) and all(name in value for name in ROW_FIELDS) \
+                            and episode_key(value) in keys
+                    if matched:
                         dropped += 1
                     else:
                         kept.append(line)
