@@ -133,3 +133,53 @@ def test_a_dead_endpoint_is_one_line_and_exit_2_before_any_row(tmp_path):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("textmem-gym: error: ") and "http://127.0.0.1:9/v1" in lines[0]
     assert not out.exists()
+
+
+#: The own-memory guide's memory, as ``mypackage/notes.py`` in the directory a command runs in.
+KEYWORD_NOTES = '''
+import re
+
+from textmem_gym.memory import fit_budget
+
+
+class KeywordNotes:
+    def __init__(self):
+        self.lines = []
+
+    def update(self, observation, action, info):
+        said = " ".join(observation.split())
+        self.lines.append(f"> {action}: {said}" if action else said)
+
+    def context(self, question, budget):
+        words = set(re.findall(r"[a-z]+", question.lower()))
+        ranked = sorted(self.lines, key=lambda line: -len(words & set(re.findall(r"[a-z]+", line.lower()))))
+        return fit_budget(ranked, budget)
+'''
+
+
+def test_every_command_imports_module_class_from_the_working_directory(tmp_path):
+    """``probe`` and ``memory-bench`` find ``mypackage.notes:KeywordNotes`` where the console script runs,
+    as ``eval`` finds ``--policy mymod:Class`` (the one loader looks there): the own-memory guide's
+    shell commands, as written."""
+    script = Path(sys.executable).with_name("textmem-gym")  # the console script: no working directory on sys.path
+    (tmp_path / "mypackage").mkdir()
+    (tmp_path / "mypackage" / "__init__.py").write_text("")
+    (tmp_path / "mypackage" / "notes.py").write_text(KEYWORD_NOTES)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(script), *args], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+
+    played = run("eval", "TextMem/CookingRL-L1-v0", "--policy", "walkthrough", "--max-steps", "4", "--quiet",
+                 "--trajectories", "runs/trajectories")
+    assert played.returncode == 0, played.stderr
+    probe = run("probe", "runs/trajectories", "--memory", "mypackage.notes:KeywordNotes", "--recall-only",
+                "--budgets", "256", "--out", "probes.jsonl")
+    assert probe.returncode == 0, probe.stderr
+    assert "KeywordNotes" in probe.stdout and (tmp_path / "probes.jsonl").stat().st_size > 0
+    bench = run("memory-bench", "--memories", "mypackage.notes:KeywordNotes", "--trajectories", "twx-coin-short",
+                "--budgets", "256", "--per-kind", "1")
+    assert bench.returncode == 0, bench.stderr
+    assert "KeywordNotes" in bench.stdout
+    missing = run("probe", "runs/trajectories", "--memory", "mypackage.nowhere:KeywordNotes", "--recall-only")
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1, missing.stderr
+    assert "mypackage.nowhere" in missing.stderr

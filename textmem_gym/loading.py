@@ -12,6 +12,12 @@ there, the library's own in its ``setup.cfg`` exactly like a third party's
 (:func:`declared_names`, :func:`library_names`, :func:`load_declared`), so no table of the library
 names a module of a floor above it.
 
+Every ``"module:attr"`` is imported by :func:`import_module`: a module that is not on ``sys.path``
+is also looked for in the current directory, as ``python -m`` and ``python`` itself do, so a
+command of the ``textmem-gym`` console script (``eval --policy mymod:Pick``, ``probe --memory
+mypackage.notes:KeywordNotes``, ``memory-bench``, ``reproduce``...) finds the user's modules the
+same way. The directory goes last on ``sys.path``: it never shadows an installed package.
+
 Example:
     >>> COLORS = {"red": "#f00", "green": "#0f0"}
     >>> lookup("color", "red", COLORS)
@@ -29,6 +35,8 @@ Example:
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
 import re
 import sys
 import warnings
@@ -36,6 +44,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, distribution, entry_points
+from types import ModuleType
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -91,7 +100,7 @@ def load_object(spec: str) -> Any:
     if not sep or not module_name or not attr:
         raise ValueError(f"expected 'module:attr', got {spec!r}")
     try:
-        target: Any = importlib.import_module(module_name)
+        target: Any = import_module(module_name)
     except ImportError as error:
         raise ImportError(f"cannot import {module_name!r} (from {spec!r}): {error}") from error
     for part in attr.split("."):
@@ -100,6 +109,71 @@ def load_object(spec: str) -> Any:
         except AttributeError:
             raise AttributeError(f"{module_name!r} has no attribute {attr!r} (from {spec!r})") from None
     return target
+
+
+def import_module(name: str) -> ModuleType:
+    """``importlib.import_module(name)``; a module found nowhere on ``sys.path`` is looked for in the
+    current directory too (see the module docstring).
+
+    Raises:
+        ImportError: It is not found there either, or importing it fails.
+
+    Example:
+        >>> import os, pathlib, tempfile
+        >>> folder, before = pathlib.Path(tempfile.mkdtemp()), os.getcwd()
+        >>> _ = (folder / "cwd_module_example.py").write_text("ANSWER = 42")
+        >>> os.chdir(folder)
+        >>> import_module("cwd_module_example").ANSWER
+        42
+        >>> os.chdir(before)
+    """
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if not (_is_missing(name, error) and use_working_directory()):
+            raise
+    return importlib.import_module(name)
+
+
+def module_exists(name: str) -> bool:
+    """Whether module ``name`` can be found (on ``sys.path``, else in the current directory), without
+    importing it (its parent packages are imported).
+
+    Raises:
+        ImportError: A parent package exists but fails to import (its own bug).
+
+    Example:
+        >>> module_exists("collections.abc"), module_exists("no_such_module_anywhere")
+        (True, False)
+    """
+    for attempt in range(2):
+        try:
+            if importlib.util.find_spec(name) is not None:
+                return True
+        except ModuleNotFoundError as error:
+            if not _is_missing(name, error):
+                raise
+        if attempt or not use_working_directory():
+            return False
+    return False
+
+
+def use_working_directory() -> bool:
+    """Puts the current directory last on ``sys.path`` unless it is there already (as ``""`` or its
+    path); returns whether it did. The console script does not put it there, unlike ``python``."""
+    here = os.getcwd()
+    if "" in sys.path or here in sys.path:
+        return False
+    sys.path.append(here)
+    importlib.invalidate_caches()
+    return True
+
+
+def _is_missing(name: str, error: ModuleNotFoundError) -> bool:
+    """Whether ``error`` says module ``name`` itself (or a package it is in) was not found, rather than
+    something that module imports."""
+    missing = error.name or ""
+    return bool(missing) and (name == missing or name.startswith(missing + "."))
 
 
 #: The distribution that installs textmem_gym: the names it declares in an entry-point group are

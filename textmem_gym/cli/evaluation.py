@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -26,7 +25,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from textmem_gym.results import format_table, summarize
     from textmem_gym.runner import EvalConfig, evaluate
 
-    use_working_directory()
     check_env_ids(args.env_ids)
     policy_kwargs = parse_pairs(args.policy_arg)
     for name in ("model", "base_url", "context_window", "structured_output"):
@@ -103,16 +101,6 @@ def backend_options(args: argparse.Namespace) -> dict[str, Any]:
     """The run backend's keyword arguments: ``--backend-option`` pairs plus the Ray shorthands given."""
     shorthands = {"address": args.ray_address, "task_cpus": args.ray_task_cpus}
     return {**{k: v for k, v in shorthands.items() if v is not None}, **parse_pairs(args.backend_option)}
-
-
-def use_working_directory() -> None:
-    """Lets ``--policy mymodule:Factory`` find modules of the current directory, as ``python -m`` does.
-
-    The console script does not put the working directory on ``sys.path``; it goes last, so it
-    never shadows an installed package.
-    """
-    if "" not in sys.path and os.getcwd() not in sys.path:
-        sys.path.append(os.getcwd())
 
 
 def cmd_summary(args: argparse.Namespace) -> int:

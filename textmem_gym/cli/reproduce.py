@@ -10,11 +10,9 @@ from textmem_gym.cli.checks import POSITIVE, check_env_resources, writable_file
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     """Plans, plays and prints one protocol."""
-    from textmem_gym.cli.evaluation import use_working_directory
     from textmem_gym.protocols import QA_PROTOCOLS, get_protocol
     from textmem_gym.protocols.run import format_report, paper_rows, plan_protocol, run_protocol
 
-    use_working_directory()
     if args.paper in QA_PROTOCOLS:
         return cmd_reproduce_qa(args)
     if not args.policy:

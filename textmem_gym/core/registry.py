@@ -27,7 +27,6 @@ Example:
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import sys
 import warnings
@@ -42,7 +41,7 @@ from textmem_gym.core.policy import (
     policy_config_class,
     unrecorded_arguments,
 )
-from textmem_gym.loading import Declared, declared_names, library_names, load_object, unknown_name
+from textmem_gym.loading import Declared, declared_names, library_names, load_object, module_exists, unknown_name
 
 #: Entry-point group through which packages (the library included) add policy names (value ``"module:attr"``).
 ENTRY_POINT_GROUP = "textmem_gym.policies"
@@ -368,7 +367,7 @@ def _importable(spec: str, plugins: dict[str, PolicyEntry]) -> Callable[..., Any
     propagate unchanged: they are not unknown names.
     """
     module_name, _, attr = spec.partition(":")
-    if not _module_exists(module_name):
+    if not module_exists(module_name):
         raise unknown_name("policy", spec, _known(plugins), detail=f"no module {module_name!r}")
     try:
         return load_object(spec)
@@ -376,16 +375,6 @@ def _importable(spec: str, plugins: dict[str, PolicyEntry]) -> Callable[..., Any
         if module_name not in sys.modules:  # the import itself failed: a bug in that module
             raise
         raise ValueError(f"unknown policy {spec!r}: module {module_name!r} has no attribute {attr!r}") from None
-
-
-def _module_exists(module_name: str) -> bool:
-    try:
-        return importlib.util.find_spec(module_name) is not None
-    except ModuleNotFoundError as error:
-        missing = error.name or ""
-        if module_name == missing or module_name.startswith(missing + "."):
-            return False
-        raise
 
 
 def _known(plugins: dict[str, PolicyEntry]) -> list[str]:
