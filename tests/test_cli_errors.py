@@ -10,6 +10,7 @@ case runs the console entry in a subprocess to show the same line reaches a real
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -57,6 +58,8 @@ CASES = [
     (["eval", "TextMem/AriGraph-Cooking-v0", "--policy", "random", *OUT],
      f"AriGraph's published game 'cook' (envs/cook/game.z8) not found ({GAMES_DIR_ENV} is not set", "offline"),
     (["eval", "TextMem/ScienceWorld-Boil-v0", "--policy", "random", *OUT], "no Java runtime was found", "no_java"),
+    (["eval", GAME, "--policy", "random", "--quiet", *OUT],
+     "cannot use the cache folder {tmp}/existing.jsonl/cache/games: Not a directory (TEXTMEM_CACHE_DIR=", "bad_cache"),
     # play
     (["play", "TextMem/Nope-v0"], "unknown env id 'TextMem/Nope-v0'", None),
     (["play", GAME, "--seed", "-1"], "--seed: " + COUNT.format(0, -1), None),
@@ -121,8 +124,12 @@ def _no_java(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp / "no-programs-here"))
 
 
+def _bad_cache(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TEXTMEM_CACHE_DIR", str(tmp / "existing.jsonl" / "cache"))  # below a file: no folder
+
+
 #: Setting name -> what it changes for one case.
-SETTINGS = {"no_roms": _no_roms, "offline": _offline, "no_java": _no_java}
+SETTINGS = {"no_roms": _no_roms, "offline": _offline, "no_java": _no_java, "bad_cache": _bad_cache}
 
 
 def _case_id(case: tuple[list[str], str, str | None]) -> str:
@@ -162,3 +169,48 @@ def test_version(capsys):
         main(["--version"])
     assert done.value.code == 0
     assert capsys.readouterr().out == f"textmem-gym {__version__}\n"
+
+
+def test_an_unwritable_cache_is_one_line_from_the_console_command(tmp_path):
+    """The issue's case: a cache folder where nothing can be made (a 48-line traceback before)."""
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    proc = subprocess.run([sys.executable, "-m", "textmem_gym.cli", "eval", GAME, "--policy", "random",
+                           "--max-steps", "2", "--quiet", "--out", str(tmp_path / "r.jsonl")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "TEXTMEM_CACHE_DIR": str(blocker / "tm")})
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == (f"textmem-gym: error: cannot use the cache folder {blocker / 'tm' / 'games'}: Not a "
+                           f"directory (TEXTMEM_CACHE_DIR={blocker / 'tm'}; it must be a folder textmem_gym can "
+                           "write)\n")
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+@pytest.fixture(scope="module")
+def trajectories(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One recorded episode (four walkthrough steps) for the probe cases."""
+    folder = tmp_path_factory.mktemp("trajectories")
+    assert main(["eval", GAME, "--policy", "walkthrough", "--max-steps", "4", "--quiet",
+                 "--trajectories", str(folder)]) == 0
+    return folder
+
+
+@pytest.mark.parametrize("argv", [
+    ["probe", "{trajectories}", "--memory", "bm25", "--recall-only"],
+    ["memory-bench", "--memories", "bm25", "--trajectories", "twx-coin-short", "--budgets", "256"],
+], ids=["probe", "memory-bench"])
+def test_a_memory_option_it_does_not_take_is_one_line_listing_those_it_takes(argv, trajectories, capsys):
+    """``--memory-options '{"bm25": {"kk": 1}}'`` (a 29-line traceback before), as ``--policy-arg foo=1`` is."""
+    status = main([arg.format(trajectories=trajectories) for arg in argv]
+                  + ["--memory-options", '{"bm25": {"kk": 1}}'])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(lines) == 1, lines
+    assert lines[0].startswith("textmem-gym: error: memory 'bm25' ") and "'kk'" in lines[0]
+    assert "k1" in lines[0] and "b" in lines[0]  # the options it takes
+
+
+def test_make_memory_names_the_options_a_memory_takes():
+    from textmem_gym.memory import make_memory
+
+    with pytest.raises(ValueError, match=r"^memory 'bm25' does not accept 'kk'; it accepts: \['k1', 'b'"):
+        make_memory("bm25", kk=1)

@@ -36,11 +36,12 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import os
 import re
 import sys
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, distribution, entry_points
@@ -174,6 +175,40 @@ def _is_missing(name: str, error: ModuleNotFoundError) -> bool:
     something that module imports."""
     missing = error.name or ""
     return bool(missing) and (name == missing or name.startswith(missing + "."))
+
+
+def check_keywords(kind: str, name: str, factory: Callable[..., Any], keywords: Mapping[str, Any]) -> None:
+    """Checks that ``factory`` (found by ``name``) takes ``keywords``, before it is called: one line for a
+    mistake instead of the ``TypeError`` of the call, deep in whatever builds it.
+
+    A factory with a ``**kwargs`` takes any keyword; one without a readable signature is left to the call.
+
+    Raises:
+        ValueError: A keyword it does not take (the message names it and lists those it takes), or a
+            required one missing.
+
+    Example:
+        >>> def bm25(k1=1.5, b=0.75): ...
+        >>> check_keywords("memory", "bm25", bm25, {"k1": 1.2})
+        >>> check_keywords("memory", "bm25", bm25, {"kk": 1})
+        Traceback (most recent call last):
+        ...
+        ValueError: memory 'bm25' does not accept 'kk'; it accepts: ['k1', 'b']
+    """
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # no signature to read (some built-in callables)
+        return
+    parameters = signature.parameters.values()
+    accepted = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    open_ended = any(p.kind is p.VAR_KEYWORD for p in parameters)
+    unknown = [] if open_ended else [key for key in keywords if key not in accepted]
+    if unknown:
+        raise ValueError(f"{kind} {name!r} does not accept {', '.join(map(repr, unknown))}; it accepts: {accepted}")
+    try:
+        signature.bind(**keywords)
+    except TypeError as error:
+        raise ValueError(f"{kind} {name!r}: {error}; it accepts: {accepted}") from None
 
 
 #: The distribution that installs textmem_gym: the names it declares in an entry-point group are

@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from pathlib import Path
@@ -28,16 +29,39 @@ def cache_dir(*parts: str) -> Path:
         *parts: Sub-directory names below the cache root (e.g. ``"games"``).
 
     Returns:
-        The directory path; it exists when this function returns.
+        The directory path; it exists, and files can be written into it, when this function returns.
+
+    Raises:
+        CacheNotWritable: It cannot be made or written (one line naming it, why, and the variable
+            that moves the cache).
     """
-    root = os.environ.get(CACHE_ENV) or platformdirs.user_cache_dir("textmem_gym")
+    configured = os.environ.get(CACHE_ENV)
+    root = configured or platformdirs.user_cache_dir("textmem_gym")
     path = Path(root).expanduser().joinpath(*parts)
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        _check_cache(str(path))
+    except (OSError, OutputNotWritable) as error:
+        why = error.strerror if isinstance(error, OSError) and error.strerror else str(error).rpartition(": ")[2]
+        source = f"{CACHE_ENV}={configured}" if configured else f"the user cache directory; set {CACHE_ENV} to move it"
+        raise CacheNotWritable(f"cannot use the cache folder {path}: {why} ({source}; it must be a folder "
+                               "textmem_gym can write)") from None
     return path
 
 
 class OutputNotWritable(ValueError):
     """An output path that cannot be written; the message names it and why (one line)."""
+
+
+class CacheNotWritable(OutputNotWritable):
+    """The cache folder (:func:`cache_dir`) cannot be made or written; the message names it, why, and
+    :data:`CACHE_ENV` (one line)."""
+
+
+@functools.lru_cache(maxsize=64)
+def _check_cache(path: str) -> None:
+    """:func:`check_writable` of a cache folder, once per folder and process."""
+    check_writable(path, folder=True)
 
 
 def check_writable(path: str | os.PathLike[str], *, folder: bool = False) -> Path:

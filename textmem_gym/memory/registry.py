@@ -27,7 +27,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from textmem_gym.loading import declared_names, load_declared
+from textmem_gym.loading import check_keywords, declared_names, load_declared
 from textmem_gym.memory.protocol import Memory, Named, check_memory, is_memory
 
 #: Entry-point group through which packages (the library included) add memory names.
@@ -94,14 +94,17 @@ def make_memory(memory: str | Memory = "arigraph", **options: Any) -> Memory:
     """Builds a memory by name or ``"module:Class"``; a memory object is checked and returned.
 
     Raises:
-        ValueError: Unknown name, or options given with a memory object.
+        ValueError: Unknown name, options given with a memory object, or options its factory does not
+            take (the message lists those it takes).
         TypeError: The object (or what the factory returned) is not a memory (one line).
     """
     if not isinstance(memory, str):
         if options:
             raise ValueError("memory options only apply when the memory is given by name")
         return check_memory(memory)
-    built = memory_factory(memory)(**options)
+    factory = memory_factory(memory)
+    check_keywords("memory", memory, factory, options)  # one line naming the options it takes
+    built = factory(**options)
     if not is_memory(built):
         raise TypeError(f"memory {memory!r} built a {type(built).__name__}, which is not a memory: it needs "
                         "update(observation, action, info) and context(question, budget)")
