@@ -45,6 +45,41 @@ def test_concurrent_appends_from_processes_keep_every_line_whole(tmp_path):
     results = ResultsFile(path).read()
     assert len(results) == 100
     assert len({r["seed"] for r in results}) == 100
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.jsonl"]  # no r.jsonl.lock left beside it
+
+
+def _locked_counter(path, rounds):
+    """Read-modify-write of a counter under the results file's lock: a lost update means two holders."""
+    from textmem_gym.locking import TidyLock
+
+    lock = TidyLock(path)
+    for _ in range(rounds):
+        with lock:
+            value = int(path.read_text() or 0)
+            path.write_text(str(value + 1))
+
+
+def test_the_lock_excludes_writers_although_its_file_is_removed_after_each_hold(tmp_path):
+    """Waiters that opened a lock file its holder then removed try again on the new one: never two holders."""
+    path = tmp_path / "counter"
+    path.write_text("0")
+    procs = [multiprocessing.Process(target=_locked_counter, args=(path, 200)) for _ in range(4)]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(120)
+    assert [proc.exitcode for proc in procs] == [0, 0, 0, 0]
+    assert path.read_text() == "800"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["counter"]
+
+
+def test_a_dropped_run_leaves_no_lock_or_scratch_file(tmp_path):
+    store = ResultsFile(tmp_path / "r.jsonl")
+    store.append(_result(seed=0))
+    store.append(_result(seed=1))
+    assert store.drop({("E", "p", 0, 0, None, None)}) == 1
+    assert [r["seed"] for r in store.read()] == [1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.jsonl"]
 
 
 def test_summary_groups_by_env_and_policy():

@@ -1,6 +1,7 @@
 """Episode results: an append-only, resumable JSONL file and summary tables.
 
-Each line is one finished episode. Writing is atomic per line (locked, flushed, fsynced); a
+Each line is one finished episode. Writing is atomic per line (locked, flushed, fsynced; the
+lock file ``<file>.lock`` exists only while a write holds it, see :mod:`textmem_gym.locking`); a
 line left incomplete by a crash is cut off before the next append, so a re-run neither
 duplicates nor loses episodes. Reading skips the lines that are not results rows (not JSON, or
 JSON without a row's fields); :meth:`ResultsFile.scan` also says which, for a one-line report.
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
+from textmem_gym.locking import TidyLock
 
 #: Headline numbers some backends put at the top level of their rows (from ``info["metrics"]``)
 #: -> their summary column heading: :func:`summarize` adds ``<name>_mean`` / ``<name>_std`` when
@@ -132,7 +133,7 @@ class ResultsFile:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self._lock = FileLock(str(self.path) + ".lock")
+        self._lock = TidyLock(self.path)  # <path>.lock only while a write holds it
 
     def read(self) -> list[dict[str, Any]]:
         """All results rows (lines that are not rows, and an incomplete last line, are skipped)."""
