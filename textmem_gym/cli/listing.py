@@ -12,14 +12,18 @@ from collections.abc import Sequence
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    """Prints every registered id with a one-line description, then the policies; with words, only the
-    lines whose name or description holds every word (any case)."""
+    """Prints every registered id with a one-line description, then the policies and the shipped
+    memory-bench trajectories; with words, only the lines whose name or description holds every word (any case)."""
     from textmem_gym.envs.registration import ENV_IDS
 
     words = [word.lower() for word in args.words]
     ids = [(env_id, entry.description + (f" (needs {', '.join(entry.needs)})" if entry.needs else ""))
            for env_id, entry in ENV_IDS.items()]
-    sections = [(title, matching(rows, words)) for title, rows in (("Environments", ids), ("Policies", policy_rows()))]
+    from textmem_gym.qa.bench.trajectories import load_trajectories
+
+    bench = [(t.name, f"memory-bench trajectory: {t.describe()}") for t in load_trajectories()]
+    sections = [(title, matching(rows, words)) for title, rows in
+                (("Environments", ids), ("Policies", policy_rows()), ("Memory-bench trajectories", bench))]
     if not any(rows for _, rows in sections):
         raise ValueError(f"list: no id or policy matches {' '.join(args.words)!r} (`textmem-gym list` shows all)")
     print("\n\n".join(format_section(title, rows) for title, rows in sections if rows))

@@ -1,10 +1,15 @@
 """``textmem-gym memory-bench``: probe memories over the shipped trajectories of every backend
-(see :mod:`textmem_gym.qa.bench.run`), write one row per memory x question kind x budget, print the table.
+(see :mod:`textmem_gym.qa.bench.run`), keep one record per trajectory x memory, print the summary.
+
+Progress lines go to stderr as each trajectory x memory finishes; with ``--out`` the records are
+appended as they finish, a re-run skips those recorded (and says so), Ctrl-C keeps them (exit 130)
+and ``--overwrite`` runs them again. The summary (one row per memory x backend x question kind x
+budget, with ``all`` rows) prints as a table (``--by backend``: one per backend), CSV or JSON.
 
 Example:
-    $ textmem-gym memory-bench
-    $ textmem-gym memory-bench --memories arigraph,bm25,my_pkg.notes:Notes --out runs/bench.jsonl
-    $ textmem-gym memory-bench --memories full-history --trajectories twx-coin-short --budgets 256,1024
+    $ textmem-gym memory-bench --out runs/bench.jsonl --plot runs/recall.png
+    $ textmem-gym memory-bench --memories arigraph,bm25,my_pkg.notes:Notes --by backend
+    $ textmem-gym memory-bench --memories full-history --trajectories twx-coin-short --budgets 256,1024 --format csv
 """
 
 from __future__ import annotations
@@ -16,29 +21,54 @@ import time
 
 from textmem_gym.cli.checks import POSITIVE, writable_file
 
+#: Output formats of the summary rows.
+FORMATS = ("table", "csv", "json")
+
 
 def _names(text: str | None) -> list[str] | None:
     return [n.strip() for n in text.split(",") if n.strip()] if text else None
 
 
 def cmd_memory_bench(args: argparse.Namespace) -> int:
-    """Runs the benchmark and prints its table (and where the rows went)."""
-    from textmem_gym.qa.bench.run import DEFAULT_MEMORIES, format_bench_table, run_bench
+    """Runs the benchmark (resuming from ``--out``) and prints its summary in the format asked."""
+    from textmem_gym.qa.bench.run import DEFAULT_MEMORIES, run_bench
+    from textmem_gym.qa.bench.summary import format_bench_table, to_csv, to_json
 
-    budgets = [int(b) for b in args.budgets.split(",") if b.strip()]
-    if not budgets or min(budgets) < 1:
-        raise ValueError(f"--budgets must be positive token counts, got {args.budgets!r}")
-    options = json.loads(args.memory_options) if args.memory_options else None
-    if options is not None and not isinstance(options, dict):
-        raise ValueError(f"--memory-options must be a JSON object of objects, got {args.memory_options!r}")
+    budgets = [int(b) for b in args.budgets.split(",") if b.strip().isdigit()]
+    if not budgets or len(budgets) != len([b for b in args.budgets.split(",") if b.strip()]) or min(budgets) < 1:
+        raise ValueError(f"--budgets takes positive token counts separated by commas, got {args.budgets!r}")
+    try:
+        options = json.loads(args.memory_options) if args.memory_options else None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"--memory-options is not JSON: {error}") from None
+    if options is not None and not (isinstance(options, dict) and all(isinstance(v, dict) for v in options.values())):
+        raise ValueError(f'--memory-options takes a JSON object of objects, e.g. {{"bm25": {{"k1": 1.5}}}}, got '
+                         f"{args.memory_options!r}")
+    if args.overwrite and args.out is None:
+        raise ValueError("memory-bench: --overwrite needs --out (the results file whose records of this run are "
+                         "made again)")
     started = time.perf_counter()
     rows = run_bench(_names(args.memories) or DEFAULT_MEMORIES, trajectories=_names(args.trajectories),
-                     budgets=budgets, per_kind=args.per_kind, options=options, out=args.out,
-                     progress=lambda line: print(line, file=sys.stderr, flush=True))
-    print(format_bench_table(rows))
-    where = f"; rows in {args.out}" if args.out else ""
-    print(f"\n{len(rows)} rows in {time.perf_counter() - started:.0f} s{where}")
+                     budgets=budgets, per_kind=args.per_kind, options=options, out=args.out, overwrite=args.overwrite,
+                     progress=None if args.quiet else lambda line: print(line, file=sys.stderr, flush=True))
+    if args.plot:
+        from textmem_gym.qa.bench.plot import plot_recall
+
+        plot_recall(rows, args.plot)
+    shown = {"table": lambda: format_bench_table(rows, by=args.by), "csv": lambda: to_csv(rows).rstrip("\n"),
+             "json": lambda: to_json(rows)}[args.format]()
+    print(shown)
+    kept = [f"records in {args.out}"] if args.out else []
+    kept += [f"figure in {args.plot}"] if args.plot else []
+    print(f"{len(rows)} summary rows in {time.perf_counter() - started:.0f} s" + (f"; {'; '.join(kept)}" if kept
+                                                                                   else ""), file=sys.stderr)
     return 0
+
+
+def _trajectory_help() -> str:
+    from textmem_gym.qa.bench.trajectories import load_trajectories
+
+    return ", ".join(t.name for t in load_trajectories())
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -46,21 +76,34 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     from textmem_gym.qa.bench.run import DEFAULT_MEMORIES, PER_KIND
 
     bench = sub.add_parser("memory-bench", help="probe memories over shipped trajectories of every backend "
-                                                "(no model): answer recall per memory x question kind x budget")
+                                                "(no model): answer recall and cost per memory x backend x "
+                                                "question kind x budget; resumable")
     bench.add_argument("--memories", default=None, metavar="NAMES",
-                       help=f"memories, comma-separated: entry-point names or module:Class (default: "
-                            f"{','.join(DEFAULT_MEMORIES)})")
+                       help=f"memories, comma-separated, in the order the table shows them: entry-point names or "
+                            f"module:Class (default: {','.join(DEFAULT_MEMORIES)})")
     bench.add_argument("--memory-options", default=None, metavar="JSON",
                        help='options per memory, a JSON object: {"bm25": {"k1": 1.5}}')
     bench.add_argument("--trajectories", default=None, metavar="NAMES",
-                       help="shipped trajectories, comma-separated (default: all)")
+                       help=f"shipped trajectories, comma-separated (default: all; `textmem-gym list bench` describes "
+                            f"them): {_trajectory_help()}")
     bench.add_argument("--budgets", default="256,512,1024,2048",
                        help="token budgets of answer recall, comma-separated (default 256,512,1024,2048)")
     bench.add_argument("--per-kind", type=POSITIVE, default=PER_KIND,
                        help=f"questions of a kind at each probed step (default {PER_KIND})")
     bench.add_argument("--out", default=None, type=writable_file,
-                       help="JSONL file of the rows (one per memory x kind x budget)")
+                       help="JSONL results file: one record per trajectory x memory, appended as each finishes "
+                            "(resumable: recorded ones are skipped; `textmem-gym summary` reads it)")
+    bench.add_argument("--overwrite", action="store_true",
+                       help="run every trajectory x memory again: drop this run's records from --out first "
+                            "(other rows stay)")
+    bench.add_argument("--by", choices=("all", "backend"), default="all",
+                       help="table of every backend together (all), or one table per backend")
+    bench.add_argument("--format", choices=FORMATS, default="table",
+                       help="print the summary rows as a markdown table, CSV or JSON (default table)")
+    bench.add_argument("--plot", default=None, type=writable_file, metavar="FILE",
+                       help="write the figure of answer recall against budget per memory (PNG; the plot extra)")
+    bench.add_argument("--quiet", action="store_true", help="no progress lines")
     bench.set_defaults(handler=cmd_memory_bench)
 
 
-__all__ = ["add_commands", "cmd_memory_bench"]
+__all__ = ["FORMATS", "add_commands", "cmd_memory_bench"]

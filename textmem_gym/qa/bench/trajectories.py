@@ -73,6 +73,42 @@ class BenchTrajectory:
         """The backend part of :attr:`name` (``textworld``, ``twx``, ``jericho``...)."""
         return self.name.split("-", 1)[0]
 
+    @property
+    def fingerprint(self) -> str:
+        """A short digest of what is replayed (env, kwargs, seed, commands, digests): results rows keep it, so
+        rows of a regenerated trajectory of the same name are never taken for the new one's.
+
+        Example:
+            >>> from dataclasses import replace
+            >>> t = load_trajectories(["twx-coin-short"])[0]
+            >>> len(t.fingerprint), t.fingerprint == replace(t, commands=t.commands[:-1]).fingerprint
+            (12, False)
+        """
+        played = [self.env_id, self.env_kwargs, self.seed, self.commands, self.digests]
+        return digest(json.dumps(played, sort_keys=True, default=str))
+
+    def describe(self) -> str:
+        """One line: env id, steps and how the commands were chosen (``list`` and ``--help`` show it).
+
+        Example:
+            >>> load_trajectories(["twx-coin-short"])[0].describe()
+            'TextMem/TWX-CoinCollector-v0, 40 steps (admissible walk, seed 0)'
+        """
+        return f"{self.env_id}, {len(self.commands)} steps" + (f" ({self.source})" if self.source else "")
+
+    def check(self, step: int, observation: str) -> None:
+        """Checks the observation of ``step`` (0: the reset) against the recorded digest.
+
+        Raises:
+            ReplayMismatch: It differs (the message names the step and its command).
+        """
+        from textmem_gym.qa.probes.replay import ReplayMismatch
+
+        if step < len(self.digests) and digest(observation) != self.digests[step]:
+            command = self.commands[step - 1] if 0 < step <= len(self.commands) else ""
+            raise ReplayMismatch(f"{self.name}: step {step} ({command!r}) replays differently from the recording "
+                                 "(same env id, kwargs and seed should give the same game)")
+
     def episode(self) -> RecordedEpisode:
         """The trajectory as a probe's recorded episode (one command per decision)."""
         from textmem_gym.qa.probes.replay import RecordedEpisode
@@ -130,13 +166,11 @@ def replay_trajectory(trajectory: BenchTrajectory) -> Replay:
     Raises:
         ReplayMismatch: An observation differs from the recorded one (names the step).
     """
-    from textmem_gym.qa.probes.replay import ReplayMismatch, replay_episode
+    from textmem_gym.qa.probes.replay import replay_episode
 
     replay = replay_episode(trajectory.episode(), check=False)
     for step in replay.steps:
-        if step.decision < len(trajectory.digests) and digest(step.observation) != trajectory.digests[step.decision]:
-            raise ReplayMismatch(f"{trajectory.name}: step {step.decision} ({step.command!r}) replays differently "
-                                 f"from the recording (same env id, kwargs and seed should give the same game)")
+        trajectory.check(step.decision, step.observation)
     return replay
 
 
