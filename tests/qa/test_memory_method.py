@@ -176,8 +176,8 @@ def test_reproduce_recall_only_runs_with_no_model_on_the_shipped_data(tmp_path, 
     assert "- arigraph: not run (needs a model" in text and "- embedding: not run (needs an endpoint" in text
     summaries = {(s["dataset"], s["method"]): s for s in summarize_qa(rows)}
     for (dataset, method), s in summaries.items():
-        cells = [f"{s['answer_recall'][b]:.1f}" for b in (256, 512, 1024, 2048)]
-        cells += ["-", "-"] if s["support_recall"] is None else [f"{s['support_recall'][k]:.1f}" for k in (2, 5)]
+        cells = [f"{s['answer_recall'][b]:.0f}" for b in (256, 512, 1024, 2048)]  # integer percentages
+        cells += ["-", "-"] if s["support_recall"] is None else [f"{s['support_recall'][k]:.0f}" for k in (2, 5)]
         assert f"| {method} | {dataset} | {n} | {' | '.join(cells)} |" in text
     bm25 = summaries[("musique", "bm25")]
     assert bm25["answer_recall"][2048] == 100.0 and 0 < bm25["support_recall"][2] <= bm25["support_recall"][5]
@@ -200,7 +200,7 @@ def test_reproduce_with_a_model_shows_recall_beside_em_and_f1(tmp_path, capsys):
     assert f"| ours: {NOTES} | - |" in em_table
     for s in summarize_qa(rows):
         if s["method"] != "davis":
-            cells = [f"{s['answer_recall'][b]:.1f}" for b in (256, 512, 1024, 2048)]
+            cells = [f"{s['answer_recall'][b]:.0f}" for b in (256, 512, 1024, 2048)]
             assert re.search(rf"\| {s['method']} \| {s['dataset']} \| 2 \| {re.escape(' | '.join(cells))} \|", recall_table)
     assert "| davis | hotpotqa | 2 | - | - | - | - | - | - |" in recall_table
     assert main(["report", str(out), "-o", str(page)]) == 0

@@ -1,8 +1,11 @@
 """``textmem-gym probe``: ask memories questions about recorded episodes (see :mod:`textmem_gym.qa.probes`).
 
-Every question gets answer recall at each budget (no model); ``--structural`` adds answers from the
-memories' optional parts, a model (``--model`` or ``$OPENAI_MODEL``, unless ``--recall-only``) the
-model's answers. A memory is a name of the ``textmem_gym.memories`` entry points or ``module:Class``.
+Every question gets answer recall and first-mention accuracy at each budget (no model);
+``--structural`` adds answers from the memories' optional parts, a model (``--model`` or
+``$OPENAI_MODEL``, unless ``--recall-only``) the model's answers. A memory is a name of the
+``textmem_gym.memories`` entry points or ``module:Class``. The tables list the memories in the order
+given, print every score as a percentage and explain their columns under them; ``--out`` rows hold
+what each memory returned (the context at the largest budget, the tokens returned at each).
 
 Example:
     $ textmem-gym eval TextMem/Cooking-v0 --policy walkthrough --trajectories runs/t --out runs/w.jsonl
@@ -143,7 +146,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     rows = []
     for episode in episodes:
         rows += probe_episode(episode, memories, config, out=args.out)
-    print(format_probe_tables(rows))
+    print(format_probe_tables(rows, memories))
     if args.out:
         print(f"\nresults: {args.out}")
     return 0
@@ -154,8 +157,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     from textmem_gym.qa.probes.questions import GENERATORS
 
     probe = sub.add_parser("probe", help="ask memories questions about recorded episodes (replayed with "
-                                         "privileged facts); answer recall at token budgets, EM/F1 per memory, "
-                                         "question kind and step")
+                                         "privileged facts); answer recall and first-mention accuracy at token "
+                                         "budgets, EM/F1 per memory, question kind and step")
     probe.add_argument("trajectories", nargs="+", metavar="TRAJECTORIES",
                        help="trajectory files or folders of them (eval --trajectories DIR)")
     probe.add_argument("--memory", required=True, metavar="NAMES",
@@ -184,7 +187,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     probe.add_argument("--max-tokens", type=POSITIVE, default=512, help="completion limit of an answer")
     probe.add_argument("--timeout", type=positive_number, default=None, help="seconds per LLM request (default 60)")
     probe.add_argument("--out", default=None, type=writable_file,
-                       help="JSONL results file (one row per question x memory; resumable)")
+                       help="JSONL results file (one row per question x memory x answer mode, with the "
+                            "memory's context at the largest budget; resumable)")
     probe.set_defaults(handler=cmd_probe)
 
 

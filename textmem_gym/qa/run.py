@@ -16,10 +16,15 @@ tokens, :func:`textmem_gym.qa.recall.answer_recalled`, at :data:`~textmem_gym.qa
 ``None`` for a yes/no question, whose answer is no span of a context) and ``support_recall``
 (k -> the share of the question's supporting paragraphs among its first k,
 :func:`~textmem_gym.qa.recall.paragraph_recall`, at :data:`~textmem_gym.qa.recall.PARAGRAPH_KS`;
-``None`` when the method ranks no paragraphs: "not offered"). Keys are strings (``"256"``, ``"2"``),
-as JSON keeps them. Rows of other methods hold ``None`` for both. With ``answer=False`` no model
-is asked: rows hold only the recall (``prediction``, ``em`` and ``f1`` are ``None``) and their
-configuration is marked ``"recall_only": true``, so they never stand for answered rows.
+``None`` when the method ranks no paragraphs: "not offered") and ``first_mention`` (budget -> whether
+the first candidate answer the context cut to that many tokens names is a gold one,
+:func:`~textmem_gym.qa.recall.mentioned_first`, over the candidates of :func:`qa_candidates`: the gold
+answer and its aliases, against the titles of the question's paragraphs, the entities its documents
+are about; ``None`` for a yes/no question and for one that names its own answer, such as a
+comparison "which is older, A or B?"). Keys are strings (``"256"``, ``"2"``), as JSON keeps them.
+Rows of other methods hold ``None`` for all three. With ``answer=False`` no model is asked: rows
+hold only the recall (``prediction``, ``em`` and ``f1`` are ``None``) and their configuration is
+marked ``"recall_only": true``, so they never stand for answered rows.
 
 A :class:`QAProtocol` says what a paper ran (datasets, sample, methods and the paper's row for
 each); :func:`run_protocol` samples each dataset as the paper did
@@ -39,6 +44,8 @@ Example:
     (1.0, 1.0, 'gold')
     >>> summarize_qa(rows)[0]["em"], rows[0]["answer_recall"]["256"], rows[0]["support_recall"]
     (100.0, True, {'2': 1.0, '5': 1.0})
+    >>> rows[0]["first_mention"]["256"]  # the only paragraph's title is named by the question: no rival
+    True
     >>> run_methods([ex], [MethodSpec("full-context")], answer=False)[0]["support_recall"] is None  # no model
     True
 """
@@ -57,7 +64,15 @@ from typing import Any
 
 from textmem_gym.qa.api import QAMethod, Recalls, make_method
 from textmem_gym.qa.data import QAExample
-from textmem_gym.qa.recall import BUDGETS, PARAGRAPH_KS, answer_recalled, paragraph_recall, targets_of
+from textmem_gym.qa.recall import (
+    BUDGETS,
+    PARAGRAPH_KS,
+    answer_recalled,
+    contains,
+    mentioned_first,
+    paragraph_recall,
+    targets_of,
+)
 from textmem_gym.qa.scoring import normalize_answer, score
 from textmem_gym.results import ResultsFile, config_id
 
@@ -123,21 +138,55 @@ def question_row(example: QAExample, method: QAMethod, protocol: str | None = No
     return {**row, **recall_fields(example, method)}
 
 
+def qa_candidates(example: QAExample) -> tuple[list[str], list[str], list[str]] | None:
+    """The gold names, rivals and neutral names first-mention accuracy reads for a QA question.
+
+    Gold: the answer and its aliases. Rivals: the titles of the question's paragraphs (supporting
+    and distractors: the entities its documents are about, the answers a reader could take
+    instead, such as a bridge entity or a distractor of the same kind). Neutral: the titles the
+    question itself names (read and skipped: they are its subject, not an answer). ``None`` (not
+    measured) for a yes/no question and for one whose text names a gold answer (a comparison).
+
+    Example:
+        >>> from textmem_gym.qa.data import Paragraph
+        >>> paragraphs = tuple(Paragraph(t, "...", ("...",), True) for t in ("Ann Lee", "Firm 3", "Bell 3"))
+        >>> qa_candidates(QAExample("q", "musique", "Who founded the maker of Bell 3?", ("Ann Lee", "Ann B. Lee"),
+        ...                         paragraphs, (), 2, "2hop"))
+        (['Ann Lee', 'Ann B. Lee'], ['Firm 3'], ['Bell 3'])
+        >>> qa_candidates(QAExample("q", "hotpotqa", "Which is older, Firm 3 or Bell 3?", ("Bell 3",), paragraphs,
+        ...                         (), 2, "comparison")) is None
+        True
+    """
+    gold = [a for a in example.answers if normalize_answer(a) and normalize_answer(a) not in YES_NO]
+    if not gold or any(contains(example.question, a) for a in gold):
+        return None
+    titles = list(dict.fromkeys(p.title for p in example.paragraphs if normalize_answer(p.title)))
+    neutral = [t for t in titles if contains(example.question, t)]
+    golds = {normalize_answer(a) for a in gold}
+    rivals = [t for t in titles if t not in neutral and normalize_answer(t) not in golds]
+    return gold, rivals, neutral
+
+
 def recall_fields(example: QAExample, method: QAMethod) -> dict[str, Any]:
-    """``answer_recall``, ``support_recall`` and ``recall_latency_s`` of one question (all ``None``
-    when ``method`` offers no ``recall``)."""
+    """``answer_recall``, ``first_mention``, ``support_recall`` and ``recall_latency_s`` of one question
+    (all ``None`` when ``method`` offers no ``recall``)."""
     if not isinstance(method, Recalls):
-        return {"answer_recall": None, "support_recall": None, "recall_latency_s": None}
+        return {"answer_recall": None, "first_mention": None, "support_recall": None, "recall_latency_s": None}
     started = time.perf_counter()
     recalled = method.recall(example.question, example.paragraphs, BUDGETS, max(PARAGRAPH_KS))
     latency = time.perf_counter() - started
     answers = [a for a in example.answers if normalize_answer(a) not in YES_NO]
     targets = targets_of(answers)
     found = {str(b): answer_recalled(recalled.contexts[b], targets, b) for b in BUDGETS} if answers else None
+    candidates = qa_candidates(example)
+    first = None if candidates is None else \
+        {str(b): mentioned_first(recalled.contexts[b], candidates[0], candidates[1], b, neutral=candidates[2])
+         for b in BUDGETS}
     supporting = {i for i, p in enumerate(example.paragraphs) if p.is_supporting}
     support = None if recalled.sources is None else \
         {str(k): paragraph_recall(recalled.sources, supporting, k) for k in PARAGRAPH_KS}
-    return {"answer_recall": found, "support_recall": support, "recall_latency_s": round(latency, 4)}
+    return {"answer_recall": found, "first_mention": first, "support_recall": support,
+            "recall_latency_s": round(latency, 4)}
 
 
 class _Workers:
@@ -229,7 +278,8 @@ def summarize_qa(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     (``None`` when no model answered), the per-question means of :data:`MEAN_FIELDS`,
     ``parse_failures`` (count and ``parse_failure_rate``), ``fallbacks`` by cause, ``cost_usd``
     (total, ``None`` when no row was priced), ``answer_recall`` (budget -> percent of the questions
-    with answer recall) and ``support_recall`` (k -> mean recall@k in percent), each ``None`` where
+    with answer recall), ``first_mention`` (budget -> percent of the questions measured whose first
+    candidate named is gold) and ``support_recall`` (k -> mean recall@k in percent), each ``None`` where
     not offered, and ``recall_only``."""
     groups: dict[tuple[str, str, str | None], list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
@@ -247,6 +297,7 @@ def _summary(items: list[dict[str, Any]]) -> dict[str, Any]:
                                "f1": _percent(r.get("f1") for r in items),
                                "recall_only": bool((first.get("config") or {}).get("recall_only")),
                                "answer_recall": _recall(items, "answer_recall", BUDGETS),
+                               "first_mention": _recall(items, "first_mention", BUDGETS),
                                "support_recall": _recall(items, "support_recall", PARAGRAPH_KS)}
     summary.update({name: statistics.fmean(float(r.get(field_) or 0) for r in items)
                     for field_, name in MEAN_FIELDS.items()})
@@ -268,27 +319,35 @@ def _recall(items: list[dict[str, Any]], field_: str, keys: Sequence[int]) -> di
     return {k: _percent(r.get(str(k)) for r in offered) for k in keys} if offered else None
 
 
+#: The fields of :func:`recall_cells`, in order, with their keys.
+_RECALL_FIELDS = (("answer_recall", BUDGETS), ("support_recall", PARAGRAPH_KS), ("first_mention", BUDGETS))
+
+
 def recall_cells(summary: dict[str, Any]) -> list[str]:
-    """A summary's answer recall at each budget then support recall at each k, as table cells
-    (``-``: not offered).
+    """A summary's answer recall at each budget, support recall at each k, then first-mention accuracy
+    at each budget, as table cells: integer percentages (``-``: not offered).
 
     Example:
-        >>> recall_cells({"answer_recall": {256: 50.0, 512: 75.0, 1024: 100.0, 2048: 100.0}, "support_recall": None})
-        ['50.0', '75.0', '100.0', '100.0', '-', '-']
+        >>> recall_cells({"answer_recall": {256: 50.0, 512: 75.0, 1024: 100.0, 2048: 100.0}, "support_recall": None,
+        ...               "first_mention": {256: 25.0, 512: 50.0, 1024: 50.0, 2048: 62.5}})
+        ['50', '75', '100', '100', '-', '-', '25', '50', '50', '62']
     """
     cells = []
-    for field_, keys in (("answer_recall", BUDGETS), ("support_recall", PARAGRAPH_KS)):
+    for field_, keys in _RECALL_FIELDS:
         values = summary.get(field_) or {}
-        cells += [f"{values[k]:.1f}" if values.get(k) is not None else "-" for k in keys]
+        cells += [f"{values[k]:.0f}" if values.get(k) is not None else "-" for k in keys]
     return cells
 
 
-#: Headings of :func:`recall_cells` (``AR@B``: answer recall at B tokens; ``SR@k``: supporting-paragraph recall@k).
-RECALL_HEADINGS = [f"AR@{b}" for b in BUDGETS] + [f"SR@{k}" for k in PARAGRAPH_KS]
+#: Headings of :func:`recall_cells` (``AR@B``: answer recall at B tokens; ``SR@k``: supporting-paragraph
+#: recall@k; ``FM@B``: first-mention accuracy at B tokens).
+RECALL_HEADINGS = [f"AR@{b}" for b in BUDGETS] + [f"SR@{k}" for k in PARAGRAPH_KS] + [f"FM@{b}" for b in BUDGETS]
 #: The line explaining :data:`RECALL_HEADINGS` under a table.
-RECALL_LEGEND = ("AR@B: % of questions whose gold answer or an alias is in the method's context cut to B tokens "
-                 "(yes/no questions left out); SR@k: mean share of supporting paragraphs among the k it ranks first; "
-                 "-: not offered")
+RECALL_LEGEND = ("percent (0-100). AR@B: questions whose gold answer or an alias is in the method's context cut to "
+                 "B tokens (yes/no questions left out); SR@k: mean share of supporting paragraphs among the k it "
+                 "ranks first; FM@B: questions whose first candidate answer (the gold answer, its aliases and the "
+                 "titles of the question's paragraphs) named in that context is the gold one (yes/no and comparison "
+                 "questions left out); -: not offered")
 
 
 def _number(value: float | None) -> str:
@@ -309,10 +368,10 @@ def format_summary(summaries: Sequence[dict[str, Any]]) -> str:
         | dataset | method | n | EM | F1 | prompt tok/q | build | answer | completion/q | calls | unparsed | fallback
         >>> print(lines[2][:55])
         | musique | bm25 | 2 | 50.0 | 62.5 | 400 | 0 | 400 | 20
-        >>> lines[0].split(" | ")[-6:]
-        ['AR@256', 'AR@512', 'AR@1024', 'AR@2048', 'SR@2', 'SR@5 |']
-        >>> lines[2].split(" | ")[-6:]
-        ['50.0', '100.0', '100.0', '100.0', '75.0', '100.0 |']
+        >>> lines[0].split(" | ")[-10:-4]
+        ['AR@256', 'AR@512', 'AR@1024', 'AR@2048', 'SR@2', 'SR@5']
+        >>> lines[2].split(" | ")[-10:]
+        ['50', '100', '100', '100', '75', '100', '-', '-', '-', '- |']
     """
     header = ["dataset", "method", "n", "EM", "F1", "prompt tok/q", "build", "answer", "completion/q", "calls",
               "unparsed", "fallback", *RECALL_HEADINGS]
@@ -507,5 +566,6 @@ def _costs(summaries: Sequence[dict[str, Any]], published: dict[str, Any]) -> li
 
 
 __all__ = ["MEAN_FIELDS", "RECALL_HEADINGS", "RECALL_LEGEND", "ROW_KIND", "YES_NO", "MethodSpec", "ProtocolRun",
-           "QAKey", "QAProtocol", "format_protocol", "format_summary", "qa_key", "question_row", "recall_cells",
+           "QAKey", "QAProtocol", "format_protocol", "format_summary", "qa_candidates", "qa_key", "question_row",
+           "recall_cells",
            "recall_fields", "recall_table", "reproduce", "row_config", "run_methods", "run_protocol", "summarize_qa"]

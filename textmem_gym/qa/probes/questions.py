@@ -10,6 +10,12 @@ the agent observed it (:class:`~textmem_gym.memory.ground_truth.ObservedTruth`, 
 tracker of TextWorld's facts). Answers are strings scored by the QA scorer with MuSiQue's rule (the
 best of the answer and its aliases).
 
+Questions are well posed: one gold answer per question text. A name the true state holds in
+several places (ScienceWorld's air, water and sinks, Zork's two baskets) is never asked about,
+nor is what is in or on a holder of such a name (:attr:`Snapshot.ambiguous`); names are said as
+the game prints them, without a leading article (NetHack's ``a purple-red potion`` is asked as
+``Where is the purple-red potion?``, :func:`bare`).
+
 ========== =========================================== ==================================================
 kind       question                                    answer
 ========== =========================================== ==================================================
@@ -46,7 +52,12 @@ The kinds read only the true state in the memory vocabulary (:func:`~textmem_gym
 ``is at``, ``is in``, ``is on``, ``is``, ``is <direction> of``), so a backend whose facts are mapped
 there is probed the same way. A question's :attr:`ProbeQuestion.targets` say what answer recall looks
 for (:mod:`textmem_gym.qa.probes.recall`): by default its answers; for answers listing several
-things (contents, two-hop, recipe, actions) all of them.
+things (contents, two-hop, recipe, actions) all of them. Its :attr:`ProbeQuestion.candidates` are
+what first-mention accuracy reads: the gold answers, then the rivals a context could give instead
+(``location``, ``long-horizon``, ``state-history``, ``abstention``: every holder the thing has had
+so far and every place named so far; ``contents``, ``two-hop``: every thing that has been in or on
+the holder so far); :attr:`ProbeQuestion.neutral` are the names the reading skips (the thing or
+holder asked about, and the places that hold the gold holder).
 
 Example:
     >>> snapshot = Snapshot(step=3, room="kitchen", truth={("knife", "is on", "table"), ("table", "is at", "kitchen")},
@@ -56,6 +67,8 @@ Example:
     ['At step 3: Where is the knife?', 'At step 3: Where is the table?']
     >>> location_questions(snapshot, snapshot)[0].answers
     ('table', 'on table', 'on the table')
+    >>> location_questions(snapshot, snapshot)[0].candidates, location_questions(snapshot, snapshot)[0].neutral
+    (('table', 'on table', 'on the table'), ('knife', 'kitchen'))
 """
 
 from __future__ import annotations
@@ -94,6 +107,8 @@ _PREPOSITION = {AT: "in", IN: "in", ON: "on"}
 HORIZON = 200
 #: The answers to an ``abstention`` question (the gold first).
 UNKNOWN_ANSWERS = ("unknown", "i don't know", "i do not know", "not known", "i have not seen it")
+#: A leading article of a name as the game prints it (``a purple-red potion``, ``the troll room``).
+_ARTICLE = re.compile(r"^(?:a|an|the|some)\s+", re.IGNORECASE)
 _NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
             "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
 
@@ -110,6 +125,10 @@ class ProbeQuestion:
         answers: The gold answer, then its aliases.
         args: What structural answers read (``thing``, ``holder``, ``relation``, ``start``, ``goal``...).
         parts: For an answer listing things, the things (answer recall wants all of them).
+        candidates: What first-mention accuracy reads: the gold answers (:attr:`gold`) first, then the
+            rivals a context could name instead (no rival: first mention is answer recall).
+        neutral: Names the first-mention reading skips (the thing or holder asked about, the places
+            holding the gold).
     """
 
     id: str
@@ -119,6 +138,20 @@ class ProbeQuestion:
     answers: tuple[str, ...]
     args: dict[str, Any] = field(default_factory=dict)
     parts: tuple[str, ...] = ()
+    candidates: tuple[str, ...] = ()
+    neutral: tuple[str, ...] = ()
+
+    @property
+    def gold(self) -> tuple[str, ...]:
+        """The right candidates: the things listed (:attr:`parts`) when given, else the answers and aliases."""
+        return self.parts or self.answers
+
+    @property
+    def rivals(self) -> tuple[str, ...]:
+        """The candidates that are not gold (compared as given; the reader also drops those that
+        normalise like a gold one)."""
+        gold = set(self.gold)
+        return tuple(c for c in self.candidates if c not in gold)
 
     @property
     def targets(self) -> list[tuple[str, ...]]:
@@ -164,6 +197,43 @@ class Snapshot:
     said: str = ""
     earlier: list[Snapshot] = field(default_factory=list, repr=False)
 
+    @cached_property
+    def ambiguous(self) -> frozenset[str]:
+        """Names (:func:`bare`) the true state holds in more than one place: never asked about."""
+        counts = Counter(bare(s) for s, r, _ in self.truth if r in LOCATION_RELATIONS)
+        return frozenset(name for name, count in counts.items() if count > 1)
+
+    def unique(self, name: str) -> bool:
+        """``name`` is held in one place at most (not :attr:`ambiguous`)."""
+        return bare(name) not in self.ambiguous
+
+    @cached_property
+    def held(self) -> dict[tuple[str, str], set[str]]:
+        """``(holder, relation) -> things`` in / on it in the true state (``is in``, ``is on``)."""
+        held: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for thing, relation, holder in self.truth:
+            if relation in (IN, ON):
+                held[(holder, relation)].add(thing)
+        return held
+
+    def ancestors(self, place: str) -> list[str]:
+        """The places holding ``place`` in the true state, transitively (a table's room; every room
+        holding one of several tables)."""
+        found: list[str] = []
+        todo = [place]
+        while todo:
+            current = todo.pop()
+            for holder in sorted(o for s, r, o in self.truth if s == current and r in LOCATION_RELATIONS):
+                if holder not in found and holder != place:
+                    found.append(holder)
+                    todo.append(holder)
+        return found
+
+    @cached_property
+    def named_places(self) -> tuple[str, ...]:
+        """Every room and holder of the true state named in an observation so far (``inventory`` too)."""
+        return tuple(p for p in _places(self.truth) if self.mentioned(p))
+
     def mentioned(self, name: str) -> bool:
         """``name`` appears in an observation so far (``inventory`` always counts)."""
         return name == INVENTORY or _names(name, self.text)
@@ -186,6 +256,16 @@ class Snapshot:
     def observed(self) -> set[TripleKey]:
         """The true triples now that the agent has seen."""
         return self.truth & self.seen
+
+
+def bare(name: str) -> str:
+    """A name without its leading article, as a question says it after ``the``.
+
+    Example:
+        >>> bare("a purple-red potion"), bare("the troll room"), bare("table")
+        ('purple-red potion', 'troll room', 'table')
+    """
+    return _ARTICLE.sub("", name)
 
 
 def _names(name: str, text: str) -> bool:
@@ -235,16 +315,19 @@ def build_timeline(replay: Replay) -> Timeline:
 
 
 def ask(snapshot: Snapshot, ident: str, text: str, answers: Sequence[str], args: dict[str, Any] | None = None,
-        parts: Sequence[str] = ()) -> ProbeQuestion:
+        parts: Sequence[str] = (), rivals: Sequence[str] = (), neutral: Sequence[str] = ()) -> ProbeQuestion:
     """A question asked after ``snapshot``'s step (its text says when: ``At step 10: ...``); its kind
-    is the id's prefix.
+    is the id's prefix. Its candidates are its gold answers (``parts``, else ``answers``), then
+    ``rivals``.
 
     Example:
         >>> ask(Snapshot(10, None, set(), set()), "recipe", "What does the recipe need?", ["salt"]).question
         'At step 10: What does the recipe need?'
     """
+    candidates = tuple(dict.fromkeys([*(parts or answers), *rivals]))
     return ProbeQuestion(ident, ident.split(":", 1)[0], snapshot.step, f"At step {snapshot.step}: {text}",
-                         tuple(answers), dict(args or {}), tuple(parts))
+                         tuple(answers), dict(args or {}), tuple(parts), candidates, tuple(dict.fromkeys(neutral)))
+
 
 #: ``(snapshot, previous) -> candidate questions``: ``previous`` is the snapshot of the previous probe step
 #: (the reset's for the first).
@@ -265,37 +348,72 @@ def location_answers(relation: str, holder: str) -> tuple[str, ...]:
     if holder == INVENTORY:
         return (INVENTORY, "in inventory", "in my inventory", "carried", "i am carrying it")
     word = _PREPOSITION[relation]
-    return (holder, f"{word} {holder}", f"{word} the {holder}")
+    return tuple(dict.fromkeys((holder, f"{word} {bare(holder)}", f"{word} the {bare(holder)}")))
+
+
+def _holders_so_far(snapshot: Snapshot, thing: str) -> list[str]:
+    """Every holder ``thing`` has had in the true state up to ``snapshot``, first held first."""
+    return list(dict.fromkeys(s.holders[thing][1] for s in snapshot.chain if thing in s.holders))
+
+
+def where_candidates(snapshot: Snapshot, thing: str, holder: str | None, at: Snapshot | None = None) \
+        -> tuple[list[str], list[str]]:
+    """The rivals and neutral names of a ``Where is/was the X?`` question whose gold is ``holder``
+    (``None``: not known) as the state stood at ``at`` (default ``snapshot``): rivals are every holder
+    the thing has had so far and every place named so far; neutral are the thing and the places
+    holding the gold (naming the gold's room is no other answer).
+
+    Example:
+        >>> now = Snapshot(4, "hall", {("knife", "is in", "inventory"), ("table", "is at", "hall")},
+        ...                {("table", "is at", "hall")}, "-= hall =- a table. a knife.")
+        >>> before = Snapshot(2, "hall", {("knife", "is on", "table"), ("table", "is at", "hall")}, set())
+        >>> now.earlier = [before]
+        >>> where_candidates(now, "knife", "inventory")
+        (['table', 'hall'], ['knife'])
+        >>> where_candidates(now, "knife", "table", at=before)
+        (['inventory'], ['knife', 'hall'])
+    """
+    neutral = [thing, *((at or snapshot).ancestors(holder) if holder else [])]
+    places = [*_holders_so_far(snapshot, thing), *snapshot.named_places]
+    rivals = [p for p in dict.fromkeys(places) if p != holder and p not in neutral]
+    return rivals, neutral
 
 
 def location_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQuestion]:
-    """``Where is the X?`` for each thing whose true place the agent has seen."""
+    """``Where is the X?`` for each thing whose true place the agent has seen (a thing held in one place)."""
     rooms = _rooms(snapshot.truth)
     found = []
     for thing, relation, holder in sorted(snapshot.observed):
-        if relation in LOCATION_RELATIONS and thing not in rooms and snapshot.mentioned(thing) \
-                and snapshot.mentioned(holder):
-            found.append(ask(snapshot, f"location:{thing}", f"Where is the {thing}?",
-                             location_answers(relation, holder), {"thing": thing}))
+        if relation in LOCATION_RELATIONS and thing not in rooms and snapshot.unique(thing) \
+                and snapshot.mentioned(thing) and snapshot.mentioned(holder):
+            rivals, neutral = where_candidates(snapshot, thing, holder)
+            found.append(ask(snapshot, f"location:{thing}", f"Where is the {bare(thing)}?",
+                             location_answers(relation, holder), {"thing": thing}, rivals=rivals, neutral=neutral))
     return found
 
 
 def contents_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQuestion]:
-    """``What is in / on the Y?`` for containers and supporters whose whole true content was seen."""
-    held: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for thing, relation, holder in snapshot.truth:
-        if relation in (IN, ON) and holder != INVENTORY:
-            held[(holder, relation)].add(thing)
+    """``What is in / on the Y?`` for containers and supporters (held in one place) whose whole true
+    content was seen; rivals: the things that were in / on it before."""
     found = []
-    for (holder, relation), things in sorted(held.items()):
+    for (holder, relation), things in sorted(snapshot.held.items()):
+        if holder == INVENTORY or not snapshot.unique(holder):
+            continue
         seen = {t for t in things if (t, relation, holder) in snapshot.seen and snapshot.mentioned(t)}
         if seen == things and snapshot.mentioned(holder):
             word = _PREPOSITION[relation]
             answer = ", ".join(sorted(things))
             found.append(ask(snapshot, f"contents:{holder}",
-                             f"What is {word} the {holder}? (list the things, separated by commas)",
-                             (answer,), {"holder": holder, "relation": relation}, tuple(sorted(things))))
+                             f"What is {word} the {bare(holder)}? (list the things, separated by commas)",
+                             (answer,), {"holder": holder, "relation": relation}, tuple(sorted(things)),
+                             rivals=_held_before(snapshot, holder, relation), neutral=[holder]))
     return found
+
+
+def _held_before(snapshot: Snapshot, holder: str, relation: str) -> list[str]:
+    """The things that were in / on ``holder`` at some step up to ``snapshot`` and are no longer."""
+    now = snapshot.held.get((holder, relation), set())
+    return [t for s in snapshot.chain for t in sorted(s.held.get((holder, relation), ())) if t not in now]
 
 
 def path_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQuestion]:
@@ -310,7 +428,7 @@ def path_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQuestion
             if known and true and len(known[0]) == len(true[0]):
                 answers = [", ".join(known[0])] + [", ".join(p) for p in true if p != known[0]]
                 found.append(ask(snapshot, f"path:{start}>{goal}",
-                                 f"How do I get from the {start} to the {goal}? (answer with the "
+                                 f"How do I get from the {bare(start)} to the {bare(goal)}? (answer with the "
                                  "directions to go, in order, separated by commas)",
                                  tuple(answers), {"start": start, "goal": goal}))
     return found
@@ -324,7 +442,7 @@ def action_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQuesti
         if room and not _MOVES.match(command) and command not in done[room]:
             done[room].append(command)
     return [ask(snapshot, f"actions:{room}",
-                f"What did I do in the {room}? (list my actions there, in order, separated by commas)",
+                f"What did I do in the {bare(room)}? (list my actions there, in order, separated by commas)",
                 (", ".join(commands),), {"room": room}, tuple(commands))
             for room, commands in sorted(done.items()) if commands]
 
@@ -361,8 +479,9 @@ def recipe_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQuesti
 def _location_question(snapshot: Snapshot, kind: str, thing: str, args: dict[str, Any] | None = None) \
         -> ProbeQuestion:
     relation, holder = snapshot.holders[thing]
-    return ask(snapshot, f"{kind}:{thing}", f"Where is the {thing}?", location_answers(relation, holder),
-               {"thing": thing, **(args or {})})
+    rivals, neutral = where_candidates(snapshot, thing, holder)
+    return ask(snapshot, f"{kind}:{thing}", f"Where is the {bare(thing)}?", location_answers(relation, holder),
+               {"thing": thing, **(args or {})}, rivals=rivals, neutral=neutral)
 
 
 def state_history_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQuestion]:
@@ -370,14 +489,18 @@ def state_history_questions(snapshot: Snapshot, previous: Snapshot) -> list[Prob
     (the last step before the last move), when the agent had seen it there by ``k``."""
     found = []
     for thing, now in snapshot.holders.items():
+        if not snapshot.unique(thing):
+            continue
         past = next((s for s in reversed(snapshot.earlier) if s.holders.get(thing, now) != now), None)
-        if past is None or thing in _rooms(snapshot.truth):
+        if past is None or thing in _rooms(snapshot.truth) or not past.unique(thing):
             continue
         relation, holder = past.holders[thing]
         if (thing, relation, holder) in past.seen and past.mentioned(thing) and past.mentioned(holder):
+            rivals, neutral = where_candidates(snapshot, thing, holder, at=past)
             found.append(ask(snapshot, f"state-history:{thing}",
-                             f"Where was the {thing} at step {past.step}, before it was moved?",
-                             location_answers(relation, holder), {"thing": thing, "at": past.step}))
+                             f"Where was the {bare(thing)} at step {past.step}, before it was moved?",
+                             location_answers(relation, holder), {"thing": thing, "at": past.step},
+                             rivals=rivals, neutral=neutral))
     return found
 
 
@@ -400,13 +523,14 @@ def counting_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQues
         if after.room and before.room and after.room != before.room:
             entered[after.room] += 1
         opened.update(s for s, r, o in after.truth - before.truth if r == IS and o == "open")
-    found = [ask(snapshot, f"counting:enter:{room}", f"How many times did I enter the {room}? (answer with a number)",
+    found = [ask(snapshot, f"counting:enter:{room}",
+                 f"How many times did I enter the {bare(room)}? (answer with a number)",
                  number_answers(n), {"event": "enter", "target": room, "count": n})
              for room, n in sorted(entered.items())]
     return found + [ask(snapshot, f"counting:open:{thing}",
-                        f"How many times did I open the {thing}? (answer with a number)", number_answers(n),
+                        f"How many times did I open the {bare(thing)}? (answer with a number)", number_answers(n),
                         {"event": "open", "target": thing, "count": n})
-                    for thing, n in sorted(opened.items()) if snapshot.mentioned(thing)]
+                    for thing, n in sorted(opened.items()) if snapshot.mentioned(thing) and snapshot.unique(thing)]
 
 
 def _places(truth: set[TripleKey]) -> list[str]:
@@ -414,12 +538,17 @@ def _places(truth: set[TripleKey]) -> list[str]:
 
 
 def abstention_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQuestion]:
-    """``Where is the X?`` for things of the true state never named in an observation so far: the answer
-    is ``unknown``; ``places`` (every room and holder of the game) are what answer recall looks for."""
+    """``Where is the X?`` for things of the true state (held in one place) never named in an observation
+    so far: the answer is ``unknown``; ``places`` (every room and holder of the game) are what answer
+    recall looks for; the rivals of first mention are its holders so far and the places named so far."""
     rooms, places = _rooms(snapshot.truth), _places(snapshot.truth)
-    return [ask(snapshot, f"abstention:{thing}", f"Where is the {thing}?", UNKNOWN_ANSWERS,
-                {"thing": thing, "places": places})
-            for thing in snapshot.holders if thing not in rooms and not snapshot.mentioned(thing)]
+    found = []
+    for thing in snapshot.holders:
+        if thing not in rooms and snapshot.unique(thing) and not snapshot.mentioned(thing):
+            rivals, neutral = where_candidates(snapshot, thing, None)
+            found.append(ask(snapshot, f"abstention:{thing}", f"Where is the {bare(thing)}?", UNKNOWN_ANSWERS,
+                             {"thing": thing, "places": places}, rivals=rivals, neutral=neutral))
+    return found
 
 
 def _last_said(snapshot: Snapshot, name: str) -> Snapshot | None:
@@ -460,7 +589,7 @@ def _held(snapshot: Snapshot, holder: str, relation: str) -> list[str] | None:
     """The things in / on ``holder`` when all were seen there (``None``: none, or not all seen)."""
     things = sorted(s for s, r, o in snapshot.truth if r == relation and o == holder)
     seen = all((t, relation, holder) in snapshot.seen and snapshot.mentioned(t) for t in things)
-    return things if things and seen and snapshot.mentioned(holder) else None
+    return things if things and seen and snapshot.mentioned(holder) and snapshot.unique(holder) else None
 
 
 def two_hop_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQuestion]:
@@ -475,14 +604,17 @@ def two_hop_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQuest
         word, noun = _PREPOSITION[relation], "container" if relation == IN else "supporter"
         args = {"room": room, "relation": relation}
         form = "(list the things, separated by commas)"
-        found.append(ask(snapshot, f"two-hop:{room}:{relation}", f"What is {word} the {noun} in the {room}? {form}",
-                         (", ".join(things),), args, things))
+        rivals, neutral = _held_before(snapshot, holder, relation), [holder, room]
+        found.append(ask(snapshot, f"two-hop:{room}:{relation}",
+                         f"What is {word} the {noun} in the {bare(room)}? {form}", (", ".join(things),), args, things,
+                         rivals, neutral))
         for start, exits in sorted(walked.items()):
             for direction, reached in sorted(exits.items()):
                 if reached == room:
                     found.append(ask(snapshot, f"two-hop:{direction}:{start}:{relation}",
-                                     f"What is {word} the {noun} in the room {direction} of the {start}? {form}",
-                                     (", ".join(things),), {**args, "start": start, "direction": direction}, things))
+                                     f"What is {word} the {noun} in the room {direction} of the {bare(start)}? {form}",
+                                     (", ".join(things),), {**args, "start": start, "direction": direction}, things,
+                                     rivals, [*neutral, start]))
     return found
 
 
@@ -540,7 +672,7 @@ def _draw(candidates: list[ProbeQuestion], per_kind: int, seed: str) -> list[Pro
 
 
 __all__ = ["GENERATORS", "HORIZON", "SCORING_RULE", "UNKNOWN_ANSWERS", "ProbeQuestion", "Snapshot", "Timeline",
-           "abstention_questions", "action_questions", "build_timeline", "change_questions", "contents_questions",
-           "counting_questions", "direction_graph", "generate_questions", "location_answers", "location_questions",
-           "long_horizon_questions", "number_answers", "path_questions", "recipe_ingredients", "recipe_questions",
-           "shortest_paths", "state_history_questions", "two_hop_questions"]
+           "abstention_questions", "action_questions", "bare", "build_timeline", "change_questions",
+           "contents_questions", "counting_questions", "direction_graph", "generate_questions", "location_answers",
+           "location_questions", "long_horizon_questions", "number_answers", "path_questions", "recipe_ingredients",
+           "recipe_questions", "shortest_paths", "state_history_questions", "two_hop_questions", "where_candidates"]

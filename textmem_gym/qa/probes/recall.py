@@ -1,4 +1,4 @@
-"""Answer recall of a probe question at a token budget, with no model.
+"""Answer recall and first-mention accuracy of a probe question at a token budget, with no model.
 
 The context a memory returns for the question within ``B`` tokens is cut to ``B``
 (:func:`~textmem_gym.memory.budget.fit_budget`) and read as :mod:`textmem_gym.qa.recall` reads it
@@ -15,6 +15,16 @@ The context a memory returns for the question within ``B`` tokens is cut to ``B`
   state). A memory that never invents the thing is recalled at every budget; one that puts it
   somewhere is not.
 
+**First-mention accuracy** (:func:`first_mentioned`) reads the same cut context with
+:func:`~textmem_gym.qa.recall.mentioned_first` over the question's
+:attr:`~textmem_gym.qa.probes.questions.ProbeQuestion.candidates`: right when the first candidate
+named is a gold one (for an answer listing things, when every one is named before any rival),
+skipping the question's :attr:`~textmem_gym.qa.probes.questions.ProbeQuestion.neutral` names. An
+``abstention`` question is right when the context names no candidate (or "unknown" first). A
+question with no rival (``actions``, ``changes``, ``recipe``, ``path``, ``counting``, and a thing
+that has had one holder in a game where no other place was named) has nothing to be misled by:
+its first-mention accuracy is its answer recall.
+
 Example:
     >>> from textmem_gym.qa.probes.questions import ProbeQuestion
     >>> where = ProbeQuestion("abstention:key", "abstention", 5, "Where is the key?", ("unknown",),
@@ -25,6 +35,11 @@ Example:
     ...                       {"event": "open", "target": "fridge", "count": 2})
     >>> probe_recall(count, ["> open fridge: You open the fridge.", "> open fridge: ok"], (256, 4))
     {'256': True, '4': False}
+    >>> knife = ProbeQuestion("location:knife", "location", 5, "Where is the knife?", ("fridge", "in fridge"),
+    ...                       {"thing": "knife"}, candidates=("fridge", "in fridge", "table"), neutral=("knife",))
+    >>> lines = ["the knife was on the table", "the knife is in the fridge"]
+    >>> probe_recall(knife, lines, (256,)), probe_first_mention(knife, lines, (256,))
+    ({'256': True}, {'256': False})
 """
 
 from __future__ import annotations
@@ -33,7 +48,7 @@ from collections.abc import Sequence
 
 from textmem_gym.memory.budget import TokenCounter, fit_budget
 from textmem_gym.qa.probes.questions import ProbeQuestion
-from textmem_gym.qa.recall import BUDGETS, answer_recalled, contains
+from textmem_gym.qa.recall import BUDGETS, answer_recalled, contains, mentioned_first
 
 
 def _abstained(lines: Sequence[str], question: ProbeQuestion) -> bool:
@@ -67,4 +82,20 @@ def probe_recall(question: ProbeQuestion, lines: Sequence[str], budgets: Sequenc
     return {str(budget): recalled(lines, question, budget, counter) for budget in budgets}
 
 
-__all__ = ["probe_recall", "recalled"]
+def first_mentioned(lines: Sequence[str], question: ProbeQuestion, budget: int,
+                    counter: TokenCounter | None = None) -> bool:
+    """Whether the first candidate ``lines`` cut to ``budget`` tokens name is gold (see the module docstring)."""
+    abstains = question.kind == "abstention"
+    if not abstains and (question.kind == "counting" or not question.rivals):
+        return recalled(lines, question, budget, counter)
+    return mentioned_first(lines, question.gold, question.rivals, budget, counter, neutral=question.neutral,
+                           every=bool(question.parts), none_right=abstains)
+
+
+def probe_first_mention(question: ProbeQuestion, lines: Sequence[str], budgets: Sequence[int] = BUDGETS,
+                        counter: TokenCounter | None = None) -> dict[str, bool]:
+    """``str(budget) -> first mentioned`` for each budget, all read from the same ``lines``."""
+    return {str(budget): first_mentioned(lines, question, budget, counter) for budget in budgets}
+
+
+__all__ = ["first_mentioned", "probe_first_mention", "probe_recall", "recalled"]

@@ -17,7 +17,11 @@ each answer mode:
   memory lacks the part (``offered: false``, no EM);
 - ``llm``: the model over ``context(question, budget)``, every memory the same model, prompt and window.
 
-Every row (``"kind": "probe"``) records ``answer_recall`` (``str(B) -> bool``) at each budget, the
+Every row (``"kind": "probe"``) records ``answer_recall`` and ``first_mention`` (``str(B) -> bool``,
+:func:`~textmem_gym.qa.probes.recall.first_mentioned`) at each budget, ``context_tokens``
+(``str(B) ->`` the tokens of what ``context(question, B)`` returned, before the cut), and, in the first
+row of each question (its ``recall`` row), ``context``: the lines read at the largest budget (cut to
+it), so a miss can be looked at; the other rows of the question hold no ``context``. It records the
 memory's build tokens (its ``build_tokens()`` where offered, else the tokens of the extractor client
 the probe built), its build time per update so far (``build_ms_per_step``) and the time of its
 ``context`` calls for the question (``query_ms``, mean over the budgets). Rows are appended to a
@@ -34,6 +38,10 @@ Example:
 ('oracle', 'structural', 1.0)]
     >>> {r["memory"]: r["answer_recall"]["256"] for r in rows if r["answer_mode"] == "recall"}
     {'oracle': True, 'full-history': True}
+    >>> {r["memory"]: r["first_mention"]["256"] for r in rows if r["answer_mode"] == "recall"}
+    {'oracle': True, 'full-history': True}
+    >>> [("context" in r, sorted(r["context_tokens"], key=int)) for r in rows][:2]
+    [(True, ['256', '512', '1024', '2048']), (False, ['256', '512', '1024', '2048'])]
 """
 
 from __future__ import annotations
@@ -51,6 +59,7 @@ from textmem_gym.llm import LLMClient
 from textmem_gym.llm.prompts import RESERVE_TOKENS
 from textmem_gym.loading import lookup
 from textmem_gym.memory.adoption import Adopted, adopt, parser_for
+from textmem_gym.memory.budget import count_tokens, fit_budget
 from textmem_gym.memory.protocol import Memory
 from textmem_gym.memory.registry import (
     ENDPOINT_KEYWORDS,
@@ -63,7 +72,7 @@ from textmem_gym.memory.registry import (
 from textmem_gym.qa.api import Answer
 from textmem_gym.qa.probes.answering import Clock, ProbeAnswerer, structural_answer
 from textmem_gym.qa.probes.questions import GENERATORS, ProbeQuestion, build_timeline, generate_questions
-from textmem_gym.qa.probes.recall import recalled
+from textmem_gym.qa.probes.recall import first_mentioned, recalled
 from textmem_gym.qa.probes.replay import RecordedEpisode, Replay, ReplayStep, replay_episode
 from textmem_gym.qa.recall import BUDGETS
 from textmem_gym.qa.scoring import score
@@ -313,18 +322,26 @@ class _Asker:
 
     def ask(self, step: int) -> None:
         for question, modes in self.jobs.get(step, []):
-            recall, query_ms = self._recall(question)
-            for mode in modes:
-                self.write(self._row(question, mode, recall, query_ms))
+            read = self._read(question)
+            for index, mode in enumerate(modes):
+                shown = read if index == 0 else {k: v for k, v in read.items() if k != "context"}
+                self.write(self._row(question, mode, shown))
 
-    def _recall(self, question: ProbeQuestion) -> tuple[dict[str, bool], float]:
-        found, spent = {}, 0.0
+    def _read(self, question: ProbeQuestion) -> dict[str, Any]:
+        """The row fields read from the memory's context at each budget (see :func:`probe_episode`)."""
+        recall, first, tokens, spent = {}, {}, {}, 0.0
+        widest, shown = max(self.config.budgets), []
         for budget in self.config.budgets:
             started = time.perf_counter()
             lines = self.probed.memory.context(question.question, budget)
             spent += time.perf_counter() - started
-            found[str(budget)] = recalled(lines, question, budget)
-        return found, round(1000 * spent / len(self.config.budgets), 3)
+            recall[str(budget)] = recalled(lines, question, budget)
+            first[str(budget)] = first_mentioned(lines, question, budget)
+            tokens[str(budget)] = count_tokens("\n".join(lines)) if lines else 0
+            if budget == widest:
+                shown = fit_budget(lines, budget)
+        return {"answer_recall": recall, "first_mention": first, "context_tokens": tokens, "context": shown,
+                "query_ms": round(1000 * spent / len(self.config.budgets), 3)}
 
     def _answer(self, question: ProbeQuestion, mode: str) -> dict[str, Any]:
         if mode == "recall":
@@ -339,7 +356,7 @@ class _Asker:
                                            self.probed.memory.context(question.question, self.config.budget))
         return {**answer.as_row(), **score(answer.text, question)}
 
-    def _row(self, question: ProbeQuestion, mode: str, recall: dict[str, bool], query_ms: float) -> dict[str, Any]:
+    def _row(self, question: ProbeQuestion, mode: str, read: dict[str, Any]) -> dict[str, Any]:
         built, result = self.probed.build_tokens(), dict(self.episode.result or {})
         return {"kind": ROW_KIND, "episode_id": self.episode.ident or self.episode.label,
                 "trajectory": self.episode.label, "env_id": self.episode.env_id,
@@ -348,7 +365,7 @@ class _Asker:
                 "question_kind": question.kind, "question": question.question, "answers": list(question.answers),
                 "memory": self.probed.label, "answer_mode": mode,
                 "config": _row_config(self.config, self.probed.config, mode), **self._answer(question, mode),
-                "answer_recall": recall, "query_ms": query_ms,
+                **read,
                 "build_ms_per_step": round(self.probed.build_ms_per_step(), 3),
                 "memory_prompt_tokens": built["prompt_tokens"], "memory_completion_tokens": built["completion_tokens"]}
 
@@ -461,11 +478,25 @@ def _recall_rows(items: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(unique.values())
 
 
+def _ranks(rows: Sequence[dict[str, Any]], name: str) -> dict[Any, Any]:
+    """The order of a field's values: question kinds as :data:`GENERATORS` lists them, steps by number,
+    anything else (memories, answer modes) in the order the rows first hold them."""
+    values = list(dict.fromkeys(r.get(name) for r in rows))
+    if name == "question_kind":
+        kinds = list(GENERATORS)
+        return {v: (kinds.index(v) if v in kinds else len(kinds), str(v)) for v in values}
+    if name == "step":
+        return {v: (0, v, "") if isinstance(v, int) else (1, 0, str(v)) for v in values}
+    return {v: i for i, v in enumerate(values)}
+
+
 def summarize_probes(rows: Iterable[dict[str, Any]],
                      by: Sequence[str] = ("memory", "answer_mode")) -> list[dict[str, Any]]:
-    """Per group: EM and F1 (percent, ``None`` when nothing was answered), answer recall (percent) at each
-    budget, prompt tokens per answer, unparsed and trimmed answers, rows not offered, build tokens (the
-    most recorded), build ms per step and query ms (means).
+    """Per group: EM and F1 (percent, ``None`` when nothing was answered), answer recall and first-mention
+    accuracy (percent) at each budget, prompt tokens per answer, unparsed and trimmed answers, rows not
+    offered, build tokens (the most recorded), build ms per step and query ms (means). Groups come in the
+    order the rows first name their memories (and answer modes); kinds as
+    :data:`~textmem_gym.qa.probes.questions.GENERATORS` lists them, steps by number.
 
     Args:
         rows: Results rows (others than probe rows are skipped).
@@ -478,12 +509,13 @@ def summarize_probes(rows: Iterable[dict[str, Any]],
         >>> summary["em"], summary["f1"], summary["prompt_tokens"], summary["recall"]
         (50.0, 75.0, 100.0, {})
     """
+    probes = [row for row in rows if row.get("kind") == ROW_KIND]
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
-        if row.get("kind") == ROW_KIND:
-            groups[tuple(row.get(name) for name in by)].append(row)
+    for row in probes:
+        groups[tuple(row.get(name) for name in by)].append(row)
+    ranks = [_ranks(probes, name) for name in by]
     return [{**dict(zip(by, key)), **_summary(items)}
-            for key, items in sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0]))]
+            for key, items in sorted(groups.items(), key=lambda kv: [rank[v] for rank, v in zip(ranks, kv[0])])]
 
 
 def _summary(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -496,6 +528,7 @@ def _summary(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
             "recall": {b: 100 * statistics.fmean(bool(r["answer_recall"].get(str(b))) for r in recall_rows)
                        for b in budgets},
             "recall_n": len(recall_rows),
+            "first_mention": _first_mention(recall_rows, budgets),
             "prompt_tokens": _mean(float(r.get("prompt_tokens") or 0) for r in answered) or 0.0,
             "parse_failures": sum(bool(r.get("parse_failed")) for r in items),
             "trimmed": sum(bool((r.get("detail") or {}).get("context_trims")) for r in items),
@@ -505,11 +538,36 @@ def _summary(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
             "query_ms": _mean(float(r["query_ms"]) for r in items if "query_ms" in r)}
 
 
-def format_probe_tables(rows: Sequence[dict[str, Any]]) -> str:
+def _first_mention(recall_rows: Sequence[dict[str, Any]], budgets: Sequence[int]) -> dict[int, float]:
+    """Budget -> first-mention accuracy in percent over the rows recording it (rows written before it
+    existed hold none)."""
+    held = [r["first_mention"] for r in recall_rows if r.get("first_mention")]
+    return {b: 100 * statistics.fmean(bool(f.get(str(b))) for f in held) for b in budgets
+            if held and all(str(b) in f for f in held)}
+
+
+#: The legend printed under the EM/F1 tables.
+ANSWER_LEGEND = ("EM/F1 (n): exact match / token F1 in percent (0-100) over n answers; llm: the model over the "
+                 "memory's context fitted to one token budget; structural: read off the memory's optional parts "
+                 "(beliefs, map, history), no model; not offered: the memory lacks the part; -: no question of "
+                 "that column")
+#: The legend printed under :func:`recall_table`.
+RECALL_LEGEND = ("percent (0-100) of the n questions. R@B: answer recall, the gold answer (or an alias; every "
+                 "listed thing) is in the memory's context cut to B tokens. FM@B: first-mention accuracy, the "
+                 "first candidate answer that context names is the gold one (a stale holder named first is "
+                 "wrong). structural EM: exact match of the answer read off the memory's beliefs, map or "
+                 "history, no model; llm EM: the model's answer over the context. -: nothing measured (no "
+                 "structural or model answer asked, or none recorded); not offered: the memory lacks the part. "
+                 "n: questions asked of the memory")
+
+
+def format_probe_tables(rows: Sequence[dict[str, Any]], memories: Sequence[str] = ()) -> str:
     """The episodes probed (with their scores); EM/F1 per memory x answer mode by question kind and by
-    step; then, per memory x question kind, answer recall at each budget beside structural and model EM,
-    build tokens, build ms per step and query ms (:func:`recall_table`)."""
-    rows = [r for r in rows if r.get("kind") == ROW_KIND]
+    step; then, per memory x question kind, answer recall and first-mention accuracy at each budget
+    beside structural and model EM, build tokens, build ms per step and query ms (:func:`recall_table`),
+    each table with its legend. Memories come in the order of ``memories`` (their labels), then in
+    the order the rows first name them; all scores are percentages."""
+    rows = _in_order([r for r in rows if r.get("kind") == ROW_KIND], memories)
     episodes = {r["episode_id"]: r for r in rows}
     lines = [f"episode {r['trajectory']} ({r['env_id']}): {r['episode_steps']} steps, normalized score "
              f"{_number(r['episode_score'])}, won {r['episode_won']}" for r in episodes.values()]
@@ -517,7 +575,14 @@ def format_probe_tables(rows: Sequence[dict[str, Any]]) -> str:
     if answers:
         for column in ("question_kind", "step"):
             lines += ["", _table(answers, column)]
-    return "\n".join([*lines, "", recall_table(rows)])
+        lines += ["", ANSWER_LEGEND]
+    return "\n".join([*lines, "", recall_table(rows), "", RECALL_LEGEND])
+
+
+def _in_order(rows: Sequence[dict[str, Any]], memories: Sequence[str]) -> list[dict[str, Any]]:
+    """``rows`` with the memories named in ``memories`` first, in that order (a stable sort)."""
+    rank = {name: i for i, name in enumerate(memories)}
+    return sorted(rows, key=lambda r: rank.get(r["memory"], len(rank)))
 
 
 def _number(value: Any) -> str:
@@ -526,7 +591,8 @@ def _number(value: Any) -> str:
 
 def _table(rows: Sequence[dict[str, Any]], column: str) -> str:
     """Memory x mode rows, one EM/F1 cell per value of ``column``, then all together."""
-    values = sorted({r[column] for r in rows}, key=lambda v: (isinstance(v, str), v))
+    ranks = _ranks(rows, column)
+    values = sorted(ranks, key=lambda v: ranks[v])
     cells = {(s["memory"], s["answer_mode"], s[column]): s
              for s in summarize_probes(rows, ("memory", "answer_mode", column))}
     header = ["memory", "answers", *[f"{column.replace('question_', '')} {v}" for v in values], "all EM/F1", "n",
@@ -555,18 +621,21 @@ def _em(summary: dict[str, Any] | None) -> str:
 
 
 def recall_table(rows: Sequence[dict[str, Any]]) -> str:
-    """Memory x question kind (then ``all``): answer recall (percent) at each budget, structural EM (or
-    ``not offered``), model EM, questions, build tokens, build ms per step and query ms.
+    """Memory x question kind (then ``all``): answer recall (``R@B``) and first-mention accuracy (``FM@B``)
+    in percent at each budget, structural EM (or ``not offered``), model EM, questions, build tokens,
+    build ms per step and query ms (:data:`RECALL_LEGEND` explains the columns).
 
     Example:
         >>> row = {"kind": "probe", "episode_id": "e", "step": 5, "question_id": "location:knife", "memory": "m",
         ...        "question_kind": "location", "answer_mode": "recall", "em": None, "f1": None,
-        ...        "answer_recall": {"256": False, "1024": True}, "build_ms_per_step": 0.5, "query_ms": 2.0}
-        >>> print(recall_table([row]))
-        | memory | kind | R@256 | R@1024 | structural EM | llm EM | n | build tok | build ms/step | query ms |
-        |---|---|---|---|---|---|---|---|---|---|
-        | m | location | 0 | 100 | - | - | 1 | 0 | 0.50 | 2.00 |
-        | m | all | 0 | 100 | - | - | 1 | 0 | 0.50 | 2.00 |
+        ...        "answer_recall": {"256": False, "1024": True}, "first_mention": {"256": False, "1024": False},
+        ...        "build_ms_per_step": 0.5, "query_ms": 2.0}
+        >>> print(recall_table([row]))  # doctest: +NORMALIZE_WHITESPACE
+        | memory | kind | R@256 | R@1024 | FM@256 | FM@1024 | structural EM | llm EM | n | build tok | build ms/step
+          | query ms |
+        |---|---|---|---|---|---|---|---|---|---|---|---|
+        | m | location | 0 | 100 | 0 | 0 | - | - | 1 | 0 | 0.50 | 2.00 |
+        | m | all | 0 | 100 | 0 | 0 | - | - | 1 | 0 | 0.50 | 2.00 |
     """
     header, cells = recall_cells(rows)
     return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
@@ -577,14 +646,15 @@ def recall_cells(rows: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[s
     """The header and cells of :func:`recall_table` (the report draws them as HTML)."""
     rows = [r for r in rows if r.get("kind") == ROW_KIND]
     budgets = sorted({int(b) for r in rows for b in r.get("answer_recall") or {}})
-    header = ["memory", "kind", *[f"R@{b}" for b in budgets], "structural EM", "llm EM", "n", "build tok",
-              "build ms/step", "query ms"]
+    header = ["memory", "kind", *[f"R@{b}" for b in budgets], *[f"FM@{b}" for b in budgets], "structural EM",
+              "llm EM", "n", "build tok", "build ms/step", "query ms"]
     modes = {(s["memory"], s["question_kind"], s["answer_mode"]): s
              for s in summarize_probes(rows, ("memory", "question_kind", "answer_mode"))}
     modes.update({(s["memory"], "all", s["answer_mode"]): s for s in summarize_probes(rows)})
     cells = []
-    for memory in sorted({r["memory"] for r in rows}):
-        kinds = sorted({r["question_kind"] for r in rows if r["memory"] == memory})
+    for memory in dict.fromkeys(r["memory"] for r in rows):
+        ranks = _ranks([r for r in rows if r["memory"] == memory], "question_kind")
+        kinds = sorted(ranks, key=lambda k: ranks[k])
         cells += [_recall_line(rows, memory, kind, budgets, modes) for kind in [*kinds, "all"]]
     return header, cells
 
@@ -593,7 +663,8 @@ def _recall_line(rows: Sequence[dict[str, Any]], memory: str, kind: str, budgets
                  modes: dict[tuple[str, str, str], dict[str, Any]]) -> list[str]:
     group = summarize_probes([r for r in rows if r["memory"] == memory and kind in ("all", r["question_kind"])],
                              ("memory",))[0]
-    recall = [f"{group['recall'][b]:.0f}" if b in group["recall"] else "-" for b in budgets]
+    recall = [f"{group[name][b]:.0f}" if b in group[name] else "-" for name in ("recall", "first_mention")
+              for b in budgets]
     return [memory, kind, *recall, _em(modes.get((memory, kind, "structural"))), _em(modes.get((memory, kind, "llm"))),
             str(group["recall_n"]), str(group["build_tokens"]), _ms(group["build_ms_per_step"]),
             _ms(group["query_ms"])]
@@ -603,6 +674,7 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
-__all__ = ["ANSWER_MODES", "ENDPOINT_KEYWORDS", "REPLAYED_PRIVILEGED", "ROW_KIND", "ProbeConfig", "ProbeKey",
+__all__ = ["ANSWER_LEGEND", "ANSWER_MODES", "ENDPOINT_KEYWORDS", "RECALL_LEGEND", "REPLAYED_PRIVILEGED", "ROW_KIND",
+           "ProbeConfig", "ProbeKey",
            "ProbedMemory", "build_memory", "format_probe_tables", "memory_label", "memory_options", "probe_episode",
            "probe_key", "recall_cells", "recall_table", "summarize_probes"]
