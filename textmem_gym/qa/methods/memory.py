@@ -9,7 +9,9 @@ a class, or a memory object. On the command line it is ``--method memory:NAME``
 For each question:
 
 1. **Build.** A fresh memory (``reset()`` where offered, else a new one: built again by name or
-   class, copied from the object given) is fed the paragraphs in file order, one update each:
+   class, copied from the object given), adopted as every instrument adopts it
+   (:func:`~textmem_gym.memory.adoption.adopt`: its parts detected once; no env, so no backend parser),
+   is fed the paragraphs in file order, one update each:
    ``update("title: text", "", {"title": title, "index": i})``. The memory is **not told the
    question** while it reads, as AriGraph QA builds its graph: it meets the question only in
    ``context``, so a memory built from the paragraphs answers any question about them, and its
@@ -50,11 +52,13 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from textmem_gym.memory.adoption import Adopted, adopt
 from textmem_gym.memory.budget import fit_budget
-from textmem_gym.memory.protocol import HasSources, Memory, Resettable, build_tokens, check_memory, is_memory
+from textmem_gym.memory.protocol import Memory, check_memory, is_memory
 from textmem_gym.memory.registry import endpoint_options, make_memory, memory_factory, memory_name
 from textmem_gym.qa.api import Answer, Document, Recalled, Tokens, as_paragraphs
 from textmem_gym.qa.data import Paragraph
@@ -94,7 +98,7 @@ class MemoryQA(LLMQAMethod):
         self._new, label = _memory_source(memory, given)
         self.name = f"memory:{label}"
         self.budget = budget
-        self.memory: Any = None
+        self.adopted: Adopted | None = None
         self._read: tuple[Paragraph, ...] | None = None
         self._build: dict[str, int] = {"prompt_tokens": 0, "completion_tokens": 0}
         self.config.update(memory=label, budget=budget)
@@ -108,23 +112,26 @@ class MemoryQA(LLMQAMethod):
         named = dict(zip(("model", "base_url", "api_key"), args, strict=False))
         return {**named, **{k: options[k] for k in ("model", "base_url", "api_key") if k in options}}
 
-    def read(self, paragraphs: tuple[Paragraph, ...]) -> Any:
+    @property
+    def memory(self) -> Memory | None:
+        """The memory that read the last paragraphs (``None`` before any)."""
+        return self.adopted.memory if self.adopted is not None else None
+
+    def read(self, paragraphs: tuple[Paragraph, ...]) -> Adopted:
         """The memory of ``paragraphs``: a fresh one fed them in file order (kept for the same paragraphs)."""
-        if self.memory is not None and self._read == paragraphs:
-            return self.memory
-        if isinstance(self.memory, Resettable):
-            self.memory.reset()
-            memory: Any = self.memory
-        else:
+        if self.adopted is not None and self._read == paragraphs:
+            return self.adopted
+        if self.adopted is None or not self.adopted.reset():
             self._close_memory()
-            memory = self.memory = self._new()
-        before = build_tokens(memory)
+            self.adopted = adopt(self._new())
+        adopted = self.adopted
+        before = adopted.build_tokens()
         for index, paragraph in enumerate(paragraphs):
-            memory.update(paragraph_text(paragraph), "", {"title": paragraph.title, "index": index})
-        after = build_tokens(memory)
+            adopted.update(paragraph_text(paragraph), "", {"title": paragraph.title, "index": index})
+        after = adopted.build_tokens()
         self._build = {key: after[key] - before[key] for key in after}
         self._read = paragraphs
-        return memory
+        return adopted
 
     def respond(self, question: str, paragraphs: tuple[Paragraph, ...]) -> Final:
         """Build, then answer from the context within :attr:`budget`."""
@@ -146,9 +153,10 @@ class MemoryQA(LLMQAMethod):
 
     def recall(self, question: str, documents: Sequence[Document], budgets: Sequence[int], k: int) -> Recalled:
         """The memory's ``context(question, budget)`` at each budget and its ``sources(question, k)`` where offered."""
-        memory = self.read(as_paragraphs(documents))
-        contexts = {budget: list(memory.context(question, budget)) for budget in budgets}
-        sources = [int(i) for i in memory.sources(question, k)][:k] if isinstance(memory, HasSources) else None
+        adopted = self.read(as_paragraphs(documents))
+        contexts = {budget: list(adopted.context(question, budget)) for budget in budgets}
+        ranked = adopted.sources
+        sources = [int(i) for i in ranked.sources(question, k)][:k] if ranked is not None else None
         return Recalled(contexts, sources)
 
     def close(self) -> None:
@@ -157,10 +165,9 @@ class MemoryQA(LLMQAMethod):
         super().close()
 
     def _close_memory(self) -> None:
-        close = getattr(self.memory, "close", None)
-        if callable(close):
-            close()
-        self.memory, self._read = None, None
+        if self.adopted is not None:
+            self.adopted.close()
+        self.adopted, self._read = None, None
 
 
 def _memory_source(memory: Any, options: dict[str, Any]) -> tuple[Callable[[], Any], str]:
@@ -175,7 +182,7 @@ def _memory_source(memory: Any, options: dict[str, Any]) -> tuple[Callable[[], A
         return (lambda: copy.deepcopy(template)), memory_name(memory)
     if not callable(memory):
         check_memory(memory)  # neither a memory nor a factory: its one-line TypeError
-    label = getattr(memory, "__name__", type(memory).__name__)
+    label = memory.__name__ if inspect.isclass(memory) or inspect.isfunction(memory) else type(memory).__name__
     return (lambda: check_memory(memory(**options))), label
 
 

@@ -2,7 +2,7 @@
 
 A recorded episode (:class:`RecordedEpisode`: plain data, read from a trajectory by the caller)
 names its env (id, kwargs, reset seed) and, per agent decision, the primitive commands sent and the
-observation the agent got. :func:`replay_episode` makes the same env with ``privileged=True`` (the
+observation the agent got. :func:`replay_episode` makes the same env with ``privileged="facts"`` (the
 envs are deterministic: same id, kwargs and reset seed give the same game), sends the same commands
 and keeps, per primitive command, what the agent saw (observation, ``info`` without the privileged
 keys) beside the ground truth (``info["facts"]``). Each decision's last observation must equal the
@@ -125,7 +125,8 @@ def _step(decision: int, command: str, observation: Any, info: Mapping[str, Any]
 
 
 def replay_episode(episode: RecordedEpisode, *, check: bool = True) -> Replay:
-    """Plays ``episode``'s commands again in its env made with ``privileged=True``.
+    """Plays ``episode``'s commands again in its env made with ``privileged="facts"`` (the walkthrough is not
+    asked for: ScienceWorld takes half a minute to compute it).
 
     Args:
         episode: The recorded episode.
@@ -135,7 +136,7 @@ def replay_episode(episode: RecordedEpisode, *, check: bool = True) -> Replay:
         ReplayMismatch: A replayed observation differs from the recorded one (names the step).
         ValueError: The env cannot be made with privileged facts.
     """
-    env = gym.make(episode.env_id, **{**dict(episode.env_kwargs), "privileged": True})
+    env = gym.make(episode.env_id, **{**dict(episode.env_kwargs), "privileged": "facts"})
     try:
         observation, info = env.reset(seed=episode.seed)
         if "facts" not in info:
