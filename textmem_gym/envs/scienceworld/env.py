@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from textmem_gym.envs.privileged import FactTriple
 from textmem_gym.envs.scienceworld.facts import object_tree_facts
@@ -104,6 +104,9 @@ class ScienceWorldEnv(TextGameEnv):
         'No known action matches that input.'
         >>> env.close()
     """
+
+    #: How memories read ScienceWorld's text (see :class:`~textmem_gym.envs.text_game.TextGameEnv`).
+    text_parser: ClassVar[str | None] = "scienceworld"
 
     def __init__(self, task: str, *, variation: int | None = None, split: str = "test",
                  game_seed: int | None = None, simplification: str = "easy",
