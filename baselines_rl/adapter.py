@@ -3,9 +3,10 @@
 The runner gives policies raw text and ``info``; :class:`RLPolicy` encodes them exactly as in
 training (the model file stores its :class:`~baselines_rl.common.EnvSpec`), asks the model for
 an action among the admissible commands, and returns the command. A model trained with a
-memory belief keeps its own memory (rules extractor, fed only what the policy observes) when
-the env is not already wrapped by ``MemoryGraphWrapper``; ``go to X`` macros of models trained
-with ``goto`` are then walked one primitive move per step.
+memory belief keeps its own memory (rules extractor, fed only what the policy observes, adopted as
+the wrapper adopts it: :func:`~textmem_gym.memory.adoption.adopt` with the text parser of the training
+env id's backend) when the env is not already wrapped by ``MemoryGraphWrapper``; ``go to X`` macros of
+models trained with ``goto`` are then walked one primitive move per step.
 
 Example (CLI)::
 
@@ -57,9 +58,11 @@ class RLPolicy(BasePolicy):
         self._stats = {"actions": 0, "macro_moves": 0}
         self._memory = None
         if self.spec.memory is not None and not isinstance(observation, dict):
+            from textmem_gym.memory.adoption import adopt, parser_for
             from textmem_gym.memory.registry import make_memory
 
-            self._memory = make_memory(self.spec.memory, extractor="rules")  # built empty: no reset needed
+            built = make_memory(self.spec.memory, extractor="rules")  # built empty: no reset needed
+            self._memory = adopt(built, parser=parser_for(self.spec.env_id))
             self._memory.update(observation, "", info)
 
     def act(self, observation: Any, info: Info) -> str:
@@ -90,15 +93,16 @@ class RLPolicy(BasePolicy):
             return observation, admissible
         from textmem_gym.wrappers.memory_graph import belief_text, goto_commands
 
-        belief = belief_text(self._memory, observation)  # as MemoryGraphWrapper renders it in training
+        memory = self._memory.memory
+        belief = belief_text(memory, observation)  # as MemoryGraphWrapper renders it in training
         if self.spec.goto:
-            admissible += goto_commands(self._memory)
+            admissible += goto_commands(memory)
         return {"observation": observation, "belief": belief}, admissible
 
     def _expand(self, command: str) -> str:
-        from textmem_gym.wrappers.memory_graph import hop_commands, memory_map, parse_goto, plan_route
+        from textmem_gym.wrappers.memory_graph import hop_commands, parse_goto, plan_route
 
-        room_map = memory_map(self._memory)  # no map part: no go-to macros, the command is sent as it is
+        room_map = self._memory.map if self._memory is not None else None  # no map part: no go-to macros
         target = parse_goto(command) if room_map is not None and self.spec.goto else None
         if room_map is None or target is None:
             return command
