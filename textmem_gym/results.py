@@ -79,6 +79,19 @@ def episode_key(result: dict[str, Any]) -> EpisodeKey:
             config_id(result.get("policy_config")))
 
 
+def is_episode_row(row: dict[str, Any]) -> bool:
+    """Whether a results row is one played episode: it has every :data:`ROW_FIELDS` field and no other
+    ``kind`` (QA, probe and memory-bench rows share files with episodes; see :mod:`textmem_gym.report.kinds`).
+
+    Example:
+        >>> row = {"env_id": "E", "policy": "p", "seed": 0, "episode": 0, "normalized_score": 1.0, "won": True,
+        ...        "steps": 3}
+        >>> is_episode_row(row), is_episode_row({**row, "kind": "probe"}), is_episode_row({"kind": "qa"})
+        (True, False, False)
+    """
+    return row.get("kind") in (None, "episode") and all(name in row for name in ROW_FIELDS)
+
+
 def is_row(value: Any) -> bool:
     """Whether a parsed line is a results row: an object with every :data:`ROW_FIELDS` field, or
     one naming its ``kind`` (a QA or probe row).
@@ -161,14 +174,15 @@ class ResultsFile:
         return scan
 
     def done_keys(self) -> set[EpisodeKey]:
-        """Keys of the episodes already recorded."""
-        return {episode_key(r) for r in self.read()}
+        """Keys of the episodes already recorded (rows of other kinds are not episodes)."""
+        return {episode_key(r) for r in self.read() if is_episode_row(r)}
 
     def by_key(self) -> dict[EpisodeKey, dict[str, Any]]:
         """The recorded results by episode key (the first line of a key wins, should one appear twice)."""
         recorded: dict[EpisodeKey, dict[str, Any]] = {}
         for result in self.read():
-            recorded.setdefault(episode_key(result), result)
+            if is_episode_row(result):  # rows of other kinds are not episodes
+                recorded.setdefault(episode_key(result), result)
         return recorded
 
     def append(self, result: dict[str, Any]) -> None:
@@ -202,8 +216,7 @@ class ResultsFile:
                     if key is not None:
                         matched = is_row(value) and key(value) in keys
                     else:
-                        matched = isinstance(value, dict) and all(name in value for name in ROW_FIELDS) \
-                            and episode_key(value) in keys
+                        matched = isinstance(value, dict) and is_episode_row(value) and episode_key(value) in keys
                     if matched:
                         dropped += 1
                     else:
@@ -252,9 +265,10 @@ def summarize(results: Iterable[dict[str, Any]], best_of: tuple[int, int] | None
     fallbacks by cause, and the mean/std of each backend metric of :data:`METRIC_COLUMNS` the rows
     carry (NetHack: ``max_dungeon_level_mean`` / ``max_dungeon_level_std``, the deepest level).
 
-    Rows with different ``policy_config`` are different groups; a group's ``policy`` then shows
-    the settings that tell it apart (``ariadne[extractor=rules]``). Episodes that ended with an
-    ``error`` (strict mode: the first fallback) are left out of every mean and counted in
+    Rows of another ``kind`` (QA, probes, memory-bench) are left out: their summaries are their own
+    (:mod:`textmem_gym.report.kinds`). Rows with different ``policy_config`` are different groups; a
+    group's ``policy`` then shows the settings that tell it apart (``ariadne[extractor=rules]``).
+    Episodes that ended with an ``error`` (strict mode: the first fallback) are left out of every mean and counted in
     ``errors`` with their causes (``error_causes``).
 
     Args:
@@ -280,7 +294,8 @@ def summarize(results: Iterable[dict[str, Any]], best_of: tuple[int, int] | None
         raise ValueError(f"best_of must be (k, n) with 1 <= k <= n, got {best_of!r}")
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for result in results:
-        groups[(result["env_id"], result["policy"], config_label(result.get("policy_config")))].append(result)
+        if result.get("kind") in (None, "episode"):
+            groups[(result["env_id"], result["policy"], config_label(result.get("policy_config")))].append(result)
     rows = []
     for (env_id, policy, label), everything in sorted(groups.items()):
         items = [r for r in everything if not r.get("error")] or []

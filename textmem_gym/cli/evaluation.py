@@ -104,10 +104,10 @@ def backend_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    """Summarizes JSONL results files (an episode in several counts once): the game table for episode
-    rows, the QA table (EM/F1 and tokens per question, dataset x method) for multi-hop QA rows, the
-    probe tables for probe rows; each kind the files hold."""
-    print(format_results(read_results(args.results)))
+    """Summarizes JSONL results files (a row in several counts once), each kind of row the files hold by
+    its own table (:mod:`textmem_gym.report.kinds`: games, QA, probes, memory-bench), or every kind's
+    summary rows as one CSV or JSON (``--format``)."""
+    print(format_results(read_results(args.results), args.format))
     return 0
 
 
@@ -131,19 +131,11 @@ def read_results(paths: Sequence[str]) -> list[dict[str, Any]]:
     return load_rows(paths)
 
 
-def format_results(rows: list[dict[str, Any]]) -> str:
-    """The summary tables of results rows: games (also when there are no rows at all), QA, probes."""
-    from textmem_gym.qa.probes.run import ROW_KIND as PROBE_ROW
-    from textmem_gym.qa.probes.run import format_probe_tables
-    from textmem_gym.qa.run import ROW_KIND, format_summary, summarize_qa
-    from textmem_gym.results import format_table, summarize
+def format_results(rows: list[dict[str, Any]], form: str = "table") -> str:
+    """The summary of results rows of any kinds (see :func:`textmem_gym.report.kinds.format_results`)."""
+    from textmem_gym.report.kinds import format_results as by_kind
 
-    games = [r for r in rows if r.get("kind") not in (ROW_KIND, PROBE_ROW)]
-    qa = [r for r in rows if r.get("kind") == ROW_KIND]
-    probes = [r for r in rows if r.get("kind") == PROBE_ROW]
-    return "\n\n".join(([format_table(summarize(games))] if games or not (qa or probes) else [])
-                       + ([format_summary(summarize_qa(qa))] if qa else [])
-                       + ([format_probe_tables(probes)] if probes else []))
+    return by_kind(rows, form)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -182,5 +174,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     ev.set_defaults(handler=cmd_eval)
     summ = sub.add_parser("summary", help="summarize JSONL results files")
     summ.add_argument("results", nargs="+", type=existing_file,
-                      help="JSONL results files (an episode in several counts once)")
+                      help="JSONL results files of any kinds: episodes, QA, probes, memory-bench (a row in "
+                           "several counts once)")
+    summ.add_argument("--format", choices=("table", "csv", "json"), default="table",
+                      help="table: each kind's tables (default); csv or json: every kind's summary rows, "
+                           "one row per group with its kind first (for spreadsheets and scripts)")
     summ.set_defaults(handler=cmd_summary)

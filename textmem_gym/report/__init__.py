@@ -1,7 +1,9 @@
 """``textmem-gym report``: one self-contained HTML page of results files and their trajectories.
 
-The page holds the summary table (:func:`textmem_gym.results.summarize`: mean ± std normalized
-score, success, and whatever else it aggregates: best-k-of-n, tokens, cost, model-action share),
+The page holds a section per kind of row the files hold (:mod:`textmem_gym.report.kinds`): for
+episodes, the summary table (:func:`textmem_gym.results.summarize`: mean ± std normalized score,
+success, and whatever else it aggregates: best-k-of-n, tokens, cost, model-action share); for QA,
+probe and memory-bench rows, their tables;
 figures over steps drawn from the trajectories (normalized score, memory growth, LLM tokens per
 step; inline SVG), and one section per chosen episode (its steps table and the memory graph at
 its end, an inline PNG). Nothing is loaded from elsewhere: the file can be mailed or archived.
@@ -27,14 +29,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from textmem_gym.qa.probes.run import ROW_KIND as PROBE_ROW
-from textmem_gym.qa.probes.run import probe_key
-from textmem_gym.qa.run import ROW_KIND as QA_ROW
-from textmem_gym.qa.run import qa_key
 from textmem_gym.report.figures import Groups, curves_svg, memory_graph_png
-from textmem_gym.report.probes import probe_section
-from textmem_gym.report.qa import qa_section
-from textmem_gym.results import METRIC_COLUMNS, ResultsFile, episode_key, summarize
+from textmem_gym.report.kinds import EPISODE, kind_of, report_sections, row_key
+from textmem_gym.results import METRIC_COLUMNS, ResultsFile
 from textmem_gym.trajectories import Trajectory, find_trajectory, read_trajectory
 
 #: Summary columns shown first, with their headings; the other aggregates follow.
@@ -63,19 +60,16 @@ td.source.model { color: #2a6; }
 """
 
 
-#: Results-row ``kind`` -> the row's identity (episode rows have no kind: :func:`~textmem_gym.results.episode_key`).
-ROW_KEYS: dict[Any, Any] = {QA_ROW: qa_key, PROBE_ROW: probe_key}
-
-
 def load_rows(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
-    """The result rows of several results files (an episode in more than one counts once)."""
+    """The result rows of several results files, of every kind (a row in more than one counts once: its
+    identity is its kind's, see :mod:`textmem_gym.report.kinds`)."""
     rows: dict[Any, dict[str, Any]] = {}
     for path in paths:
         if not Path(path).exists():
             raise ValueError(f"no results file {path}")
         for row in ResultsFile(path).read():
             row.setdefault("_results_file", str(path))
-            rows.setdefault(ROW_KEYS.get(row.get("kind"), episode_key)(row), row)
+            rows.setdefault(row_key(row), row)
     return list(rows.values())
 
 
@@ -261,20 +255,17 @@ def build_report(rows: list[dict[str, Any]], trajectories: list[Trajectory], *, 
     listed = ", ".join(f"<code>{html.escape(str(s))}</code>" for s in sources)
     chosen = pick_episodes(trajectories, episodes)
     sections = "\n".join(episode_section(t, open_=i == 0) for i, t in enumerate(chosen))
-    qa_rows, rows = [r for r in rows if r.get("kind") == QA_ROW], [r for r in rows if r.get("kind") != QA_ROW]
-    probe_rows = [r for r in rows if r.get("kind") == PROBE_ROW]
-    rows = [r for r in rows if r.get("kind") != PROBE_ROW]
+    episodes_played = sum(1 for r in rows if kind_of(r) == EPISODE)
+    others = len(rows) - episodes_played
+    counted = f"{episodes_played} episodes" + (f" and {others} rows of other kinds" if others else "")
+    results = (report_sections(rows) if rows else
+               '<section id="summary"><h2>Summary</h2>\n<p class="note">No results.</p>\n</section>')
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>{_STYLE}</style></head><body>
 <h1>{html.escape(title)}</h1>
-<p>{len(rows)} episodes from {listed or "results"}; {len(trajectories)} trajectories. Written {created}.</p>
-<section id="summary"><h2>Summary</h2>
-{summary_table(summarize(rows)) if rows else '<p class="note">No results.</p>'}
-<p class="note">normalized score: mean ± std over episodes of score / max score; success: share of episodes won.</p>
-</section>
-{qa_section(qa_rows)}
-{probe_section(probe_rows)}
+<p>{counted} from {listed or "results"}; {len(trajectories)} trajectories. Written {created}.</p>
+{results}
 <section id="figures"><h2>Over the steps of an episode</h2>
 {figures(trajectories)}
 </section>
@@ -298,7 +289,7 @@ def write_report(results: Sequence[str | Path], output: str | Path = "report.htm
         title: The page title.
     """
     rows = load_rows(results)
-    games = [r for r in rows if r.get("kind") not in ROW_KEYS]  # QA and probe rows have no trajectories
+    games = [r for r in rows if kind_of(r) == EPISODE]  # rows of other kinds have no trajectories
     page = build_report(rows, load_trajectories(games, trajectories), title=title, sources=results, episodes=episodes)
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
