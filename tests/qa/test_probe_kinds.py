@@ -9,6 +9,8 @@ import pytest
 
 from textmem_gym.memory.oracle.memory import OracleMemory
 from textmem_gym.memory.semantic import Triple, TripleKey
+from textmem_gym.qa.bench.run import probe_steps
+from textmem_gym.qa.bench.trajectories import load_trajectories, replay_trajectory
 from textmem_gym.qa.probes.answering import structural_answer
 from textmem_gym.qa.probes.questions import (
     GENERATORS,
@@ -16,8 +18,10 @@ from textmem_gym.qa.probes.questions import (
     Snapshot,
     Timeline,
     abstention_questions,
+    build_timeline,
     counting_questions,
     generate_questions,
+    location_questions,
     long_horizon_questions,
     state_history_questions,
     two_hop_questions,
@@ -204,3 +208,53 @@ def test_generate_questions_draws_each_new_kind_deterministically(kind):
     assert all(q.kind == kind for q in first) and len([q for q in first if q.step == 7]) <= 1
     if kind != "long-horizon":  # the hand timeline is 7 steps long
         assert [q for q in first if q.step == 7]
+
+
+def test_a_name_held_in_several_places_is_never_asked_about():
+    two_tables = [(room, extra | {("table", "is at", "kitchen")}, said, newly) for room, extra, said, newly in STEPS]
+    now = timeline(two_tables).at(7)
+    assert now.ambiguous == {"table"} and not now.unique("the table")
+    asked = {q.id for kind in ("location", "contents", "abstention", "two-hop") for q in GENERATORS[kind](now, now)}
+    assert "location:table" not in asked and "contents:table" not in asked and "two-hop:hall:is on" not in asked
+    assert "location:lamp" in asked  # on one of the tables: "table" is still one answer text
+
+
+def test_names_are_said_without_their_article():
+    named = [("the troll room", {("a purple-red potion", "is at", "the troll room")},
+              "-= the troll room =- a purple-red potion lies here.", {("a purple-red potion", "is at", "the troll room")})]
+    snapshots: list[Snapshot] = []
+    for i, (room, truth, said, seen) in enumerate(named):
+        snapshots.append(Snapshot(i, room, truth, seen, said, rooms=[room], said=said))
+    potion = location_questions(snapshots[0], snapshots[0])[0]
+    assert potion.question == "At step 0: Where is the purple-red potion?"
+    assert potion.answers == ("the troll room", "in troll room", "in the troll room")
+    assert potion.args["thing"] == "a purple-red potion"  # structural answers read the name as believed
+
+
+#: Shipped bench trajectories checked for well-posed questions: the short ones, and two long ones (a
+#: Jericho game with two baskets and rooms named "the ...", NetHack's "a ..." items).
+WELL_POSED = [pytest.param("textworld-cooking-short"), pytest.param("jericho-zork1-short"),
+              pytest.param("nethack-room-short"), pytest.param("jericho-zork1-long"),
+              pytest.param("nethack-level-long", marks=pytest.mark.slow),
+              pytest.param("twx-coin-short", marks=pytest.mark.java),
+              pytest.param("scienceworld-boil-short", marks=[pytest.mark.java, pytest.mark.slow])]
+
+
+@pytest.mark.parametrize("name", WELL_POSED)
+def test_every_question_of_a_shipped_trajectory_has_one_gold_answer_and_no_doubled_article(name):
+    trajectory = load_trajectories([name])[0]
+    timeline_ = build_timeline(replay_trajectory(trajectory))
+    steps = sorted({len(trajectory.commands) if s == "end" else int(s) for s in probe_steps(len(trajectory.commands))})
+    questions = generate_questions(timeline_, steps, per_kind=10 ** 6)  # every candidate question, not a draw
+    assert questions
+    answers: dict[tuple[int, str], set[tuple[str, ...]]] = {}
+    for question in questions:
+        answers.setdefault((question.step, question.question), set()).add(question.answers)
+        lowered = question.question.lower()
+        assert not any(doubled in lowered for doubled in ("the a ", "the an ", "the the ")), question.question
+        assert set(question.gold) <= set(question.candidates)  # first mention reads the gold
+    assert {text: golds for text, golds in answers.items() if len(golds) > 1} == {}
+    if name == "scienceworld-boil-short":  # air and sinks are in every room: never asked where
+        assert not [q for q in questions if q.question.endswith(("Where is the air?", "Where is the sink?"))]
+    if name == "nethack-level-long":
+        assert any(q.question.endswith("Where is the purple-red potion?") for q in questions)

@@ -173,12 +173,23 @@ def test_a_replay_that_differs_from_the_recording_names_the_step(trajectory, tmp
 def test_cli_probes_a_folder_and_bad_input_is_one_line_and_exit_2(trajectory, questions, tmp_path, capsys):
     out = tmp_path / "probes.jsonl"
     with LocalOpenAIServer(ProbeReader(questions)) as server:
-        code = main(["probe", str(trajectory.parent), "--memory", "arigraph,oracle", "--steps", "10,20,end",
+        code = main(["probe", str(trajectory.parent), "--memory", "oracle,arigraph", "--steps", "10,20,end",
                      "--structural", "--model", "stand-in", "--base-url", server.base_url, "--out", str(out)])
     assert code == 0
     text = capsys.readouterr().out
     assert "normalized score 1.000, won True" in text and "| oracle | structural |" in text and "| arigraph | llm |" in text
     assert {r["memory"] for r in read_rows(out)} == {"arigraph", "oracle"}
+    assert text.index("| oracle | all |") < text.index("| arigraph | all |")  # the order given, not alphabetical
+    assert text.index("| oracle | llm |") < text.index("| arigraph | llm |")
+    assert "FM@256 | FM@512 | FM@1024 | FM@2048 | structural EM |" in text
+    assert "R@B: answer recall" in text and "structural EM:" in text and "n: questions" in text and "-: " in text
+    written = read_rows(out)
+    for row in written:  # what the memory returned: tokens at each budget, lines once per question
+        assert set(row["first_mention"]) == set(row["context_tokens"]) == set(row["answer_recall"])
+        assert ("context" in row) == (row["answer_mode"] == "recall")
+    shown = [r for r in written if r["answer_mode"] == "recall" and r["memory"] == "oracle"]
+    assert all(r["context"] and sum(len(line) for line in r["context"]) <= 4 * 2048 for r in shown)
+    assert any(r["context_tokens"]["256"] > 0 for r in shown)
     page = tmp_path / "report.html"
     assert main(["report", str(trajectory.parent.parent / "runs.jsonl"), str(out), "-o", str(page)]) == 0
     printed, html = capsys.readouterr().out, page.read_text()
