@@ -47,6 +47,12 @@ from dataclasses import dataclass, field
 
 #: The player, listed among a room's things (never a thing of memory).
 AGENT = "agent"
+#: ScienceWorld's locations (its ``BuildingMaker``): a thing moved "to the hallway" lies in a room.
+ROOMS = frozenset({"art studio", "bathroom", "bedroom", "foundry", "greenhouse", "hallway", "kitchen",
+                   "living room", "outside", "workshop"})
+#: Portals ScienceWorld lists among a holder's contents (a sink's drain): a state of their holder,
+#: not a thing (its object tree, hence the facts, holds no portal).
+PORTALS = frozenset({"drain"})
 _ARTICLE = re.compile(r"(?:an?|An?|the|The) ")
 _ROOM = re.compile(r"This (?:room|outside location) is called the ([^.\n]+)\.")
 _INSIDE = re.compile(r"^Inside the (.+?) is:\s*\n", re.M)
@@ -204,8 +210,16 @@ def read_description(text: str) -> Thing:
 
 
 def _lines(block: str) -> list[Thing]:
-    things = [read_description(line) for line in block.split("\n") if line.strip()]
-    return [t for t in things if t.name and t.name != AGENT]
+    """One thing per line; a line ending ``is:`` holds every line after it (ScienceWorld lists a
+    carried table's contents one per line, at the same indentation)."""
+    lines = [line for line in block.split("\n") if line.strip()]
+    things = []
+    for i, line in enumerate(lines):
+        if line.rstrip().endswith(":"):
+            things.append(read_description("\n".join(lines[i:])))
+            break
+        things.append(read_description(line))
+    return [t for t in things if t.name and t.name not in (AGENT, "nothing")]
 
 
 def read_room(text: str) -> View | None:

@@ -83,6 +83,8 @@ from typing import Any
 from textmem_gym.envs.privileged import FactTriple
 from textmem_gym.envs.scienceworld.text import (
     DEVICE_STATES,
+    PORTALS,
+    ROOMS,
     Thing,
     View,
     name_of,
@@ -113,19 +115,23 @@ from textmem_gym.memory.semantic import (
 FOCUS = "is focused on"
 #: ``(thing, TEMPERATURE, "83 degrees celsius")``: a thermometer's reading.
 TEMPERATURE = "has temperature"
+#: ``("toilet", DRAIN, "open")``: the state of a holder's drain (a portal, not a thing).
+DRAIN = "has a drain that is"
 #: Mutually exclusive device states (the open/closed/locked group is the memory's own).
 DEVICE_GROUP = frozenset({"activated", "deactivated"})
 
 _MOVE_TO_ROOM = re.compile(r"You (?:move|teleport) to the (.+?)\.|You move through the door to the (.+?)\.")
 _MOVED = re.compile(r"You move the (.+?) to the (.+?)\.")
 _POURED = re.compile(r"You pour the contents of the (.+?) into the (.+?)\.")
+_POURED_THING = re.compile(r"You pour the (?!contents of )(.+?) into the (.+?)\.")
+_DRAIN_ACTION = re.compile(r"^(?:open|close)\s+(.+?)\s+drain\s*$", re.I)
 _STATE_NOW = re.compile(r"The (.+?) is (?:now|already) (open|closed|activated|deactivated)\.")
 _FOCUS = re.compile(r"You focus on the (.+?)\.")
 _RESET_FOCUS = "You reset the goal progress and focus."
 _EATEN = re.compile(r"The (.+?) was delicious\.")
 _MEASURED = re.compile(r"the thermometer measures a temperature of (.+? degrees celsius)")
 _DOOR_ACTION = re.compile(r"^(?:open|close|look at)\s+(door to .+?)\s*$", re.I)
-_LOOK_AT = re.compile(r"^(?:look at|examine)\s+(.+?)\s*$", re.I)
+_LOOK_AT = re.compile(r"^(?:look at|look in|examine)\s+(.+?)\s*$", re.I)
 _USE_ON = re.compile(r"\bon\s+(.+?)\s*$", re.I)
 _HOLDER_WORDS = re.compile(r"\s+in\s+.*$")
 
@@ -141,7 +147,7 @@ def _slot(key: TripleKey) -> tuple[str, ...] | None:
     if relation == IS:
         group = state_group(obj) or (DEVICE_GROUP if obj in DEVICE_GROUP else None)
         return ("state", subject, min(group)) if group else None
-    if relation in (FOCUS, TEMPERATURE):
+    if relation in (FOCUS, TEMPERATURE, DRAIN):
         return (relation, subject)
     return None
 
@@ -162,7 +168,7 @@ class ScienceWorldRules:
         out = Extraction()
         view = read_room(observation)
         if view is not None:
-            self._room(out, view, store)
+            self._room(out, view, action, store)
         else:
             self._feedback(out, observation, action, store)
         out.location = self.location
@@ -192,6 +198,9 @@ class ScienceWorldRules:
     def _things(self, out: Extraction, things: Iterable[Thing], holder: str, relation: str) -> None:
         """Triples of ``things`` held by ``holder`` and of all they hold."""
         for thing in things:
+            if normalize(thing.name) in PORTALS:
+                out.triples += [(holder, DRAIN, _state(s)) for s in thing.states]
+                continue
             out.triples.append((thing.name, relation, holder))
             out.triples += [(thing.name, IS, _state(s)) for s in thing.states]
             if thing.contents is not None:
@@ -208,11 +217,14 @@ class ScienceWorldRules:
                     shown.add(normalize(thing.name))
         return shown
 
-    def _room(self, out: Extraction, view: View, store: TripleStore) -> None:
+    def _room(self, out: Extraction, view: View, action: str, store: TripleStore) -> None:
         room = view.room or ""
-        self.location = room
+        remote = _LOOK_AT.match(action.strip()) is not None and self.location is not None \
+            and normalize(room) != normalize(self.location)
+        if not remote:
+            self.location = room
         self._things(out, view.things, room, AT)
-        for other, state in view.doors.items():
+        for other, state in () if remote else view.doors.items():
             out.triples += [(room, CONNECTED, other), (other, CONNECTED, room), (f"door to {other}", IS, state)]
         shown = {(normalize(s), normalize(r), normalize(o)) for s, r, o in out.triples}
         here = normalize(room)
@@ -220,7 +232,7 @@ class ScienceWorldRules:
         for triple in store.incident(here):
             key = triple.as_tuple()
             if key not in shown and ((triple.relation == AT and triple.object == here)
-                                     or (triple.relation == CONNECTED and triple.subject == here)):
+                                     or (triple.relation == CONNECTED and triple.subject == here and not remote)):
                 out.outdated.append(key)
         out.outdated += _contents_gone(store, holders, shown)
 
@@ -233,11 +245,11 @@ class ScienceWorldRules:
             self._holder_snapshot(out, inside[0], inside[1], IN, store)
         if (match := _MOVE_TO_ROOM.search(text)) is not None:
             self.location = match.group(1) or match.group(2)
-        for match in _MOVED.finditer(text):
+        for match in (*_MOVED.finditer(text), *_POURED_THING.finditer(text)):
             self._moved(out, match.group(1), match.group(2), store)
-        for match in _POURED.finditer(text):
+        for match in _POURED.finditer(text):  # the contents left it (the text does not name them)
             holder = normalize(self._resolve(store, match.group(1)))
-            out.outdated += [t.as_tuple() for t in store.incident(holder) if t.relation == IN and t.object == holder]
+            out.outdated += [t.as_tuple() for t in store.incident(holder) if t.relation in (IN, ON) and t.object == holder]
         for match in _STATE_NOW.finditer(text):
             self._state_now(out, match.group(1), match.group(2), action, store)
         for match in _EATEN.finditer(text):
@@ -286,7 +298,7 @@ class ScienceWorldRules:
         target = normalize(target)
         if target == INVENTORY:
             triple = (name, IN, INVENTORY)
-        elif target == normalize(self.location or "") or _is_room(store, target):
+        elif target == normalize(self.location or "") or target in ROOMS or _is_room(store, target):
             triple = (name, AT, target)
         else:
             holder = self._resolve(store, target)
@@ -297,8 +309,12 @@ class ScienceWorldRules:
 
     def _state_now(self, out: Extraction, thing: str, state: str, action: str, store: TripleStore) -> None:
         door = _DOOR_ACTION.match(action.strip())
+        drain = _DRAIN_ACTION.match(action.strip())
         if thing == "door" and door is not None:
             out.triples.append((door.group(1), IS, state))
+        elif normalize(thing) in PORTALS:
+            if drain is not None:
+                out.triples.append((self._resolve(store, drain.group(1)), DRAIN, state))
         else:
             out.triples.append((self._resolve(store, thing), IS, state))
 
@@ -433,7 +449,7 @@ class ScienceWorldObservedTruth:
             things = inside[1]
             shown["holders"].add(normalize(inside[0]))
         elif (looked := looked_at(text, action)) is not None:
-            shown["states"].add(normalize(looked.name))
+            shown["states"] |= {f"{normalize(looked.name)}\n{_state(v)}" for v in looked.states}
             if looked.contents is not None:
                 shown["holders"].add(normalize(looked.name))
                 if looked.relation == "on":
@@ -445,18 +461,18 @@ class ScienceWorldObservedTruth:
             for thing in (top, *(c for c, _ in top.walk())):
                 name = normalize(thing.name)
                 shown["things"].add(name)
-                if thing.states:
-                    shown["states"].add(name)
+                shown["states"] |= {f"{name}\n{_state(v)}" for v in thing.states}
                 if thing.contents is not None:
                     shown["holders"].add(name)
                     if thing.relation == "on":
                         self._supporters.add(name)
         self._learn_aliases(shown["things"], truth)
-        for match in _MOVED.finditer(text):
+        for match in (*_MOVED.finditer(text), *_POURED_THING.finditer(text)):
             shown["moved"].add(f"{normalize(match.group(1))}\n{normalize(match.group(2))}")
         for match in _STATE_NOW.finditer(text):
             door = _DOOR_ACTION.match(action.strip())
-            shown["states"].add(normalize(door.group(1) if match.group(1) == "door" and door else match.group(1)))
+            thing = normalize(door.group(1) if match.group(1) == "door" and door else match.group(1))
+            shown["states"].add(f"{thing}\n{match.group(2)}")
         return shown
 
     def _learn_aliases(self, printed: set[str], truth: set[TripleKey]) -> None:
@@ -484,4 +500,4 @@ class ScienceWorldObservedTruth:
                 return True
             return any(same_thing(subject, moved.split("\n")[0]) and same_thing(obj, moved.split("\n")[1])
                        for moved in shown["moved"])
-        return relation == IS and subject in shown["states"]
+        return relation == IS and f"{subject}\n{obj}" in shown["states"]
