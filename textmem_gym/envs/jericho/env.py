@@ -11,7 +11,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 
@@ -119,6 +119,9 @@ class JerichoEnv(TextGameEnv):
         I don't know the word "dance".
         >>> env.close()
     """
+
+    #: Memories read its text with :class:`~textmem_gym.memory.extractors.jericho.JerichoRules`.
+    text_parser: ClassVar[str | None] = "jericho"
 
     def __init__(self, game: str | None = None, *, rom_path: str | Path | None = None,
                  step_timeout: float = DEFAULT_STEP_TIMEOUT, download: bool = True,
