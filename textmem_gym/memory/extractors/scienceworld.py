@@ -162,6 +162,7 @@ class ScienceWorldRules:
     def __init__(self) -> None:
         self.location: str | None = None
         self._supporters: set[str] = set()
+        self._copies: dict[TripleKey, int] = {}  # identical things a holder was last shown with
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         """Triples of one step and the believed ones it shows to be gone."""
@@ -202,6 +203,8 @@ class ScienceWorldRules:
                 out.triples += [(holder, DRAIN, _state(s)) for s in thing.states]
                 continue
             out.triples.append((thing.name, relation, holder))
+            key = (normalize(thing.name), relation, normalize(holder))
+            self._copies[key] = sum(normalize(t.name) == key[0] for t in things)
             out.triples += [(thing.name, IS, _state(s)) for s in thing.states]
             if thing.contents is not None:
                 if thing.relation == "on":
@@ -305,7 +308,11 @@ class ScienceWorldRules:
             triple = (name, ON if normalize(holder) in self._supporters else IN, holder)
         out.triples.append(triple)
         key = (normalize(triple[0]), triple[1], normalize(triple[2]))
-        out.outdated += [k for k in self._places_here(store, name) if k != key]
+        for place in self._places_here(store, name):
+            if place != key and self._copies.get(place, 1) > 1:  # one of several alike left: the others stay
+                self._copies[place] -= 1
+            elif place != key:
+                out.outdated.append(place)
 
     def _state_now(self, out: Extraction, thing: str, state: str, action: str, store: TripleStore) -> None:
         door = _DOOR_ACTION.match(action.strip())
@@ -407,6 +414,7 @@ class ScienceWorldObservedTruth:
         self._alias: dict[str, str] = {}
         self._supporters: set[str] = set()
         self._doors: dict[str, set[TripleKey]] = {}
+        self._mentioned: set[str] = set()
 
     @property
     def room(self) -> str | None:
@@ -469,10 +477,12 @@ class ScienceWorldObservedTruth:
         self._learn_aliases(shown["things"], truth)
         for match in (*_MOVED.finditer(text), *_POURED_THING.finditer(text)):
             shown["moved"].add(f"{normalize(match.group(1))}\n{normalize(match.group(2))}")
+        self._mentioned |= {room for room in ROOMS if room in text.lower()}
         for match in _STATE_NOW.finditer(text):
             door = _DOOR_ACTION.match(action.strip())
             thing = normalize(door.group(1) if match.group(1) == "door" and door else match.group(1))
-            shown["states"].add(f"{thing}\n{match.group(2)}")
+            if thing.removeprefix("door to ") in self._mentioned or not thing.startswith("door to "):
+                shown["states"].add(f"{thing}\n{match.group(2)}")  # a door's room named by the text, not the action
         return shown
 
     def _learn_aliases(self, printed: set[str], truth: set[TripleKey]) -> None:
