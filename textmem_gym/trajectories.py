@@ -62,7 +62,7 @@ import gymnasium as gym
 
 from textmem_gym.core.policy import FullPolicy, PolicyAdapter
 from textmem_gym.envs.lazy import LazyCommands
-from textmem_gym.memory.protocol import Exportable, Memory
+from textmem_gym.memory.adoption import Adopted
 from textmem_gym.results import EpisodeKey, episode_key, score_text
 from textmem_gym.wrappers import MemoryGraphWrapper, find_wrapper
 
@@ -292,9 +292,10 @@ class EpisodeRecorder:
     def finish(self, result: dict[str, Any]) -> None:
         """Records the result and the final memory, closes the file; adds its path to ``result``
         (``result["trajectory"]``)."""
-        memory = _memory_of(self.env)
-        export = memory.to_json() if isinstance(memory, Exportable) else None  # a memory without export: None
-        self.writer.finish(result, export)
+        adopted = _adopted_of(self.env)
+        export = adopted.export if adopted is not None else None
+        exported = export.to_json() if export is not None else None  # a memory without export: None
+        self.writer.finish(result, exported)
         result["trajectory"] = str(self.writer.path)
 
     def close(self) -> None:
@@ -302,21 +303,22 @@ class EpisodeRecorder:
         self.writer.close()
 
 
-def _memory_of(env: Any) -> Memory | None:
+def _adopted_of(env: Any) -> Adopted | None:
+    """The memory of ``env``'s ``MemoryGraphWrapper`` as the wrapper adopted it (its parts), if any."""
     wrapper = find_wrapper(env, MemoryGraphWrapper)
-    return wrapper.memory if wrapper is not None else None
+    return wrapper.adopted if wrapper is not None else None
 
 
 def episode_header(env: gym.Env, policy: FullPolicy, seed: int | None) -> dict[str, Any]:
     """Header fields read from the env and the policy: id, kwargs, step limit, policy, memory."""
     spec = env.spec
-    memory = _memory_of(env)
+    adopted = _adopted_of(env)
     kind = type(policy.agent) if isinstance(policy, PolicyAdapter) else type(policy)  # the user's class
     return {"env_id": spec.id if spec is not None else None,
             "env_kwargs": dict(spec.kwargs) if spec is not None else {},
             "max_episode_steps": spec.max_episode_steps if spec is not None else None,
             "policy": policy.name, "policy_class": f"{kind.__module__}:{kind.__qualname__}",
-            "seed": seed, "memory": type(memory).__name__ if memory is not None else None}
+            "seed": seed, "memory": type(adopted.memory).__name__ if adopted is not None else None}
 
 
 @dataclass

@@ -32,8 +32,8 @@ from typing import Any
 import gymnasium as gym
 
 from textmem_gym.envs.text_game import TextGameEnv
-from textmem_gym.memory.protocol import HasBeliefs, HasHistory, HasMap, Memory, Renders
-from textmem_gym.memory.registry import memory_name as name_of
+from textmem_gym.memory.adoption import Adopted
+from textmem_gym.memory.protocol import HasMap, Memory
 from textmem_gym.memory.semantic import (
     IN,
     INVENTORY,
@@ -44,7 +44,7 @@ from textmem_gym.memory.semantic import (
     relation_direction,
 )
 from textmem_gym.serving.games import GameError, resolve_game
-from textmem_gym.wrappers.memory_graph import DEFAULT_BELIEF_BUDGET, MemoryGraphWrapper, memory_map
+from textmem_gym.wrappers.memory_graph import DEFAULT_BELIEF_BUDGET, MemoryGraphWrapper
 
 #: Actions remembered per room (the seed agent keeps 40).
 ROOM_HISTORY = 40
@@ -140,16 +140,21 @@ class GameSession:
 
     # -- playing -------------------------------------------------------------------------
     @property
-    def memory(self) -> Memory:
-        """The wrapper's memory."""
+    def adopted(self) -> Adopted:
+        """The wrapper's memory as the wrapper adopted it (its parts, detected once)."""
         if self.env is None:
             raise GameError("this game session is closed")
-        return self.env.memory
+        return self.env.adopted
+
+    @property
+    def memory(self) -> Memory:
+        """The wrapper's memory."""
+        return self.adopted.memory
 
     @property
     def map(self) -> HasMap | None:
         """The memory where it offers the ``map`` part, else ``None``."""
-        return memory_map(self.memory)
+        return self.adopted.map
 
     @property
     def room(self) -> str:
@@ -164,20 +169,22 @@ class GameSession:
 
     def _beliefs(self) -> list[TripleKey]:
         """The believed triples (``[]`` for a memory without the ``beliefs`` part)."""
-        return self.memory.believed_triples() if isinstance(self.memory, HasBeliefs) else []
+        return self.adopted.believed_triples()
 
     def _history(self) -> list[Triple]:
         """Every triple ever believed (``[]`` for a memory without the ``history`` part)."""
-        return self.memory.triple_history() if isinstance(self.memory, HasHistory) else []
+        history = self.adopted.history
+        return history.triple_history() if history is not None else []
 
     def _no_map(self) -> str:
-        return NO_MAP.format(name_of(self.memory))
+        return NO_MAP.format(self.adopted.name)
 
     def _recall(self, query: str) -> str:
         """The memory's text for ``query``: its ``render``, else its context lines."""
-        if isinstance(self.memory, Renders):
-            return self.memory.render(query)
-        return "\n".join(self.memory.context(query, DEFAULT_BELIEF_BUDGET))
+        renders = self.adopted.renders
+        if renders is not None:
+            return renders.render(query)
+        return "\n".join(self.adopted.context(query, DEFAULT_BELIEF_BUDGET))
 
     def play(self, action: str) -> dict[str, Any]:
         """Sends ``action`` (a command, or ``go to X``); returns the step's status."""

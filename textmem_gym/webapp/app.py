@@ -25,7 +25,6 @@ from typing import Any
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
-from textmem_gym.memory.protocol import Exportable  # noqa: E402
 from textmem_gym.memory.registry import available_memories  # noqa: E402
 from textmem_gym.serving.games import GameError  # noqa: E402
 from textmem_gym.webapp.human import RESULTS_FILE, HumanEpisode  # noqa: E402
@@ -42,10 +41,10 @@ def score_line(episode: HumanEpisode | None) -> str:
 
 def graph_picture(episode: HumanEpisode) -> str | None:
     """A PNG of the current memory graph (path); ``None`` for a memory that offers no ``export`` part (no picture)."""
-    memory = episode.game.memory
-    if not isinstance(memory, Exportable):
+    export = episode.game.adopted.export
+    if export is None:
         return None
-    return str(memory.draw(Path(tempfile.mkdtemp(prefix="textmem-ui-")) / "memory.png", size=8.0))
+    return str(export.draw(Path(tempfile.mkdtemp(prefix="textmem-ui-")) / "memory.png", size=8.0))
 
 
 def _view(episode: HumanEpisode, transcript: str) -> tuple[Any, ...]:

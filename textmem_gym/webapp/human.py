@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from textmem_gym.memory.protocol import Exportable
 from textmem_gym.results import ResultsFile
 from textmem_gym.serving.session import GameSession
 from textmem_gym.trajectories import TrajectoryWriter, read_trajectory, trajectory_path
@@ -85,8 +84,8 @@ class HumanEpisode:
                 "primitive_steps": int(steps.get("primitive", self.game.steps)), "moves": s["moves"],
                 "reward": self.reward, "wall_time_s": round(time.perf_counter() - self.started, 4),
                 "policy_stats": {}, **self.key, "trajectory": str(self.path)}
-            memory = self.game.memory
-            self.writer.finish(row, memory_graph=memory.to_json() if isinstance(memory, Exportable) else None)
+            export = self.game.adopted.export
+            self.writer.finish(row, memory_graph=export.to_json() if export is not None else None)
             self.results.append(row)
             self.row = row
         return self.row
