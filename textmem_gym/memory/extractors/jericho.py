@@ -255,7 +255,8 @@ def _read_list(lines: list[str], start: int, holder: str, relation: str, view: J
         head = _list_head(line)
         if head is not None:
             inner, inner_relation = head
-            view.things.append((inner, relation, holder, -1, True))
+            if (inner, relation, holder, -1, True) not in view.things:  # "A brown sack", then its content
+                view.things.append((inner, relation, holder, -1, True))
             i = _read_list(lines, i + 1, inner, inner_relation, view, _depth(lines[i]))
             continue
         for name in split_things(line):

@@ -1,0 +1,162 @@
+"""The Jericho text parser on Zork I's own text, and belief accuracy through the wrapper on the
+first walkthrough steps of Zork I (real game, real object tree)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+import textmem_gym  # noqa: F401
+from textmem_gym.memory import make_memory
+from textmem_gym.memory.adoption import parser_for
+from textmem_gym.memory.extractors.jericho import JerichoObservedTruth, JerichoRules, read_jericho
+from textmem_gym.memory.extractors.rules import DARK_PLACE
+from textmem_gym.memory.semantic import TripleStore
+from textmem_gym.wrappers import MemoryGraphWrapper
+
+ROMS = Path(os.environ.get("TEXTMEM_ROMS_DIR", "/nonexistent"))
+needs_zork = pytest.mark.skipif(not (ROMS / "zork1.z5").is_file(), reason="TEXTMEM_ROMS_DIR needed")
+
+# Zork I's text, as the env printed it (seed 0).
+WEST_OF_HOUSE = ("Copyright (c) 1981, 1982, 1983 Infocom, Inc. All rights reserved.\n"
+                 "ZORK is a registered trademark of Infocom, Inc.\nRevision 88 / Serial number 840726\n\n"
+                 "West of House\nYou are standing in an open field west of a white house, with a boarded front "
+                 "door.\nThere is a small mailbox here.")
+NORTH_OF_HOUSE = ("North of House\nYou are facing the north side of a white house. There is no door here, and all "
+                  "the windows are boarded up. To the north a narrow path winds through the trees.")
+KITCHEN = ("Kitchen\nYou are in the kitchen of the white house. A table seems to have been used recently for the "
+           "preparation of food. A passage leads to the west and a dark staircase can be seen leading upward. A dark "
+           "chimney leads down and to the east is a small window which is open.\nOn the table is an elongated brown "
+           "sack, smelling of hot peppers.\nA bottle is sitting on the table.\nThe glass bottle contains:\n"
+           "  A quantity of water")
+KITCHEN_AGAIN = ("Kitchen\nA bottle is sitting on the table.\nThe glass bottle contains:\n  A quantity of water\n"
+                 "There is a brown sack here.\nThe brown sack contains:\n  A lunch")
+INVENTORY = ("You are carrying:\n  A brass lantern\n  A sword\n  A brown sack\n  The brown sack contains:\n"
+             "    A lunch\n    A clove of garlic\n  A glass bottle\n  The glass bottle contains:\n"
+             "    A quantity of water")
+INTO_THE_DARK = "You have moved into a dark place.\nIt is pitch black. You are likely to be eaten by a grue."
+LIT_ATTIC = ("The brass lantern is now on.\n\nAttic\nThis is the attic. The only exit is a stairway leading down.\n"
+             "A large coil of rope is lying in the corner.\nOn a table is a nasty-looking knife.")
+
+
+def _read(rules: JerichoRules, store: TripleStore, text: str, action: str, step: int = 0) -> list[tuple]:
+    """Extracts one step and applies it to ``store`` as a memory would; returns the new triples."""
+    out = rules.extract(text, action, {}, store)
+    for key in out.outdated + [t.as_tuple() for t in rules.outdated(store.active(), out.triples)]:
+        if (tid := store.find(*key)) is not None and key not in out.triples:
+            store.invalidate(tid, step)
+    for subject, relation, obj in out.triples:
+        store.add(subject, relation, obj, step)
+    return out.triples
+
+
+def test_a_room_title_after_the_banner_names_the_room_and_what_is_here():
+    rules = JerichoRules()
+    triples = _read(rules, TripleStore(), WEST_OF_HOUSE, "")
+    assert rules.location == "west of house"
+    assert triples == [("small mailbox", "is at", "west of house")]  # the prose's front door is not listed
+
+
+def test_a_walked_move_maps_both_rooms_and_the_exit():
+    rules, store = JerichoRules(), TripleStore()
+    _read(rules, store, WEST_OF_HOUSE, "")
+    triples = _read(rules, store, NORTH_OF_HOUSE, "north", 1)
+    assert ("north of house", "is north of", "west of house") in triples
+    assert ("west of house", "has exit", "north") in triples
+    assert rules.location == "north of house"
+
+
+def test_opening_the_mailbox_reveals_the_leaflet_and_its_state():
+    rules = JerichoRules()
+    triples = _read(rules, TripleStore(), "Opening the small mailbox reveals a leaflet.", "open mailbox")
+    assert set(triples) == {("leaflet", "is in", "small mailbox"), ("small mailbox", "is", "open")}
+
+
+def test_lists_read_plain_names_and_prose_only_once_its_names_are_known():
+    rules, store = JerichoRules(), TripleStore()
+    triples = _read(rules, store, KITCHEN, "west")
+    assert ("quantity of water", "is in", "glass bottle") in triples
+    # "an elongated brown sack, smelling of hot peppers": no plain name printed yet, nothing believed
+    assert not any("sack" in t[0] for t in triples)
+    triples = _read(rules, store, "Opening the brown sack reveals a lunch, and a clove of garlic.", "open sack", 1)
+    assert ("clove of garlic", "is in", "brown sack") in triples
+    again = _read(rules, store, KITCHEN_AGAIN, "east", 2)
+    assert ("brown sack", "is at", "kitchen") in again and ("lunch", "is in", "brown sack") in again
+    # the brown sack's list no longer shows the garlic: no longer believed in it
+    assert ("clove of garlic", "is in", "brown sack") not in [t.as_tuple() for t in store.active()]
+
+
+def test_taken_names_the_known_thing_the_command_named():
+    rules, store = JerichoRules(), TripleStore()
+    _read(rules, store, "Opening the brown sack reveals a lunch, and a clove of garlic.", "open sack")
+    assert _read(rules, store, "Taken.", "Get garlic", 1) == [("clove of garlic", "is in", "inventory")]
+    assert _read(rules, store, "Taken.", "Get egg", 2) == []  # "egg": no name the game printed plainly
+    multi = _read(rules, store, "trophy case: The trophy case is securely fastened to the wall.\nsword: Taken.\n"
+                  "brass lantern: Taken.", "take all", 3)
+    assert multi == [("sword", "is in", "inventory"), ("brass lantern", "is in", "inventory")]
+
+
+def test_the_inventory_list_nests_and_replaces_the_believed_inventory():
+    rules, store = JerichoRules(), TripleStore()
+    store.add("rope", "is in", "inventory", 0)
+    view = read_jericho(INVENTORY, "inventory")
+    assert view.inventory == ["brass lantern", "sword", "brown sack", "glass bottle"]
+    triples = _read(rules, store, INVENTORY, "inventory", 1)
+    assert {("lunch", "is in", "brown sack"), ("clove of garlic", "is in", "brown sack"),
+            ("quantity of water", "is in", "glass bottle"), ("sword", "is in", "inventory")} <= set(triples)
+    assert ("rope", "is in", "inventory") not in [t.as_tuple() for t in store.active()]
+
+
+def test_a_dark_room_is_no_room_and_what_is_dropped_there_has_no_place():
+    rules, store = JerichoRules(), TripleStore()
+    _read(rules, store, KITCHEN, "west")
+    assert _read(rules, store, INTO_THE_DARK, "up", 1) == [] and rules.location == DARK_PLACE
+    assert _read(rules, store, "Dropped.", "drop bottle", 2) == []
+    lit = _read(rules, store, LIT_ATTIC, "light lamp", 3)
+    assert rules.location == "attic"
+    assert not any(r.startswith("is ") and r.endswith(" of") for _, r, _ in lit), "no edge from the dark"
+    assert not any("rope" in t[0] or "knife" in t[0] for t in lit), "prose names never printed plainly"
+
+
+def test_a_refused_command_is_not_believed():
+    memory = make_memory("arigraph")
+    memory.use_parser(JerichoRules())
+    memory.update(WEST_OF_HOUSE, "", {})
+    before = memory.believed_triples()
+    memory.update("You can't see any such thing.", "take dragon", {})
+    memory.update("You can't see any such thing.", "open case", {})
+    assert memory.believed_triples() == before == [("small mailbox", "is at", "west of house")]
+
+
+def test_the_observed_truth_counts_listed_things_not_the_rooms_own_prose():
+    truth = JerichoObservedTruth()
+    facts = [("player", "at", "West of House"), ("small mailbox", "in", "West of House"),
+             ("door", "in", "West of House"), ("leaflet", "in", "small mailbox")]
+    assert truth.step(facts, "", WEST_OF_HOUSE) == {("small mailbox", "is at", "west of house")}
+    opened = truth.step(facts, "open mailbox", "Opening the small mailbox reveals a leaflet.")
+    assert ("leaflet", "is in", "small mailbox") in opened and ("door", "is at", "west of house") not in opened
+
+
+@needs_zork
+def test_the_jericho_env_hands_this_parser_over():
+    assert isinstance(parser_for("TextMem/Jericho-Zork1-v0"), JerichoRules)
+
+
+@needs_zork
+def test_belief_accuracy_on_the_first_walkthrough_steps_of_zork1():
+    env = MemoryGraphWrapper(gym.make("TextMem/Jericho-Zork1-v0", privileged=True), memory="arigraph")
+    try:
+        _, info = env.reset(seed=0)
+        for command in info["walkthrough"][:30]:
+            env.step(command)
+        summary = env.belief_accuracy.summary()
+    finally:
+        env.close()
+    scored = [summary[name] for name in ("spatial", "containment")]
+    tp, fp, fn = (sum(c[key] for c in scored) for key in ("tp", "fp", "fn"))
+    assert tp / (tp + fp) >= 0.95 and tp / (tp + fn) >= 0.85, summary
+    assert summary["spatial"]["precision"] == summary["spatial"]["recall"] == 1.0, summary
+    assert summary["containment"]["precision"] >= 0.8 and summary["containment"]["tp"] >= 80, summary
