@@ -252,7 +252,8 @@ class ScienceWorldRules:
             self._moved(out, match.group(1), match.group(2), store)
         for match in _POURED.finditer(text):  # the contents left it (the text does not name them)
             holder = normalize(self._resolve(store, match.group(1)))
-            out.outdated += [t.as_tuple() for t in store.incident(holder) if t.relation in (IN, ON) and t.object == holder]
+            out.outdated += [t.as_tuple() for t in store.incident(holder)
+                             if t.relation in (IN, ON) and t.object == holder]
         for match in _STATE_NOW.finditer(text):
             self._state_now(out, match.group(1), match.group(2), action, store)
         for match in _EATEN.finditer(text):
@@ -284,16 +285,18 @@ class ScienceWorldRules:
             relation = ON if thing.relation == "on" else IN
             if relation == ON:
                 self._supporters.add(normalize(thing.name))
-            self._holder_snapshot(out, thing.name, thing.contents, relation, store)
+            where = re.search(r"\sin\s+(?:the\s+)?(.+?)\s*$", action.strip())
+            self._holder_snapshot(out, thing.name, thing.contents, relation, store, where.group(1) if where else None)
 
     def _holder_snapshot(self, out: Extraction, holder: str, things: list[Thing], relation: str,
-                         store: TripleStore) -> None:
-        """What ``holder`` holds, replacing its believed contents where it is not ambiguous."""
+                         store: TripleStore, where: str | None = None) -> None:
+        """What ``holder`` holds, replacing its believed contents where it is not ambiguous
+        (``where``: the place the command named, ``look at table in inventory``)."""
         before = len(out.triples)
         self._things(out, things, holder, relation)
         shown = {(normalize(s), normalize(r), normalize(o)) for s, r, o in out.triples[before:]}
         holders = self._listed(things) | {normalize(holder)}
-        local = {INVENTORY, normalize(self.location or "")}
+        local = {normalize(where)} if where else {INVENTORY, normalize(self.location or "")}
         out.outdated += _contents_gone(store, {h for h in holders if _rooms_of(store, h) <= local}, shown)
 
     def _moved(self, out: Extraction, thing: str, target: str, store: TripleStore) -> None:
