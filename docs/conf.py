@@ -26,5 +26,8 @@ napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 html_theme = "furo"
 html_title = "textmem_gym"
+# Code wraps inside its box and wide tables scroll inside theirs: no page scrolls sideways at 1,280 px.
+html_static_path = ["_static"]
+html_css_files = ["textmem.css"]
 # Attributes sections as fields: dataclass fields documented by autodoc are not described twice.
 napoleon_use_ivar = True

@@ -123,3 +123,55 @@ def test_site_opens_in_headless_chromium(site: Path, tmp_path: Path) -> None:
     finally:
         driver.quit()
         shutil.rmtree(tmp_path / "profile", ignore_errors=True)
+
+
+#: What a page scrolls sideways at the window's width: the page itself, each code block that does, and
+#: each table wider than the page that is not inside a box scrolling on its own within the page.
+_SIDEWAYS = """
+const page = document.scrollingElement, width = page.clientWidth;
+const code = [...document.querySelectorAll('pre')].filter(p => p.scrollWidth > p.clientWidth + 1)
+    .map(p => p.textContent.trim().split('\\n')[0].slice(0, 80));
+const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+const tables = [...document.querySelectorAll('table')].filter(t => t.getBoundingClientRect().right > width + 1)
+    .filter(t => { let box = t.parentElement; while (box && !scrolls(box)) box = box.parentElement;
+                   return !box || box.getBoundingClientRect().right > width + 1; })
+    .map(t => t.textContent.trim().slice(0, 80));
+return {page: page.scrollWidth - width, code: code, tables: tables};
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.skipif(not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
+                    reason="needs Debian's chromium and chromium-driver (make test installs them)")
+def test_no_page_or_code_block_scrolls_sideways_at_1280_px(site: Path, tmp_path: Path) -> None:
+    """At a laptop's 1,280 px, in a real Chromium: no page scrolls horizontally, every code block wraps its
+    long lines inside its box (no flag hidden past its edge), and a table wider than the page (the
+    memory-bench results) scrolls inside its own box."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (*CHROMIUM_FLAGS, "--window-size=1280,900", f"--user-data-dir={tmp_path / 'profile'}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    pages = sorted(path.relative_to(site).as_posix() for folder in ("guides", "results", "reference")
+                   for path in (site / folder).glob("*.html"))
+    assert {"guides/quickstart.html", "guides/own-memory.html", "results/memory-bench.html"} <= set(pages)
+    try:
+        driver.set_window_size(1280, 900)
+        assert driver.execute_script("return window.innerWidth") == 1280
+        sideways = {}
+        for page in pages:
+            driver.get((site / page).as_uri())
+            found = driver.execute_script(_SIDEWAYS)
+            if found["page"] > 0 or found["code"] or found["tables"]:
+                sideways[page] = found
+        assert sideways == {}, f"scrolls sideways at 1280 px: {sideways}"
+        driver.get((site / "guides" / "own-memory.html").as_uri())  # the wrapping is CSS, not short lines
+        assert driver.execute_script("return getComputedStyle(document.querySelector('.highlight pre')).whiteSpace") \
+            == "pre-wrap"
+    finally:
+        driver.quit()
+        shutil.rmtree(tmp_path / "profile", ignore_errors=True)
