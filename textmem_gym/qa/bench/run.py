@@ -7,9 +7,10 @@ answers, rules extraction unless asked otherwise). The replay is checked against
 observation digests as the first memory is fed (:meth:`BenchTrajectory.check`), so the game is
 played once per trajectory, not once more for the check.
 
-Each memory's ``update`` and ``context`` calls are timed one by one (:class:`CallLog`), and the
-tokens each ``context`` returns are counted. When a memory has answered a trajectory's questions,
-one **record** (``kind: "memory-bench"``, one per trajectory x memory; see
+Each memory's ``update`` and ``context`` calls are timed one by one (:class:`CallLog`); the probe
+rows give the tokens each ``context`` returned, answer recall and first-mention accuracy. When a
+memory has answered a trajectory's questions, one **record** (``kind: "memory-bench"``, one per
+trajectory x memory; see
 :mod:`~textmem_gym.qa.bench.summary`) is appended to the results file: an interrupted run keeps
 what finished, a re-run skips the records the file holds with the same trajectory (name and
 content), memory and configuration, and ``overwrite`` drops them first. The summary rows (one per
@@ -28,7 +29,6 @@ Example:
 
 from __future__ import annotations
 
-import inspect
 import json
 import time
 from collections.abc import Callable, Hashable, Sequence
@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from textmem_gym.memory.budget import LINE_OVERHEAD, count_tokens
+from textmem_gym.loading import check_keywords
 from textmem_gym.memory.protocol import Memory
-from textmem_gym.memory.registry import factory_parameters, memory_factory
+from textmem_gym.memory.registry import memory_factory
 from textmem_gym.qa.bench.summary import ROW_KIND, format_bench_table, is_record, summarize
 from textmem_gym.qa.bench.trajectories import BenchTrajectory, check_playable, load_trajectories
 from textmem_gym.qa.recall import BUDGETS
@@ -156,7 +156,7 @@ class BenchInterrupted(KeyboardInterrupt):
 
 
 class CallLog:
-    """Times every ``update`` and ``context`` call of one memory object, and counts what ``context`` returned.
+    """Times every ``update`` and ``context`` call of one memory object.
 
     The object's two methods are replaced on the instance while it is benchmarked (:meth:`restore`
     puts them back), so it stays itself: every optional part it offers is still seen.
@@ -172,15 +172,15 @@ class CallLog:
         >>> memory.update("You see a lamp.", "", {})
         >>> memory.context("where is the lamp?", 64)
         ['step 0: You see a lamp.']
-        >>> len(log.update_ms), [(budget, tokens) for budget, _, tokens in log.take_contexts()]
-        (1, [(64, 7)])
+        >>> len(log.update_ms), [budget for budget, _ in log.take_contexts()]
+        (1, [64])
         >>> log.restore()
     """
 
     def __init__(self, memory: Memory, before_update: Callable[[str], None] | None = None) -> None:
         self.memory = memory
         self.update_ms: list[float] = []
-        self.contexts: list[tuple[int, float, int]] = []
+        self.contexts: list[tuple[int, float]] = []
         self._own = {name: vars(memory)[name] for name in ("update", "context") if name in vars(memory)}
         update, context = memory.update, memory.context
 
@@ -194,15 +194,14 @@ class CallLog:
         def timed_context(question: str, budget: int) -> list[str]:
             started = time.perf_counter()
             lines = context(question, budget)
-            spent = round(1000 * (time.perf_counter() - started), 4)
-            self.contexts.append((int(budget), spent, sum(count_tokens(str(line)) + LINE_OVERHEAD for line in lines)))
+            self.contexts.append((int(budget), round(1000 * (time.perf_counter() - started), 4)))
             return lines
 
         memory.update = timed_update  # type: ignore[method-assign]
         memory.context = timed_context  # type: ignore[method-assign]
 
-    def take_contexts(self) -> list[tuple[int, float, int]]:
-        """The ``(budget, ms, tokens)`` of the ``context`` calls since the last take."""
+    def take_contexts(self) -> list[tuple[int, float]]:
+        """The ``(budget, milliseconds)`` of the ``context`` calls since the last take."""
         taken, self.contexts = self.contexts, []
         return taken
 
@@ -228,7 +227,7 @@ class _TrajectoryRun:
         self.logs: list[CallLog] = []
         try:
             for index, spec in enumerate(self.specs):
-                self.probed.append(build_memory(spec, self.probe_config))
+                self.probed.append(build_memory(spec, self.probe_config, env_id=trajectory.env_id))
                 self.logs.append(CallLog(self.probed[-1].memory, self._before_update(index)))
         except BaseException:
             self.close()
@@ -255,12 +254,12 @@ class _TrajectoryRun:
             "step": probe_row["step"], "question_id": probe_row["question_id"],
             "question_kind": probe_row["question_kind"], "question": probe_row["question"],
             "answers": probe_row["answers"], "structural_em": None, "offered": False})
-        for budget, spent, tokens in self.logs[self.current].take_contexts():
+        for budget, spent in self.logs[self.current].take_contexts():
             entry.setdefault("context_ms", {})[str(budget)] = spent
-            entry.setdefault("context_tokens", {})[str(budget)] = tokens
         entry["answer_recall"] = probe_row.get("answer_recall") or {}
-        if probe_row.get("first_mention") is not None:
-            entry["first_mention"] = probe_row["first_mention"]
+        for name in ("first_mention", "context_tokens"):  # what the probe rows carry
+            if probe_row.get(name) is not None:
+                entry[name] = probe_row[name]
         if probe_row["answer_mode"] == "structural":
             entry["offered"] = bool(probe_row.get("offered"))
             entry["structural_em"] = probe_row.get("em") if entry["offered"] else None
@@ -308,12 +307,14 @@ def check_memories(memories: Sequence[str | Memory], options: dict[str, dict[str
         >>> check_memories(["bm25"], {"bm25": {"kk": 1}})
         Traceback (most recent call last):
         ...
-        ValueError: memory 'bm25' takes no option 'kk'; it takes: b, k1
+        ValueError: memory 'bm25' does not accept 'kk'; it accepts: ['k1', 'b']
     """
     from textmem_gym.qa.probes.run import memory_label
 
     labels = []
     for spec in memories:
+        if isinstance(spec, str):
+            memory_factory(spec)  # an unknown name fails here (listing the known ones)
         label = memory_label(spec)
         if label in labels:
             raise ValueError(f"memory {label!r} is given twice")
@@ -322,20 +323,9 @@ def check_memories(memories: Sequence[str | Memory], options: dict[str, dict[str
         if name not in labels or not isinstance(given, dict):
             raise ValueError(f"--memory-options names {name!r}, which is not among the memories {labels} "
                              "(or its options are not a JSON object)")
-        factory = memory_factory(name)
-        taken = factory_parameters(factory) - {"self"}
-        unknown = sorted(set(given) - taken)
-        if taken and unknown and not _takes_any_keyword(factory):
-            raise ValueError(f"memory {name!r} takes no option {unknown[0]!r}; it takes: "
-                             f"{', '.join(sorted(taken))}")
+        check_keywords("memory", name, memory_factory(name), given)
     return labels
 
-
-def _takes_any_keyword(factory: Callable[..., Any]) -> bool:
-    try:
-        return any(p.kind is inspect.Parameter.VAR_KEYWORD for p in inspect.signature(factory).parameters.values())
-    except (TypeError, ValueError):  # no signature to read: the factory is the judge
-        return True
 
 
 def run_bench(memories: Sequence[str | Memory] = DEFAULT_MEMORIES, *, trajectories: Sequence[str] | None = None,
