@@ -11,8 +11,8 @@ Example:
     >>> memory.update("-= Hall =-\\nYou see a chest.", "", {})
     >>> memory.believed_triples()
     [('chest', 'is at', 'hall')]
-    >>> memory.context("where is the chest?", 64)
-    ['Current location: hall', 'Known facts: chest, is at, hall']
+    >>> memory.context("where is the chest?", 13)
+    ['chest, is at, hall', 'Current location: hall']
     >>> offered_parts(memory)["map"], offered_parts(memory)["sources"]
     (True, False)
 """

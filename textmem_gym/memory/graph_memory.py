@@ -80,10 +80,10 @@ from typing import Any
 import networkx as nx
 
 from textmem_gym.memory.base import UpdateStats
-from textmem_gym.memory.budget import fit_budget
+from textmem_gym.memory.context import EntityNames, GraphContext, episode_line
 from textmem_gym.memory.export import draw_memory, memory_graph
 from textmem_gym.memory.extractors import Extraction, Extractor, TextParser, make_extractor
-from textmem_gym.memory.retrieval import Episode, EpisodicMemory, SimilarityIndex, make_index
+from textmem_gym.memory.retrieval import BM25Index, Episode, EpisodicMemory, SimilarityIndex, make_index
 from textmem_gym.memory.semantic import (
     DIRECTIONS,
     INVENTORY,
@@ -180,6 +180,9 @@ class GraphMemory:
         """What is derived from the store: searches (kept per revision) and the map (per map revision)."""
         self._graph_cache = GraphCache(self.store)
         self._map_cache = GraphCache(self.store, revision=attrgetter("map_revision"))
+        self._contexts: tuple[int, dict[str, GraphContext]] = (-1, {})
+        self._episode_index: tuple[EpisodicMemory, BM25Index, list[int]] = (self.episodic, BM25Index(), [0])
+        self._names: tuple[int, EntityNames] = (-1, EntityNames(()))
 
     def _changed(self) -> None:
         """Moves :attr:`version` on (what was derived from the believed graph is kept by
@@ -209,9 +212,9 @@ class GraphMemory:
         ids = [self._add(t, inferred=False) for t in new]
         for t in inferred:
             self._add(t, inferred=True)
-        self.episodic.add(self.step, action, observation, ids)
         if extraction.location:
             self.location = normalize(extraction.location)
+        self.episodic.add(self.step, action, observation, ids, self.location)
         self.step_triples = new
         self.stats = UpdateStats(len(self.store.triples) - before, invalidated, len(self.store),
                                  len(self.store.triples), len(self.episodic))
@@ -311,27 +314,64 @@ class GraphMemory:
         raise NotImplementedError(f"{type(self).__name__} must write render()")
 
     def context(self, question: str, budget: int) -> list[str]:
-        """The non-empty lines of :meth:`render` for ``question``, in render order, cut to ``budget`` tokens.
-
-        The render order is kept, and it is not strictly "most relevant first": every architecture
-        opens with its state before what it retrieved for ``question``. AriGraph: the current
-        location, the unexplored exits, then one line of the triples retrieved (in the order the
-        semantic search found them) and the episodes retrieved (best first). STMA: the temporal
-        belief, then the spatial belief for the question. DAVIS: the current location and the recent
-        events, then the facts around the question's entities. So a small budget keeps the state
-        and may cut what was retrieved.
+        """Lines for ``question`` within ``budget`` tokens, most relevant first, each said once
+        (:mod:`~textmem_gym.memory.context`): routes between the places it names, the facts at the time
+        it asks about, this architecture's retrieval (:meth:`context_retrieval`), the current state
+        ranked by nearness to the question's entities and to the current location, the architecture's
+        notes, the past with its validity steps, then the episodes. The ranking is kept per question
+        until the memory changes (the probes ask each question at several budgets).
 
         Example:
             >>> from textmem_gym.memory.arigraph.memory import AriGraphMemory
             >>> memory = AriGraphMemory()
             >>> memory.update("-= Hall =-\\nYou see a chest.", "", {})
             >>> memory.context("where is the chest?", 64)
-            ['Current location: hall', 'Known facts: chest, is at, hall']
+            ['chest, is at, hall', 'Current location: hall', 'step 0 in hall: -= Hall =- You see a chest.']
             >>> memory.context("where is the chest?", 7)
-            ['Current location: hall']
+            ['chest, is at, hall']
         """
-        lines = [line for line in self.render(question).splitlines() if line.strip()]
-        return fit_budget(lines, budget)
+        if budget <= 0:
+            return []
+        version, contexts = self._contexts
+        if version != self.version or len(contexts) > 256:
+            contexts = {}
+            self._contexts = (self.version, contexts)
+        if question not in contexts:
+            contexts[question] = GraphContext(self, question, lambda: self.context_retrieval(question),
+                                              self._entity_names(), VALUE_RELATIONS)
+        return contexts[question].lines(budget)
+
+    def context_retrieval(self, question: str) -> tuple[list[Triple], list[str]]:
+        """What this architecture retrieves for ``question`` in its :meth:`context`: believed triples
+        (shown first, in this order, those about the question's entities first) and notes (lines
+        shown after the current state). Here AriGraph's Algorithm 1: the semantic search's triples and
+        the episodes of equation (1)."""
+        found = GraphMemory.retrieve(self, question)
+        return found.triples, [episode_line(e, self.max_episode_chars) for e, _ in found.episodes]
+
+    def search_episodes(self, query: str, k: int) -> list[Episode]:
+        """The ``k`` episodes whose place, action and observation best match ``query`` (BM25), best
+        first; the index reads the episodes added since the last search (none is read while nobody
+        searches)."""
+        episodic, index, indexed = self._episode_index
+        if episodic is not self.episodic:
+            episodic, index, indexed = self._episode_index = (self.episodic, BM25Index(), [0])
+        episodes = episodic.episodes
+        for number in range(indexed[0], len(episodes)):
+            episode = episodes[number]
+            index.add(number, f"{episode.location or ''} {episode.action} {episode.observation}")
+        indexed[0] = len(episodes)
+        return [episodes[number] for number, score in index.search(query, k) if score > 0]
+
+    def _entity_names(self) -> EntityNames:
+        """The names of every entity ever believed (not values), kept while no triple is added."""
+        count, names = self._names
+        if count != len(self.store.triples):
+            entities = {t.subject for t in self.store}
+            entities |= {t.object for t in self.store if t.relation not in VALUE_RELATIONS}
+            names = EntityNames(entities - VOCABULARY | {INVENTORY})
+            self._names = (len(self.store.triples), names)
+        return names
 
     # -- views ---------------------------------------------------------------------------
     def believed_triples(self) -> list[TripleKey]:

@@ -325,12 +325,14 @@ class Episode:
         action: Action that led to the observation (``""`` at reset).
         observation: Full observation text.
         triples: Ids of the triples extracted from it (the episodic edge).
+        location: Where the memory believed the agent was after it (``None``: not known).
     """
 
     step: int
     action: str
     observation: str
     triples: list[int] = field(default_factory=list)
+    location: str | None = None
 
 
 def episodic_relevance(n_matched: int, n_total: int) -> float:
@@ -357,11 +359,13 @@ class EpisodicMemory:
     def __len__(self) -> int:
         return len(self.episodes)
 
-    def add(self, step: int, action: str, observation: str, triples: Iterable[int]) -> None:
-        """Adds the vertex of ``step`` and its episodic edge."""
+    def add(self, step: int, action: str, observation: str, triples: Iterable[int],
+            location: str | None = None) -> None:
+        """Adds the vertex of ``step`` (``location``: where the agent was believed to be after it)
+        and its episodic edge."""
         ids = sorted(set(triples))
         index = len(self.episodes)
-        self.episodes.append(Episode(step, action, observation, ids))
+        self.episodes.append(Episode(step, action, observation, ids, location))
         key = tuple(ids)
         group = self._groups.get(key)
         if group is None:
@@ -391,5 +395,5 @@ class EpisodicMemory:
         """Rebuilds the memory written by :meth:`to_json`."""
         memory = cls()
         for row in rows:
-            memory.add(row["step"], row["action"], row["observation"], row["triples"])
+            memory.add(row["step"], row["action"], row["observation"], row["triples"], row.get("location"))
         return memory

@@ -49,7 +49,7 @@ from textmem_gym.memory.davis.kg import ENTITY_TYPES, Fact, TemporalKG
 from textmem_gym.memory.entities import EntityIndex
 from textmem_gym.memory.extractors import Extractor
 from textmem_gym.memory.graph_memory import GraphMemory
-from textmem_gym.memory.semantic import TripleKey
+from textmem_gym.memory.semantic import Triple, TripleKey
 
 #: This package's prompt templates (``prompts/*.txt``).
 PROMPTS = PromptFolder(__package__)
@@ -183,6 +183,23 @@ class DAVISMemory(GraphMemory):
         result.answer = result.answer or sequence
         self.qa_log.append(result)
         return result
+
+    def context_retrieval(self, question: str) -> tuple[list[Triple], list[str]]:
+        """DAVIS's part of :meth:`context`: the believed triples of the subgraph around the two
+        entities chosen for ``question`` (section 3.4, without an LLM: the most similar names), the
+        newest first; as notes, the subgraph's facts that are not believed triples (rewards, the
+        world model's facts), the newest first."""
+        entities = self._entity_index().top(question, 2)
+        facts = [f for g in self.graphs() for f in g.expand(entities, self.hops, latest=self.max_facts)]
+        believed, notes = {}, []
+        for fact in sorted(facts, key=lambda f: (f.episode == self.episode_label, f.step, f.id), reverse=True):
+            tid = self.store.find(fact.subject, fact.relation, fact.object) if fact.episode == self.episode_label \
+                else None
+            if tid is not None:
+                believed.setdefault(tid, self.store.triples[tid])
+            elif fact.episode != self.episode_label or fact.relation == "increased score by":
+                notes.append(fact.text())
+        return list(believed.values()), notes
 
     # -- views ---------------------------------------------------------------------------
     def render(self, query: str | list[str] | None = None) -> str:

@@ -309,6 +309,12 @@ class STMAMemory(GraphMemory):
             cache[key] = describe(triples)
         return str(cache[key])
 
+    def context_retrieval(self, question: str) -> tuple[list[Triple], list[str]]:
+        """STMA's part of :meth:`context`: the Algorithm 1 subgraph for ``question`` (most relevant
+        first), and the temporal belief as a note."""
+        notes = [f"Temporal belief: {' '.join(self.temporal_belief.split())}"] if self.temporal_belief else []
+        return self.rank(question), notes
+
     def render(self, query: str | list[str] | None = None) -> str:
         """Temporal belief, then spatial belief (for ``query``)."""
         return (f"Temporal belief:\n{self.temporal_belief or 'nothing yet'}\n\n"
