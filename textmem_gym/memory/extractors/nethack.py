@@ -67,6 +67,8 @@ _THING = re.compile(r"^- (.+?): .*\(x(\d+) y(\d+)\)(, (?:monster|pet))?\s*$", re
 _ITEM = re.compile(r"^[a-zA-Z$]: (.+)$", re.M)
 _POSITION = re.compile(r"^level (\d+) x(\d+) y(\d+)$")
 _MENTIONED = re.compile(r"\(x(\d+) y(\d+)\)")
+_FOUND = re.compile(r"^Found: (.+)\.$", re.M)
+_FOUND_ONE = re.compile(r"(.+?) \(x(\d+) y(\d+)\)(?:, |$)")
 _LEVEL = re.compile(r"^dungeon level \d+$")
 
 
@@ -95,11 +97,14 @@ class NetHackView:
     creatures: set[str] = field(default_factory=set)
 
     def shows(self, x: int, y: int) -> bool:
-        """Whether the text's snapshot covers cell ``(x, y)``."""
+        """Whether the text's snapshot covers cell ``(x, y)`` (never the hero's own: the map shows the
+        hero there, not what it stands on)."""
+        if self.hero is not None and (x, y) == self.hero:
+            return False
         if self.whole_level:
             return True
         if self.hero is not None and max(abs(x - self.hero[0]), abs(y - self.hero[1])) <= 1:
-            return (x, y) != self.hero
+            return True
         return self.box is not None and self.box[0] <= x <= self.box[1] and self.box[2] <= y <= self.box[3]
 
 
@@ -124,6 +129,12 @@ def read_nethack(observation: str) -> NetHackView:
         add((match.group(1), AT, place(level, x, y)))
         if match.group(4):
             view.creatures.add(match.group(1))
+    for found in _FOUND.finditer(observation):  # a skill's report: features first seen on the way
+        for match in _FOUND_ONE.finditer(found.group(1)):
+            x, y = int(match.group(2)), int(match.group(3))
+            if (match.group(1), x, y) not in view.things:
+                view.things.append((match.group(1), x, y))
+                add((match.group(1), AT, place(level, x, y)))
     if "\nInventory:" in observation:
         block = observation.split("\nInventory:", 1)[1]
         view.inventory = _ITEM.findall(block.split("\n\n", 1)[0])
@@ -147,8 +158,9 @@ class NetHackRules:
         self.creatures: set[str] = set()
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
-        """Triples of one step and the believed ones its snapshot shows to be gone (creatures of
-        a level the hero left are forgotten: they will have moved by the time it comes back)."""
+        """Triples of one step and the believed ones its snapshot shows to be gone (a creature is
+        believed only where the latest text shows it: NetHack does not display a monster out of
+        sight, and it will have moved by the time the hero looks again)."""
         view = read_nethack(observation)
         out = Extraction(list(view.triples), location=f"dungeon level {view.level}" if view.level else None)
         self.creatures |= {normalize(c) for c in view.creatures}
@@ -160,8 +172,9 @@ class NetHackRules:
             spot = parse_place(triple.object) if triple.relation == AT else None
             if spot is not None and triple.subject != HERO and spot[0] == view.level and view.shows(spot[1], spot[2]):
                 out.outdated.append(key)
-            elif spot is not None and view.level and spot[0] != view.level and triple.subject in self.creatures:
-                out.outdated.append(key)
+            elif spot is not None and triple.subject in self.creatures and (view.hero is not None or (
+                    view.level and spot[0] != view.level)):
+                out.outdated.append(key)  # a creature the text no longer shows has moved on
             elif triple.relation == IN and triple.object == INVENTORY and view.inventory is not None:
                 out.outdated.append(key)
         return out
@@ -214,7 +227,12 @@ def map_nethack_facts(facts: Iterable[FactTriple]) -> set[TripleKey]:
 
 class NetHackObservedTruth:
     """The true triples the agent has been shown (a position once the text named it; the hero
-    always; inventory items once listed)."""
+    always; inventory items once listed).
+
+    NetHack's map shows the hero, not what it stands on, so the facts lose a staircase or a door
+    while the hero stands there; what was last true there stays true until the hero steps off
+    (creatures excepted: they are where the map shows them).
+    """
 
     def __init__(self) -> None:
         self.reset()
@@ -223,6 +241,8 @@ class NetHackObservedTruth:
         """New episode."""
         self.seen: set[TripleKey] = set()
         self.room: str | None = None
+        self._last: set[TripleKey] = set()
+        self._creatures: set[str] = set()
 
     def step(self, facts: Iterable[FactTriple], action: str,
              observation: str | None = None) -> set[TripleKey]:
@@ -230,10 +250,14 @@ class NetHackObservedTruth:
         truth = map_nethack_facts(facts)
         level = next((o for s, r, o in truth if s == HERO and r == ON), None)
         self.room = level
+        hero = next((o for s, r, o in truth if s == HERO and r == AT), None)
+        truth |= {t for t in self._last if t[2] == hero and t[0] != HERO and t[0] not in self._creatures}
+        self._last = truth
         if observation is None:
             self.seen |= truth
             return truth
         view = read_nethack(observation)
+        self._creatures |= {normalize(c) for c in view.creatures}
         shown = {place(view.level, int(x), int(y)) for x, y in _MENTIONED.findall(observation)}
         items = {normalize(i) for i in view.inventory or ()}
         self.seen |= {t for t in truth if t[0] == HERO or t[2] in shown or (t[1] == IN and t[0] in items)}

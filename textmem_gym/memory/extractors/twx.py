@@ -127,8 +127,30 @@ class TWXRules:
         return out
 
     def outdated(self, existing: Sequence[Triple], new: Sequence[TripleKey]) -> list[Triple]:
-        """Structural replacement (one location per thing, one state, one neighbour per direction)."""
-        return exclusive_conflicts(existing, new)
+        """Structural replacement (one location per thing, one state, one neighbour per direction),
+        except that a thing lying in another room than the agent's is never replaced: TWX names
+        things alike (a trash can in the kitchen, another in the bathroom; two blue belts), and nothing
+        leaves a room but through the agent's hands, in that room.
+
+        Example:
+            >>> from textmem_gym.memory.semantic import TripleStore
+            >>> store = TripleStore()
+            >>> _ = store.add("trash can", "is at", "kitchen", 0)
+            >>> TWXRules().outdated(store.active(), [("trash can", "is at", "bathroom")])
+            []
+            >>> rules = TWXRules()
+            >>> rules.location = "kitchen"
+            >>> [t.as_tuple() for t in rules.outdated(store.active(), [("trash can", "is in", "inventory")])]
+            [('trash can', 'is at', 'kitchen')]
+            >>> rules.location = "bathroom"  # taken here: the kitchen's is another
+            >>> rules.outdated(store.active(), [("trash can", "is in", "inventory")])
+            []
+        """
+        here = normalize(self.location) if self.location else None
+        lying = {normalize(s) for s, r, _ in new if normalize(r) == AT}
+        moved = {normalize(s) for s, r, _ in new if normalize(r) in LOCATION_RELATIONS and normalize(r) != AT}
+        return [t for t in exclusive_conflicts(existing, new)
+                if not (t.relation == AT and ((t.subject in lying and t.subject not in moved) or t.object != here))]
 
     @staticmethod
     def observed_truth() -> TWXObservedTruth:
@@ -226,19 +248,39 @@ class TWXObservedTruth(ObservedTruth):
     current room only (TWX names many things alike: a trash can in the kitchen and another in
     the bathroom)."""
 
+    def reset(self) -> None:
+        """New episode."""
+        super().reset()
+        self._shown_state: dict[str, set[str]] = {}
+
     def step(self, facts: Iterable[FactTriple], action: str, observation: str | None = None) -> set[TripleKey]:
-        """See :meth:`ObservedTruth.step`; a neighbour the text names counts as observed."""
+        """See :meth:`ObservedTruth.step`; a neighbour the text names counts as observed, and of two
+        things of one name in two states (two wood doors, one open), the state the text showed last."""
         facts = list(facts)
         for room, direction, neighbour in _neighbours(observation or "", action, self.room):
             self.seen |= {(normalize(neighbour), direction_relation(direction), normalize(room)),
                           (normalize(room), direction_relation(OPPOSITE[direction]), normalize(neighbour))}
-        return super().step(facts, action, observation)
+        if observation is not None:
+            shown: dict[str, set[str]] = {}
+            for s, r, o in TWXRules().extract(observation, action, {}, TripleStore()).triples:
+                if r == IS:
+                    shown.setdefault(normalize(s), set()).add(normalize(o))
+            self._shown_state.update(shown)
+        truth = super().step(facts, action, observation)
+        states: dict[str, set[str]] = {}
+        for s, r, o in truth:
+            if r == IS:
+                states.setdefault(s, set()).add(o)
+        last = self._shown_state
+        return {t for t in truth if t[1] != IS or len(states[t[0]]) == 1
+                or not last.get(t[0], set()) & states[t[0]] or t[2] in last[t[0]]}
 
     @staticmethod
     def _visible(truth: set[TripleKey], room: str | None) -> set[TripleKey]:
         if room is None:
             return set()
-        closed = {s for s, r, o in truth if r == IS and o in ("closed", "locked")}
+        closed = {s for s, r, o in truth if r == IS and o in ("closed", "locked")} - \
+            {s for s, r, o in truth if r == IS and o == "open"}  # of two alike, one open shows what it holds
         shown = {t for t in truth if t[1] == AT and t[2] == room}
         frontier = {t[0] for t in shown}
         while frontier:
