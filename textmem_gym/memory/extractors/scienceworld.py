@@ -163,6 +163,7 @@ class ScienceWorldRules:
         self.location: str | None = None
         self._supporters: set[str] = set()
         self._copies: dict[TripleKey, int] = {}  # identical things a holder was last shown with
+        self._printed: set[str] = set()  # names descriptions printed
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         """Triples of one step and the believed ones it shows to be gone."""
@@ -203,6 +204,7 @@ class ScienceWorldRules:
                 out.triples += [(holder, DRAIN, _state(s)) for s in thing.states]
                 continue
             out.triples.append((thing.name, relation, holder))
+            self._printed.add(normalize(thing.name))
             key = (normalize(thing.name), relation, normalize(holder))
             self._copies[key] = sum(normalize(t.name) == key[0] for t in things)
             out.triples += [(thing.name, IS, _state(s)) for s in thing.states]
@@ -269,9 +271,8 @@ class ScienceWorldRules:
 
     def _looked(self, out: Extraction, text: str, action: str, store: TripleStore) -> None:
         """A ``look at`` answer: the thing's contents and states (a door: its state and rooms)."""
-        door = _DOOR_ACTION.match(action.strip())
         doors = read_doors(text)
-        if door is not None and doors:
+        if doors and _LOOK_AT.match(action.strip()) is not None and len(doors) == 1:
             other, state = next(iter(doors.items()))
             out.triples.append((f"door to {other}", IS, state))
             if self.location:
@@ -339,14 +340,17 @@ class ScienceWorldRules:
         here = {normalize(self.location or ""), INVENTORY}
         candidates = sorted({t.subject for t in _located(store) if same_thing(t.subject, key)})
         near = [c for c in candidates if _rooms_of(store, c) & here]
-        return (near or candidates or [name])[0]
+        printed = sorted(p for p in self._printed if same_thing(p, key))  # a name printed before, not believed now
+        return (near or candidates or printed or [name])[0]
 
     def _places_here(self, store: TripleStore, name: str) -> list[TripleKey]:
-        """Believed places of ``name`` in the current room or the inventory."""
+        """Believed places of ``name`` in the current room or the inventory (or in a holder whose
+        place is not believed: the agent acted on it, so it is at hand)."""
         here = {normalize(self.location or ""), INVENTORY}
         key = normalize(name)
         return [t.as_tuple() for t in store.incident(key) if t.subject == key and t.relation in LOCATION_RELATIONS
-                and (t.object in here or _rooms_of(store, t.object) & here)]
+                and (t.object in here or (t.relation != AT and (not (rooms := _rooms_of(store, t.object))
+                                                                 or rooms & here)))]
 
 
 def looked_at(text: str, action: str) -> Thing | None:
@@ -437,7 +441,9 @@ class ScienceWorldObservedTruth:
             self.seen |= truth
             return truth
         shown = self._read(observation, action, truth)
-        here = door_facts if room is not None and room in shown["rooms"] else set()
+        doors = shown.get("doors", set())
+        here = door_facts if room is not None and room in shown["rooms"] else \
+            {t for t in door_facts if {t[0].removeprefix("door to "), t[2]} & doors}
         truth = self._printed(truth)
         self.seen |= {t for t in truth if t in here or self._shows(t, shown)}
         return truth & self.seen
@@ -466,8 +472,8 @@ class ScienceWorldObservedTruth:
                 if looked.relation == "on":
                     self._supporters.add(normalize(looked.name))
             things = list(looked.contents or [])
-        if read_doors(text) and self._room is not None and view is None:
-            shown["rooms"].add(self._room)
+        if view is None:  # a door looked at: that door only
+            shown["doors"] = {normalize(other) for other in read_doors(text)}
         for top in things:
             for thing in (top, *(c for c, _ in top.walk())):
                 name = normalize(thing.name)
