@@ -73,7 +73,7 @@ from typing import Any
 from textmem_gym.envs.privileged import FactTriple
 from textmem_gym.memory.extractors.base import Extraction
 from textmem_gym.memory.extractors.rules import DARK_PLACE, IF_TITLE, describes_darkness, move_direction
-from textmem_gym.memory.ground_truth import map_facts
+from textmem_gym.memory.ground_truth import map_jericho_facts
 from textmem_gym.memory.semantic import (
     AT,
     HAS_EXIT,
@@ -94,8 +94,12 @@ from textmem_gym.memory.semantic import (
 # -- room titles ------------------------------------------------------------------------------
 #: Inform's bracketed titles (``<< Closet >>``).
 _BRACKETED = re.compile(r"^\s*<<\s*(.+?)\s*>>\s*$")
-#: A title's trailing position (``Bedroom (on the bed)``).
-_POSTURE = re.compile(r"\s*\((?:on|in|sitting on|lying on|standing on)\b[^)]*\)\s*$", re.I)
+#: A title's trailing position (``Bedroom (on the bed)``, Zork's ``Sandy Beach, in the magic boat``).
+_POSTURE = re.compile(r"\s*\((?:on|in|sitting on|lying on|standing on)\b[^)]*\)\s*$"
+                      r"|,\s+(?:in|on) the [a-z][\w' -]*$")
+#: A title with a comma (``Street, by Pizza Parlor``): title-case parts.
+_COMMA_TITLE = re.compile(r"^[A-Z][\w'-]*(?: [A-Z][\w'-]*)*, (?:(?:by|near|in|on|at|of|the) )*[A-Z][\w'-]*"
+                          r"(?: (?:[A-Z][\w'-]*|of|the|and|in|on|at|a|an|to|by))*$")
 #: Title-case lines that are never rooms.
 _NOT_ROOMS = frozenset({"taken", "dropped", "ok", "okay", "done", "opened", "closed", "time passes", "darkness",
                         "oh", "what", "huh", "nothing happens"})
@@ -118,7 +122,8 @@ def _title(line: str, bracketed: bool) -> str | None:
     if bracketed:
         return None
     title = _POSTURE.sub("", line.strip())
-    if not (2 < len(title) <= 40 and IF_TITLE.match(title)) or title.lower() in _NOT_ROOMS:
+    if not (2 < len(title) <= 40 and (IF_TITLE.match(title) or _COMMA_TITLE.match(title))) \
+            or title.lower() in _NOT_ROOMS:
         return None
     if len(title) > 3 and title.upper() == title:  # a banner (ZORK, ENCHANTER), not a room
         return None
@@ -235,7 +240,8 @@ _REVEALS = re.compile(r"^Opening (?:the|a|an) (?P<holder>.+?) reveals (?P<list>.
 _NOW = re.compile(r"^(?:The|Your) (?P<thing>.+?) is now (?P<state>open|closed)\.$")
 _CARRYING = re.compile(r"^You are (?:carrying|holding)(?::| nothing\.?| only:?)\s*(?P<rest>.*)$")
 _EMPTY_HANDED = re.compile(r"^You are empty-handed\.?$|^You are carrying nothing\.?$|^You have nothing\.?$")
-_TAKEN = re.compile(r"^(?:(?P<thing>[^:]+?): )?(?:Taken|Picked up|You take it|You pick it up)\.$")
+_TAKEN = re.compile(r"^(?:(?P<thing>[^:]+?): )?(?:Taken|Picked up|You take it|You pick it up|"
+                    r"You are now wearing (?:the )?(?P<worn>.+?))\.$")
 _DROPPED = re.compile(r"^(?:(?P<thing>[^:]+?): )?(?:Dropped|You drop it)\.$")
 _TERSE_STATE = {"opened.": "open", "closed.": "closed"}
 _PUT = frozenset({"put", "place", "insert", "throw", "toss", "drop"})
@@ -331,7 +337,8 @@ def _read_line(line: str, block: int, view: JerichoView) -> None:
     """One line of a room description or of feedback."""
     taken, dropped = _TAKEN.match(line), _DROPPED.match(line)
     if taken:
-        view.taken.append(bare(taken.group("thing")) if taken.group("thing") else None)
+        thing = taken.group("thing") or taken.group("worn")
+        view.taken.append(bare(thing) if thing else None)
         return
     if dropped:
         view.dropped.append(bare(dropped.group("thing")) if dropped.group("thing") else None)
@@ -635,9 +642,15 @@ class JerichoObservedTruth:
         """The player's room at the last step."""
         return self._room
 
+    @staticmethod
+    def map_facts(facts: Iterable[FactTriple]) -> tuple[set[TripleKey], str | None]:
+        """The object tree in the memory's vocabulary (:func:`~textmem_gym.memory.ground_truth.map_jericho_facts`)."""
+        triples, room = map_jericho_facts([(str(s), str(r), str(o)) for s, r, o in facts])
+        return {(normalize(s), normalize(r), normalize(o)) for s, r, o in triples}, room
+
     def step(self, facts: Iterable[FactTriple], action: str, observation: str | None = None) -> set[TripleKey]:
         """Feeds the facts after ``action`` and the text seen; returns the observed truth now."""
-        tree, room = map_facts(facts)
+        tree, room = self.map_facts(facts)
         text = (observation or "").lower()
         self._text += "\n" + text
         self._kinds.read(text)
