@@ -102,7 +102,8 @@ _COMMA_TITLE = re.compile(r"^[A-Z][\w'-]*(?: [A-Z][\w'-]*)*, (?:(?:by|near|in|on
                           r"(?: (?:[A-Z][\w'-]*|of|the|and|in|on|at|a|an|to|by))*$")
 #: Title-case lines that are never rooms.
 _NOT_ROOMS = frozenset({"taken", "dropped", "ok", "okay", "done", "opened", "closed", "time passes", "darkness",
-                        "oh", "what", "huh", "nothing happens"})
+                        "oh", "what", "huh", "nothing happens", "yes", "no", "sorry", "thanks", "thank you", "hello",
+                        "hi", "really", "fine", "nothing", "the end", "you have died", "you have won"})
 #: Commands whose answer may print title-case lines that are no room (a book, a letter, a sign).
 _READING = frozenset({"read", "examine", "x", "look at", "consult", "answer", "say", "ask", "tell"})
 
