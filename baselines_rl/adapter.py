@@ -93,10 +93,9 @@ class RLPolicy(BasePolicy):
             return observation, admissible
         from textmem_gym.wrappers.memory_graph import belief_text, goto_commands
 
-        memory = self._memory.memory
-        belief = belief_text(memory, observation)  # as MemoryGraphWrapper renders it in training
+        belief = belief_text(self._memory, observation)  # as MemoryGraphWrapper renders it in training
         if self.spec.goto:
-            admissible += goto_commands(memory)
+            admissible += goto_commands(self._memory.map)
         return {"observation": observation, "belief": belief}, admissible
 
     def _expand(self, command: str) -> str:

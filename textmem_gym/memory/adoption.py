@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
 import gymnasium as gym
 
@@ -65,8 +65,6 @@ from textmem_gym.memory.protocol import (
 )
 from textmem_gym.memory.registry import memory_name
 from textmem_gym.memory.semantic import TripleKey
-
-P = TypeVar("P")
 
 
 def parser_for(env: gym.Env | str) -> TextParser | None:
@@ -152,39 +150,39 @@ class Adopted:
         """Whether it offers the optional part ``part``."""
         return part in self.parts
 
-    def _part(self, name: str, kind: type[P]) -> P | None:
-        """The memory as ``kind`` (the protocol of part ``name``) where it offers it."""
-        return cast(kind, self.memory) if name in self.parts else None  # type: ignore[valid-type]
+    def _part(self, name: str) -> Any:
+        """The memory where it offers the part ``name`` (typed by the caller's return type), else ``None``."""
+        return self.memory if name in self.parts else None
 
     @property
     def beliefs(self) -> HasBeliefs | None:
         """The ``beliefs`` part (``believed_triples()``)."""
-        return self._part("beliefs", HasBeliefs)
+        return self._part("beliefs")
 
     @property
     def history(self) -> HasHistory | None:
         """The ``history`` part (``triple_history()``)."""
-        return self._part("history", HasHistory)
+        return self._part("history")
 
     @property
     def map(self) -> HasMap | None:
         """The ``map`` part (location, known locations, unexplored exits, routes, doors)."""
-        return self._part("map", HasMap)
+        return self._part("map")
 
     @property
     def renders(self) -> Renders | None:
         """The ``render`` part (``render(query)``)."""
-        return self._part("render", Renders)
+        return self._part("render")
 
     @property
     def export(self) -> Exportable | None:
         """The ``export`` part (JSON, files, networkx, picture)."""
-        return self._part("export", Exportable)
+        return self._part("export")
 
     @property
     def sources(self) -> HasSources | None:
         """The ``sources`` part (``sources(question, k)``)."""
-        return self._part("sources", HasSources)
+        return self._part("sources")
 
     def believed_triples(self) -> list[TripleKey]:
         """The triples believed now; ``[]`` without the ``beliefs`` part."""
@@ -193,30 +191,30 @@ class Adopted:
 
     def build_tokens(self) -> dict[str, int]:
         """``prompt_tokens`` and ``completion_tokens`` a model spent building it (zeros without ``build_cost``)."""
-        cost = self._part("build_cost", HasBuildCost)
+        cost: HasBuildCost | None = self._part("build_cost")
         used = cost.build_tokens() if cost is not None else {}
         return {key: int(used.get(key, 0)) for key in ("prompt_tokens", "completion_tokens")}
 
     def stats(self) -> UpdateStats | None:
         """What the last update changed (the ``stats`` part), else ``None``."""
-        counted = self._part("stats", HasStats)
+        counted: HasStats | None = self._part("stats")
         return counted.stats if counted is not None else None
 
     def invalidate(self, subject: str, relation: str, obj: str) -> bool:
         """Stops believing a triple where the memory can forget (``invalidate`` part); whether it was believed."""
-        forgets = self._part("invalidate", Forgets)
+        forgets: Forgets | None = self._part("invalidate")
         return forgets.invalidate(subject, relation, obj) if forgets is not None else False
 
     def reset(self) -> bool:
         """Empties the memory where it offers ``reset``; returns whether it did."""
-        resettable = self._part("reset", Resettable)
+        resettable: Resettable | None = self._part("reset")
         if resettable is not None:
             resettable.reset()
         return resettable is not None
 
     def close(self) -> None:
         """Releases what the memory holds, where it offers ``close``."""
-        closeable = self._part("close", Closeable)
+        closeable: Closeable | None = self._part("close")
         if closeable is not None:
             closeable.close()
 

@@ -86,7 +86,7 @@ from textmem_gym.envs.text_game import MAX_TEXT_LENGTH, text_space, to_printable
 from textmem_gym.memory.adoption import Adopted, adopt, parser_for
 from textmem_gym.memory.belief_metrics import BeliefAccuracy
 from textmem_gym.memory.extractors import Extractor
-from textmem_gym.memory.protocol import HasMap, Memory, Renders
+from textmem_gym.memory.protocol import HasMap, Memory
 from textmem_gym.memory.registry import make_memory
 from textmem_gym.memory.semantic import direction_relation, normalize
 from textmem_gym.wrappers.lazy_belief import BeliefObservation, UnreadBelief
@@ -101,11 +101,9 @@ DEFAULT_BELIEF_BUDGET = 1024
 W = TypeVar("W", bound=gym.Wrapper)
 
 
-def belief_text(memory: Memory, observation: str | None, budget: int = DEFAULT_BELIEF_BUDGET,
-                renders: bool | None = None) -> str:
-    """What the ``belief`` key holds, printable and cut to the text space: ``memory.render(observation)``
-    where the memory renders itself (``renders``: whether it does, when the caller knows; else
-    checked), else its context lines for ``observation`` within ``budget`` tokens.
+def belief_text(memory: Adopted, observation: str | None, budget: int = DEFAULT_BELIEF_BUDGET) -> str:
+    """What the ``belief`` key holds, printable and cut to the text space: ``render(observation)`` where
+    the (adopted) memory offers ``render``, else its context lines for ``observation`` within ``budget`` tokens.
 
     Example:
         >>> from textmem_gym.memory.budget import fit_budget
@@ -113,20 +111,14 @@ def belief_text(memory: Memory, observation: str | None, budget: int = DEFAULT_B
         ...     def update(self, observation, action, info): ...
         ...     def context(self, question, budget):
         ...         return fit_budget(["the lamp is in the hall", "the key is under the mat"], budget)
-        >>> belief_text(Notes(), "where is the key?", budget=8)
+        >>> belief_text(adopt(Notes()), "where is the key?", budget=8)
         'the lamp is in the hall'
     """
-    if renders is None:
-        renders = isinstance(memory, Renders)
-    if renders:
-        return to_printable(cast(Renders, memory).render(observation))[:MAX_TEXT_LENGTH]
+    renders = memory.renders
+    if renders is not None:
+        return to_printable(renders.render(observation))[:MAX_TEXT_LENGTH]
     text = "\n".join(memory.context(observation or "", budget))
     return to_printable(text)[:MAX_TEXT_LENGTH]
-
-
-def memory_map(memory: object) -> HasMap | None:
-    """``memory`` where it offers the ``map`` part, else ``None``."""
-    return memory if isinstance(memory, HasMap) else None
 
 
 #: The text parser of an env's backend (:func:`textmem_gym.memory.adoption.parser_for`, its one home).
@@ -295,7 +287,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         if callable(self.belief_mode):
             return to_printable(self.belief_mode(self.memory, observation))[:MAX_TEXT_LENGTH]
         query = observation if self.belief_mode == "retrieve" else None
-        return belief_text(self.memory, query, self.belief_budget, renders=self.adopted.renders is not None)
+        return belief_text(self.adopted, query, self.belief_budget)
 
     def _observation(self, observation: str) -> Any:
         if self.lazy_belief:
@@ -412,9 +404,8 @@ def parse_goto(action: str) -> str | None:
     return normalize(match.group(1)) if match else None
 
 
-def goto_commands(memory: Memory | HasMap) -> list[str]:
-    """One ``go to X`` per known location other than the current one (none without a ``map``)."""
-    room_map = memory if isinstance(memory, HasMap) else None
+def goto_commands(room_map: HasMap | None) -> list[str]:
+    """One ``go to X`` per known location other than the current one (none without a ``map``: ``None``)."""
     if room_map is None:
         return []
     return [f"go to {room}" for room in room_map.known_locations() if room != room_map.location]
