@@ -128,7 +128,9 @@ def probe_config(args: argparse.Namespace) -> Any:
 def _check_class(name: str, factory: Any) -> None:
     """A class without ``update`` and ``context`` is refused in one line (other factories are checked
     by what they build)."""
-    if isinstance(factory, type) and not all(callable(getattr(factory, m, None)) for m in ("update", "context")):
+    from textmem_gym.memory.protocol import is_memory_class  # lazy: keeps the command line fast
+
+    if isinstance(factory, type) and not is_memory_class(factory):
         raise ValueError(f"memory {name!r} is {factory.__name__}, which is not a memory: it needs "
                          "update(observation, action, info) and context(question, budget)")
 

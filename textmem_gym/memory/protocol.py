@@ -280,9 +280,14 @@ PARTS: dict[str, type] = {
 }
 
 
+def is_memory_class(cls: type) -> bool:
+    """Whether instances of ``cls`` have the two methods of a memory (callable ``update`` and ``context``)."""
+    return callable(getattr(cls, "update", None)) and callable(getattr(cls, "context", None))
+
+
 def is_memory(obj: object) -> bool:
     """Whether ``obj`` has the two methods of a memory (callable ``update`` and ``context``)."""
-    return callable(getattr(type(obj), "update", None)) and callable(getattr(type(obj), "context", None))
+    return is_memory_class(type(obj))
 
 
 def check_memory(obj: Any) -> Memory:
@@ -313,4 +318,4 @@ def build_tokens(memory: object) -> dict[str, int]:
 
 __all__ = ["PARTS", "Closeable", "Exportable", "Forgets", "HasBeliefs", "HasBuildCost", "HasHistory", "HasMap",
            "HasSources", "HasStats", "Memory", "Named", "ReadsParser", "ReadsPrivileged", "Renders", "Resettable",
-           "UpdateStats", "build_tokens", "check_memory", "is_memory", "offered_parts"]
+           "UpdateStats", "build_tokens", "check_memory", "is_memory", "is_memory_class", "offered_parts"]
