@@ -124,7 +124,7 @@ def mentions(lines: Sequence[str], names: Iterable[str]) -> list[str]:
     wanted = tuple(_normal_names(names))
     if not wanted:
         return []
-    pattern, found = _pattern(wanted), {}
+    pattern, found = _pattern(wanted), dict[str, None]()
     for line in lines:
         for match in pattern.finditer(normalize_answer(line)):
             found.setdefault(match.group(0), None)
