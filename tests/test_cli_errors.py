@@ -67,6 +67,7 @@ CASES = [
     # summary, replay, report
     (["summary", "{tmp}/missing.jsonl"], "argument results: no such file '{tmp}/missing.jsonl'", None),
     (["summary", "{tmp}"], "no such file '{tmp}' (it is a folder)", None),
+    (["summary", EXISTING, "--format", "xml"], "argument --format: invalid choice: 'xml'", None),
     (["replay", "{tmp}/missing.jsonl"], "argument trajectory: no such file '{tmp}/missing.jsonl'", None),
     (["replay", EXISTING, "--width", "0"], "--width: " + COUNT.format(1, 0), None),
     (["replay", EXISTING, "--steps", "5", "2"], "--steps FIRST LAST needs FIRST <= LAST, got 5 2", None),
