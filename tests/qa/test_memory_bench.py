@@ -207,6 +207,10 @@ def test_grouped_by_backend_and_trajectories_named_in_help(recorded, tmp_path, c
     assert main([*ARGS, "--out", str(out), "--by", "backend", "--quiet"]) == 0
     captured = capsys.readouterr()
     assert captured.out.startswith(f"backend twx: {TRAJECTORY}\n") and captured.err.count("\n") == 1
+    assert main([*ARGS, "--out", str(out), "--by", "matrix", "--quiet"]) == 0
+    matrix = capsys.readouterr().out.splitlines()
+    assert matrix[0] == "| memory | kind | twx |" and matrix[-1].startswith("Cells: R/FM (n) at 1024 tokens")
+    assert {line.split(" | ")[0].lstrip("| ") for line in matrix[2:-2]} == set(MEMORIES)
     with pytest.raises(SystemExit):
         main(["memory-bench", "--help"])
     shown = "".join(capsys.readouterr().out.split())  # argparse wraps lines at hyphens

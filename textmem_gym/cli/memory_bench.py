@@ -32,7 +32,7 @@ def _names(text: str | None) -> list[str] | None:
 def cmd_memory_bench(args: argparse.Namespace) -> int:
     """Runs the benchmark (resuming from ``--out``) and prints its summary in the format asked."""
     from textmem_gym.qa.bench.run import DEFAULT_MEMORIES, run_bench
-    from textmem_gym.qa.bench.summary import format_bench_table, to_csv, to_json
+    from textmem_gym.qa.bench.summary import format_backend_matrix, format_bench_table, to_csv, to_json
 
     budgets = [int(b) for b in args.budgets.split(",") if b.strip().isdigit()]
     if not budgets or len(budgets) != len([b for b in args.budgets.split(",") if b.strip()]) or min(budgets) < 1:
@@ -55,8 +55,10 @@ def cmd_memory_bench(args: argparse.Namespace) -> int:
         from textmem_gym.qa.bench.plot import plot_recall
 
         plot_recall(rows, args.plot)
-    shown = {"table": lambda: format_bench_table(rows, by=args.by), "csv": lambda: to_csv(rows).rstrip("\n"),
-             "json": lambda: to_json(rows)}[args.format]()
+    if args.format == "table":
+        shown = format_backend_matrix(rows) if args.by == "matrix" else format_bench_table(rows, by=args.by)
+    else:
+        shown = to_csv(rows).rstrip("\n") if args.format == "csv" else to_json(rows)
     print(shown)
     kept = [f"records in {args.out}"] if args.out else []
     kept += [f"figure in {args.plot}"] if args.plot else []
@@ -96,8 +98,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     bench.add_argument("--overwrite", action="store_true",
                        help="run every trajectory x memory again: drop this run's records from --out first "
                             "(other rows stay)")
-    bench.add_argument("--by", choices=("all", "backend"), default="all",
-                       help="table of every backend together (all), or one table per backend")
+    bench.add_argument("--by", choices=("all", "backend", "matrix"), default="all",
+                       help="table of every backend together (all), one table per backend, or one column per "
+                            "backend (matrix: recall and first-mention accuracy at 1,024 tokens)")
     bench.add_argument("--format", choices=FORMATS, default="table",
                        help="print the summary rows as a markdown table, CSV or JSON (default table)")
     bench.add_argument("--plot", default=None, type=writable_file, metavar="FILE",

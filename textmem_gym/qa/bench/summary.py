@@ -201,6 +201,38 @@ def format_bench_table(rows: Sequence[dict[str, Any]], by: str = "all") -> str:
     return "\n\n".join([*parts, LEGEND])
 
 
+def format_backend_matrix(rows: Sequence[dict[str, Any]], budget: int | None = None) -> str:
+    """Memory x question kind, one column per backend (then all): ``R/FM`` percentages at one budget
+    (default 1,024 tokens where measured, else the largest), ``n`` questions beside each; then a legend.
+
+    Example:
+        >>> rows = [{"memory": "m", "backend": b, "question_kind": "location", "budget": 1024, "answer_recall": r,
+        ...          "first_mention": 0.5, "questions": n} for b, r, n in (("twx", 1.0, 4), ("nethack", 0.5, 4),
+        ...                                                                ("all", 0.75, 8))]
+        >>> print(format_backend_matrix(rows).splitlines()[2])
+        | m | location | 100/50 (4) | 50/50 (4) | 75/50 (8) |
+    """
+    if any(is_record(r) for r in rows):
+        rows = summarize(rows)
+    budgets = sorted({r["budget"] for r in rows})
+    chosen = budget if budget is not None else (1024 if 1024 in budgets else max(budgets, default=0))
+    rows = [r for r in rows if r["budget"] == chosen]
+    backends = list(dict.fromkeys(r["backend"] for r in rows))
+    if len(backends) == 2:  # one backend: "all" would repeat it
+        backends, rows = backends[:1], [r for r in rows if r["backend"] == backends[0]]
+    cells: dict[tuple[str, str], dict[str, dict[str, Any]]] = defaultdict(dict)
+    for row in rows:
+        cells[(row["memory"], row["question_kind"])][row["backend"]] = row
+    lines = ["| memory | kind | " + " | ".join(backends) + " |", "|" + "---|" * (len(backends) + 2)]
+    for (memory, kind), by_backend in cells.items():
+        shown = [f"{_percent(r['answer_recall'])}/{_percent(r.get('first_mention'))} ({r['questions']})"
+                 if (r := by_backend.get(b)) else "-" for b in backends]
+        lines.append("| " + " | ".join([memory, kind, *shown]) + " |")
+    legend = (f"Cells: R/FM (n) at {chosen} tokens: answer recall and first-mention accuracy in percent, "
+              "n questions; -: no question of that kind on that backend.")
+    return "\n".join(lines) + "\n\n" + legend
+
+
 def _table(rows: Sequence[dict[str, Any]]) -> str:
     budgets = sorted({r["budget"] for r in rows})
     mentions = any(r.get("first_mention") is not None for r in rows)
@@ -261,5 +293,5 @@ def to_json(rows: Sequence[dict[str, Any]]) -> str:
     return json.dumps(list(rows), indent=1, sort_keys=True)
 
 
-__all__ = ["BACKENDS", "CSV_COLUMNS", "LEGEND", "ROW_KIND", "format_bench_table", "is_record", "summarize", "to_csv",
-           "to_json"]
+__all__ = ["BACKENDS", "CSV_COLUMNS", "LEGEND", "ROW_KIND", "format_backend_matrix", "format_bench_table", "is_record",
+           "summarize", "to_csv", "to_json"]
