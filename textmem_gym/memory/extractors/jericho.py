@@ -9,27 +9,25 @@ Infocom's games (and Inform's, which copied them) print a room as a title line f
 description and a list of what lies there; feedback is terse. The parser reads the parts those
 games print the same way in every game, with the names as the game prints them:
 
-==============================================================  ==========================================
-Jericho text                                                    triples
-==============================================================  ==========================================
-a title line (``West of House``, ``<< Closet >>``) after a      the believed room (``location``)
-move, ``look``, lighting a lamp...
-``There is a small mailbox here.`` / ``A X is here.`` /         ``("small mailbox", "is at", "west of
-``You can see a X and a Y here.``                               house")``
-``The glass bottle contains:`` + indented lines                 ``("quantity of water", "is in", "glass
-                                                                bottle")``
-``Sitting on the table is:`` + indented lines,                  ``(x, "is on", "table")``
-``Sitting on the pedestal is a torch.``
-``Opening the small mailbox reveals a leaflet.``                ``("small mailbox", "is", "open")``,
-                                                                ``("leaflet", "is in", "small mailbox")``
-``Taken.`` / ``Dropped.`` (the object named by the action,      ``(x, "is in", "inventory")`` / ``(x, "is
-when the game printed that name before), ``lamp: Taken.``       at", room)``
-``You are carrying:`` + indented lines (nested)                 ``(x, "is in", "inventory")``, ``(y, "is
-                                                                in", x)``
-a move that printed another room's title                        ``(room b, "is north of", room a)``,
-                                                                ``(room a, "has exit", "north")``
-``Opened.`` / ``Closed.`` / ``The lid is now open.``            ``("lid", "is", "open")``
-==============================================================  ==========================================
+=====================================================  ===================================================
+Jericho text                                           triples
+=====================================================  ===================================================
+a title line after a move, ``look``, a lamp lit        the believed room (``location``): ``West of House``,
+                                                       ``<< Closet >>``
+``There is a small mailbox here.``                     ``("small mailbox", "is at", "west of house")``
+(also ``A X is here.``, ``You can see X here.``)
+``The glass bottle contains:`` + indented lines        ``("quantity of water", "is in", "glass bottle")``
+``Sitting on the table is:`` + indented lines          ``(x, "is on", "table")``
+``Opening the small mailbox reveals a leaflet.``       ``("small mailbox", "is", "open")``,
+                                                       ``("leaflet", "is in", "small mailbox")``
+``Taken.`` / ``Dropped.``, ``lamp: Taken.``            ``(x, "is in", "inventory")`` / ``(x, "is at", room)``
+                                                       (x: the command's object, when the game printed
+                                                       that name plainly before)
+``You are carrying:`` + indented lines (nested)        ``(x, "is in", "inventory")``, ``(y, "is in", x)``
+a move that printed another room's title               ``(room b, "is north of", room a)``,
+                                                       ``(room a, "has exit", "north")``
+``Opened.`` / ``The lid is now open.``                 ``("lid", "is", "open")``
+=====================================================  ===================================================
 
 A room described again is a snapshot: believed things of the room that it no longer lists are
 invalidated, as are believed contents of a container whose list was printed; an inventory answer
