@@ -1,4 +1,5 @@
-"""Ground truth on every backend: the privileged facts of real envs mapped to the memory's vocabulary."""
+"""Ground truth on every backend: the privileged facts of real envs mapped to the memory's vocabulary
+by the tracker each backend's text parser gives (no format is guessed from the facts)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import gymnasium as gym
 import pytest
 
 import textmem_gym  # noqa: F401
-from textmem_gym.memory.ground_truth import CONNECTED, ObservedTruth, map_facts, relation_class
+from textmem_gym.memory.adoption import parser_for
+from textmem_gym.memory.ground_truth import CONNECTED, ObservedTruth, Truth, map_facts, relation_class
 from textmem_gym.memory.semantic import AT, HAS_EXIT, IN, INVENTORY, ON
 
 ROMS = Path(os.environ.get("TEXTMEM_ROMS_DIR", "/nonexistent"))
@@ -24,6 +26,12 @@ def _play(env_id: str, commands: list[str], **kwargs) -> list[dict]:
         return infos
     finally:
         env.close()
+
+
+def _reader(env_id: str) -> Truth | None:
+    """The tracker of the backend's text parser (``None``: TextWorld reads as a text adventure)."""
+    parser = parser_for(env_id)
+    return None if parser is None else parser.observed_truth()
 
 
 @pytest.mark.slow
@@ -45,14 +53,17 @@ def test_twx_coin_collector_map_and_furniture():
 @pytest.mark.skipif(not (ROMS / "zork1.z5").is_file(), reason="TEXTMEM_ROMS_DIR needed")
 def test_jericho_object_tree_rooms_holders_and_inventory():
     start, _, taken, moved = _play("TextMem/Jericho-Zork1-v0", ["open mailbox", "take leaflet", "north"])
-    triples, room = map_facts(start["facts"])
+    reader = _reader("TextMem/Jericho-Zork1-v0")
+    assert reader is not None
+    triples, room = map_facts(start["facts"], reader)
     assert room == "west of house"  # the short names the game prints
     assert {("small mailbox", AT, "west of house"), ("leaflet", IN, "small mailbox"), ("brown sack", IN, "kitchen table"),
             ("kitchen table", AT, "kitchen"), ("pile of leaves", AT, "clearing")} <= triples
     assert not any(s == "player" for s, _, _ in triples)
-    assert ("leaflet", IN, INVENTORY) in map_facts(taken["facts"])[0]
-    assert map_facts(moved["facts"])[1] == "north of house"
-    seen = ObservedTruth().step(start["facts"], "")  # the generic tracker: what the start room shows
+    assert ("leaflet", IN, INVENTORY) in map_facts(taken["facts"], reader)[0]
+    assert map_facts(moved["facts"], reader)[1] == "north of house"
+    assert map_facts(start["facts"])[1] is None  # read as TextWorld's predicates: the format is not guessed
+    seen = ObservedTruth(reader.map_facts).step(start["facts"], "")  # the generic tracker: what the start room shows
     assert ("small mailbox", AT, "west of house") in seen and ("brown sack", IN, "kitchen table") not in seen
 
 
@@ -61,20 +72,21 @@ def test_jericho_object_tree_rooms_holders_and_inventory():
 def test_scienceworld_rooms_doors_and_inventory():
     start, opened, _, taken = _play("TextMem/ScienceWorld-Boil-v0",
                                     ["open door to kitchen", "go to kitchen", "pick up thermometer"])
-    triples, room = map_facts(start["facts"])
+    reader = _reader("TextMem/ScienceWorld-Boil-v0")
+    triples, room = map_facts(start["facts"], reader)
     assert room == "bathroom"
     assert {("bathtub", AT, "bathroom"), ("apple", IN, "bowl"), ("bathroom", CONNECTED, "kitchen"),
             ("kitchen", CONNECTED, "bathroom")} <= triples
     assert not any(s == "agent" for s, _, _ in triples)
     assert relation_class(("bathroom", CONNECTED, "kitchen")) == "spatial"
-    assert ("door to kitchen", "is", "open") in map_facts(opened["facts"])[0]
-    after, room = map_facts(taken["facts"])
+    assert ("door to kitchen", "is", "open") in map_facts(opened["facts"], reader)[0]
+    after, room = map_facts(taken["facts"], reader)
     assert room == "kitchen" and ("thermometer", IN, INVENTORY) in after
 
 
 def test_nethack_positions_level_and_inventory():
     (info,) = _play("TextMem/NetHack-RoomObs-v0", [])
-    triples, room = map_facts(info["facts"])
+    triples, room = map_facts(info["facts"], _reader("TextMem/NetHack-RoomObs-v0"))
     assert room == "dungeon level 1"
     assert ("you", ON, "dungeon level 1") in triples
     assert any(s == "you" and r == AT and o.startswith("level 1 x") for s, r, o in triples)

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from textmem_gym.memory.adoption import parser_for
 from textmem_gym.memory.oracle.memory import OracleMemory
 from textmem_gym.memory.semantic import Triple, TripleKey
 from textmem_gym.qa.bench.run import probe_steps
@@ -243,7 +244,8 @@ WELL_POSED = [pytest.param("textworld-cooking-short"), pytest.param("jericho-zor
 @pytest.mark.parametrize("name", WELL_POSED)
 def test_every_question_of_a_shipped_trajectory_has_one_gold_answer_and_no_doubled_article(name):
     trajectory = load_trajectories([name])[0]
-    timeline_ = build_timeline(replay_trajectory(trajectory))
+    parser = parser_for(trajectory.env_id)  # the backend's facts are read by its parser's tracker
+    timeline_ = build_timeline(replay_trajectory(trajectory), parser.observed_truth() if parser else None)
     steps = sorted({len(trajectory.commands) if s == "end" else int(s) for s in probe_steps(len(trajectory.commands))})
     questions = generate_questions(timeline_, steps, per_kind=10 ** 6)  # every candidate question, not a draw
     assert questions

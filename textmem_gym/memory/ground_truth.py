@@ -20,8 +20,9 @@ TextWorld fact                memory triple                                class
 
 Other predicates (``free``, cooking properties, recipe bookkeeping) are not scored.
 
-The other backends' facts map to the same vocabulary (:func:`map_facts` tells the format from the
-facts, :data:`FACT_FORMATS`): Jericho's object tree (``("player", "at", room)``, ``(x, "in",
+The other backends' facts map to the same vocabulary, each through the tracker its text parser gives
+(:meth:`Truth.map_facts`; :func:`map_facts` with that tracker, never guessing the format from the
+facts): Jericho's object tree (``("player", "at", room)``, ``(x, "in",
 parent)``: ``is at`` a room, ``is in`` anything else, ``I`` the inventory), ScienceWorld's
 (``("agent", "in", room)``, ``is at``/``is in``/``inventory`` likewise, doors' states, rooms joined by
 a door :data:`CONNECTED`), NetHack's (positions ``is at`` ``level N xX yY``, the hero ``is on`` its
@@ -103,6 +104,10 @@ class Truth(Protocol):
     def step(self, facts: Iterable[FactTriple], action: str, observation: str | None = None) -> set[TripleKey]:
         """Feeds the facts after ``action`` and the text seen; returns the observed truth now."""
 
+    def map_facts(self, facts: Iterable[FactTriple]) -> tuple[set[TripleKey], str | None]:
+        """The backend's fact mapper: every true triple in the memory's vocabulary (observed or not)
+        and the player's room."""
+
 
 def relation_class(triple: TripleKey) -> str | None:
     """``spatial``, ``containment`` or ``state`` for scored triples, else ``None``."""
@@ -116,24 +121,24 @@ def relation_class(triple: TripleKey) -> str | None:
     return None
 
 
-def map_facts(facts: Iterable[FactTriple]) -> tuple[set[TripleKey], str | None]:
-    """Maps the privileged facts of any backend to the memory's vocabulary: TextWorld's (and
-    TWX's) through :data:`PREDICATE_TABLE`, Jericho's object tree, ScienceWorld's and NetHack's
-    (see :data:`FACT_FORMATS`; the format is told by the facts themselves).
+def map_facts(facts: Iterable[FactTriple], truth: Truth | None = None) -> tuple[set[TripleKey], str | None]:
+    """Maps privileged facts to the memory's vocabulary as the backend reads them: ``truth`` is the
+    tracker its text parser gives (:meth:`~textmem_gym.memory.extractors.base.TextParser.observed_truth`);
+    ``None``: TextWorld's predicates (:data:`PREDICATE_TABLE`; TWX uses them too). No format is guessed.
 
     Returns:
         ``(triples, player_room)``.
 
     Example:
-        >>> triples, room = map_facts([("player", "at", "Kitchen"), ("kitchen table", "in", "Kitchen"),
-        ...                            ("brown sack", "in", "kitchen table"), ("lamp", "in", "I")])
-        >>> sorted(triples), room  # doctest: +NORMALIZE_WHITESPACE
-        ([('brown sack', 'is in', 'kitchen table'), ('kitchen table', 'is at', 'kitchen'),
-          ('lamp', 'is in', 'inventory')], 'kitchen')
+        >>> triples, room = map_facts([("P", "at", "kitchen"), ("knife", "on", "table"), ("apple", "in", "I")])
+        >>> sorted(triples), room
+        ([('apple', 'is in', 'inventory'), ('knife', 'is on', 'table')], 'kitchen')
     """
-    facts = [(str(s), str(r), str(o)) for s, r, o in facts]
-    mapper = next((m for detects, m in FACT_FORMATS.values() if detects(facts)), map_textworld_facts)
-    triples, room = mapper(facts)
+    return (ObservedTruth() if truth is None else truth).map_facts(facts)
+
+
+def _normalized(mapped: tuple[set[TripleKey], str | None]) -> tuple[set[TripleKey], str | None]:
+    triples, room = mapped
     return {(normalize(s), normalize(r), normalize(o)) for s, r, o in triples}, room
 
 
@@ -167,7 +172,15 @@ def _top_level(facts: list[FactTriple], relation: str = "in") -> set[str]:
 def map_jericho_facts(facts: list[FactTriple]) -> tuple[set[TripleKey], str | None]:
     """Jericho's object tree (:mod:`~textmem_gym.envs.jericho.world`): a child of a room (a
     parent with no parent, or the player's) ``is at`` it, of anything else ``is in`` it (the
-    Z-machine does not tell supporters from containers); ``I`` is the inventory."""
+    Z-machine does not tell supporters from containers); ``I`` is the inventory.
+
+    Example:
+        >>> triples, room = map_jericho_facts([("player", "at", "Kitchen"), ("kitchen table", "in", "Kitchen"),
+        ...                                    ("brown sack", "in", "kitchen table"), ("lamp", "in", "I")])
+        >>> sorted(triples), room  # doctest: +NORMALIZE_WHITESPACE
+        ([('brown sack', 'is in', 'kitchen table'), ('kitchen table', 'is at', 'Kitchen'),
+          ('lamp', 'is in', 'inventory')], 'kitchen')
+    """
     player_room = next((o for s, r, o in facts if s == JERICHO_PLAYER and r == "at"), None)
     rooms = _top_level(facts) | ({player_room} if player_room else set())
     triples: set[TripleKey] = set()
@@ -194,31 +207,10 @@ def map_scienceworld_facts(facts: list[FactTriple]) -> tuple[set[TripleKey], str
     return triples, normalize(player_room) if player_room else None
 
 
-def map_nethack_facts(facts: list[FactTriple]) -> tuple[set[TripleKey], str | None]:
-    """NetHack's facts, as :func:`~textmem_gym.memory.extractors.nethack.map_nethack_facts`
-    reads them (positions ``is at`` ``level N xX yY``, the hero ``is on`` its dungeon level,
-    carried items); the player's "room" is the dungeon level, as the NetHack memories believe."""
-    from textmem_gym.memory.extractors.nethack import map_nethack_facts as read  # it imports this module
-
-    level = next((o for s, r, o in facts if s == NETHACK_HERO and r == "on"), None)
-    return read(facts), normalize(level) if level else None
-
-
 #: The players' names in each backend's facts.
-JERICHO_PLAYER, SCIENCEWORLD_AGENT, NETHACK_HERO = "player", "agent", "you"
+JERICHO_PLAYER, SCIENCEWORLD_AGENT = "player", "agent"
 #: ScienceWorld's rooms joined by a door: ``("hallway", "is connected to", "kitchen")``.
 CONNECTED = "is connected to"
-_Facts = list[FactTriple]
-#: Backend fact format -> (whether a list of facts is in that format, its mapper); TextWorld's
-#: (and TWX's, which uses TextWorld's predicates) is the default.
-FACT_FORMATS: dict[str, tuple[Callable[[_Facts], bool], Callable[[_Facts], tuple[set[TripleKey], str | None]]]] = {
-    "textworld": (lambda facts: any(s == PLAYER and r == "at" for s, r, _ in facts), map_textworld_facts),
-    "jericho": (lambda facts: any(s == JERICHO_PLAYER and r == "at" for s, r, _ in facts), map_jericho_facts),
-    "scienceworld": (lambda facts: any(s == SCIENCEWORLD_AGENT and r == "in" for s, r, _ in facts),
-                     map_scienceworld_facts),
-    "nethack": (lambda facts: any(r == "carry" or (s == NETHACK_HERO and r == "on") for s, r, _ in facts),
-                map_nethack_facts),
-}
 
 
 def _door_triple(room: str, rest: str, rooms: set[str], directions: set[tuple[str, str, str]]) -> list[TripleKey]:
@@ -245,10 +237,20 @@ def state_revealed(thing: str, observation: str, action: str) -> bool:
     return any(name.search(s) and _REVEALS.search(s) for s in _SENTENCES.split(observation))
 
 
-class ObservedTruth:
-    """Tracks, along an episode, the true triples the agent has observed (see module doc)."""
+#: A backend's fact mapper: privileged facts -> (true triples in the memory's vocabulary, player's room).
+FactMapper = Callable[[Iterable[FactTriple]], tuple[set[TripleKey], str | None]]
 
-    def __init__(self) -> None:
+
+class ObservedTruth:
+    """Tracks, along an episode, the true triples the agent has observed (see module doc).
+
+    Args:
+        mapper: The facts' mapper (another backend's :meth:`Truth.map_facts`, to see its facts the
+            way TextWorld shows a room); ``None``: TextWorld's predicates.
+    """
+
+    def __init__(self, mapper: FactMapper | None = None) -> None:
+        self._mapper = mapper
         self.reset()
 
     def reset(self) -> None:
@@ -262,7 +264,7 @@ class ObservedTruth:
              observation: str | None = None) -> set[TripleKey]:
         """Feeds the facts after ``action`` (``""`` at reset) and, when given, the text the
         agent saw; returns the observed truth now."""
-        truth, room = map_facts(facts)
+        truth, room = self.map_facts(facts)
         visible = self._visible(truth, room)
         if observation is not None:
             visible = {t for t in visible if t[1] != IS or state_revealed(t[0], observation, action)}
@@ -283,6 +285,13 @@ class ObservedTruth:
     def room(self) -> str | None:
         """The player's room at the last step."""
         return self._room
+
+    def map_facts(self, facts: Iterable[FactTriple]) -> tuple[set[TripleKey], str | None]:
+        """TextWorld's predicates (and TWX's) in the memory's vocabulary (:data:`PREDICATE_TABLE`), or
+        the mapper given."""
+        if self._mapper is not None:
+            return self._mapper(facts)
+        return _normalized(map_textworld_facts([(str(s), str(r), str(o)) for s, r, o in facts]))
 
     @staticmethod
     def _visible(truth: set[TripleKey], room: str | None) -> set[TripleKey]:

@@ -244,12 +244,16 @@ class NetHackObservedTruth:
         self._last: set[TripleKey] = set()
         self._creatures: set[str] = set()
 
+    @staticmethod
+    def map_facts(facts: Iterable[FactTriple]) -> tuple[set[TripleKey], str | None]:
+        """The env's facts in the memory's vocabulary and the hero's dungeon level (its "room")."""
+        truth = map_nethack_facts(facts)
+        return truth, next((o for s, r, o in truth if s == HERO and r == ON), None)
+
     def step(self, facts: Iterable[FactTriple], action: str,
              observation: str | None = None) -> set[TripleKey]:
         """Feeds the facts after ``action`` and the text seen; returns the observed truth now."""
-        truth = map_nethack_facts(facts)
-        level = next((o for s, r, o in truth if s == HERO and r == ON), None)
-        self.room = level
+        truth, self.room = self.map_facts(facts)
         hero = next((o for s, r, o in truth if s == HERO and r == AT), None)
         truth |= {t for t in self._last if t[2] == hero and t[0] != HERO and t[0] not in self._creatures}
         self._last = truth

@@ -428,10 +428,16 @@ class ScienceWorldObservedTruth:
         """The agent's room at the last step."""
         return self._room
 
+    @staticmethod
+    def map_facts(facts: Iterable[FactTriple]) -> tuple[set[TripleKey], str | None]:
+        """ScienceWorld's facts in the memory's vocabulary
+        (:func:`~textmem_gym.memory.ground_truth.map_scienceworld_facts`)."""
+        mapped, room = map_scienceworld_facts(list(facts))
+        return {(normalize(s), r, normalize(o)) for s, r, o in mapped}, room
+
     def step(self, facts: Iterable[FactTriple], action: str, observation: str | None = None) -> set[TripleKey]:
         """Feeds the facts after ``action`` and the text seen; returns the observed truth now."""
-        mapped, room = map_scienceworld_facts(list(facts))
-        mapped = {(normalize(s), r, normalize(o)) for s, r, o in mapped}
+        mapped, room = self.map_facts(facts)
         self._room = room
         door_facts = {t for t in mapped if t[1] == CONNECTED or (t[1] == IS and t[0].startswith("door to "))}
         if room is not None:  # the facts hold the current room's doors only: the others are remembered

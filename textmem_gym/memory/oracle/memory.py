@@ -3,7 +3,8 @@
 The only built-in memory that reads privileged information: it declares
 ``privileged = frozenset({"facts"})``, so the probes hand it ``info["facts"]`` (every other memory
 gets ``info`` without the privileged keys). Each update replaces its state by the true one: the
-facts in the memory vocabulary (:func:`~textmem_gym.memory.ground_truth.map_facts`), the player's
+facts in the memory vocabulary (as the backend's text parser reads them, handed over through
+``use_parser``: :func:`~textmem_gym.memory.ground_truth.map_facts`), the player's
 room and the recipe. Its context is those lines ranked by BM25 against the question (ties and the
 rest in their order); it offers ``beliefs`` (the true triples) and ``map`` (the true map).
 
@@ -26,7 +27,8 @@ from __future__ import annotations
 from typing import Any
 
 from textmem_gym.memory.budget import fit_budget
-from textmem_gym.memory.ground_truth import map_facts
+from textmem_gym.memory.extractors.base import TextParser
+from textmem_gym.memory.ground_truth import ObservedTruth, Truth, map_facts
 from textmem_gym.memory.oracle.truth import direction_graph, recipe_ingredients, shortest_paths
 from textmem_gym.memory.retrieval import make_index
 from textmem_gym.memory.semantic import TripleKey
@@ -44,7 +46,12 @@ class OracleMemory:
     privileged = frozenset({"facts"})
 
     def __init__(self) -> None:
+        self.facts_reader: Truth = ObservedTruth()
         self.reset()
+
+    def use_parser(self, parser: TextParser | None) -> None:
+        """Reads the facts with the tracker ``parser`` gives (``None``: TextWorld's predicates)."""
+        self.facts_reader = ObservedTruth() if parser is None else parser.observed_truth()
 
     def reset(self) -> None:
         """Forgets the state."""
@@ -60,7 +67,7 @@ class OracleMemory:
         """
         if "facts" not in info:
             raise ValueError("OracleMemory reads info['facts']: make the env with privileged=True")
-        self.truth, self.location = map_facts(info["facts"])
+        self.truth, self.location = map_facts(info["facts"], self.facts_reader)
         self.recipe = recipe_ingredients(info["facts"])
 
     def lines(self) -> list[str]:

@@ -82,7 +82,7 @@ from functools import cached_property
 from typing import Any
 
 from textmem_gym.loading import lookup
-from textmem_gym.memory.ground_truth import ObservedTruth, map_facts
+from textmem_gym.memory.ground_truth import ObservedTruth, Truth
 from textmem_gym.memory.oracle.truth import direction_graph, recipe_ingredients, shortest_paths
 from textmem_gym.memory.semantic import (
     AT,
@@ -283,9 +283,11 @@ class Timeline:
         return self.snapshots[step]
 
 
-def build_timeline(replay: Replay) -> Timeline:
-    """One :class:`Snapshot` per agent decision of ``replay``."""
-    tracker = ObservedTruth()
+def build_timeline(replay: Replay, truth: Truth | None = None) -> Timeline:
+    """One :class:`Snapshot` per agent decision of ``replay``; ``truth`` is the tracker the backend's
+    text parser gives (its facts' mapper; ``None``: TextWorld's predicates)."""
+    reader = truth if truth is not None else ObservedTruth()
+    tracker = ObservedTruth(reader.map_facts)
     snapshots: list[Snapshot] = []
     text: list[str] = []
     actions: list[tuple[str, str]] = []
@@ -296,7 +298,7 @@ def build_timeline(replay: Replay) -> Timeline:
     for step in replay.steps:
         if step.command:
             actions.append((room or "", step.command))
-        truth, room = map_facts(step.facts)
+        state, room = reader.map_facts(step.facts)
         tracker.step(step.facts, step.command, step.observation)
         text.append(step.observation.lower())
         said.append(step.observation.lower())
@@ -305,7 +307,7 @@ def build_timeline(replay: Replay) -> Timeline:
         if not recipe and "ingredients" in step.observation.lower():
             recipe = recipe_ingredients(step.facts)
         if step.last:
-            snapshots.append(Snapshot(step.decision, room, truth, set(tracker.seen), "\n".join(text), list(actions),
+            snapshots.append(Snapshot(step.decision, room, state, set(tracker.seen), "\n".join(text), list(actions),
                                       list(rooms), list(recipe), "\n".join(said), list(snapshots)))
             said = []
     return Timeline(snapshots)

@@ -397,7 +397,9 @@ def probe_episode(episode: RecordedEpisode, memories: Sequence[str | Memory], co
     _check_model(config)
     replay = replay_episode(episode, check=check)
     steps = config.resolve_steps(episode.decisions)
-    questions = generate_questions(build_timeline(replay), steps, kinds=config.kinds or None,
+    parser = parser_for(episode.env_id)  # the backend's reading of its facts, as the memories read its text
+    truth = parser.observed_truth() if parser is not None else None
+    questions = generate_questions(build_timeline(replay, truth), steps, kinds=config.kinds or None,
                                    per_kind=config.per_kind, seed=config.seed)
     store = ResultsFile(out) if out is not None else None
     done = {probe_key(r): r for r in (store.read() if store else []) if r.get("kind") == ROW_KIND}
