@@ -321,8 +321,12 @@ class ScienceWorldRules:
     def _state_now(self, out: Extraction, thing: str, state: str, action: str, store: TripleStore) -> None:
         door = _DOOR_ACTION.match(action.strip())
         drain = _DRAIN_ACTION.match(action.strip())
-        if thing == "door" and door is not None:
-            out.triples.append((door.group(1), IS, state))
+        if thing == "door":  # the door the command named, else the room's only door
+            here = normalize(self.location or "")
+            others = {t.object for t in store.incident(here) if t.relation == CONNECTED and t.subject == here}
+            name = door.group(1) if door is not None else f"door to {others.pop()}" if len(others) == 1 else None
+            if name is not None:
+                out.triples.append((name, IS, state))
         elif normalize(thing) in PORTALS:
             if drain is not None:
                 out.triples.append((self._resolve(store, drain.group(1)), DRAIN, state))
@@ -446,7 +450,8 @@ class ScienceWorldObservedTruth:
         if observation is None:
             self.seen |= truth
             return truth
-        shown = self._read(observation, action, truth)
+        current = {t[0] for t in door_facts if t[1] == IS}  # the current room's doors
+        shown = self._read(observation, action, truth, current)
         doors = shown.get("doors", set())
         here = door_facts if room is not None and room in shown["rooms"] else \
             {t for t in door_facts if {t[0].removeprefix("door to "), t[2]} & doors}
@@ -454,12 +459,14 @@ class ScienceWorldObservedTruth:
         self.seen |= {t for t in truth if t in here or self._shows(t, shown)}
         return truth & self.seen
 
-    def _read(self, observation: str, action: str, truth: set[TripleKey]) -> dict[str, set[str]]:
+    def _read(self, observation: str, action: str, truth: set[TripleKey],
+              current: set[str] | None = None) -> dict[str, set[str]]:
         """What ``observation`` shows: ``things`` (names printed with their place), ``holders`` (whose
         contents it lists), ``states`` (things whose state it prints), ``rooms`` (whose doors it lists)."""
         shown: dict[str, set[str]] = {"things": set(), "holders": set(), "states": set(), "rooms": set(),
                                       "moved": set()}
         text = observation.strip()
+        current = current or set()
         things: list[Thing] = []
         if (view := read_room(text)) is not None:
             things = view.things
@@ -495,9 +502,11 @@ class ScienceWorldObservedTruth:
         self._mentioned |= {room for room in ROOMS if room in text.lower()}
         for match in _STATE_NOW.finditer(text):
             door = _DOOR_ACTION.match(action.strip())
-            thing = normalize(door.group(1) if match.group(1) == "door" and door else match.group(1))
-            if thing.removeprefix("door to ") in self._mentioned or not thing.startswith("door to "):
-                shown["states"].add(f"{thing}\n{match.group(2)}")  # a door's room named by the text, not the action
+            stated = normalize(door.group(1) if match.group(1) == "door" and door else match.group(1))
+            if stated == "door" and len(current) == 1:  # the room's only door
+                stated = next(iter(current))
+            if stated.removeprefix("door to ") in self._mentioned or not stated.startswith("door to "):
+                shown["states"].add(f"{stated}\n{match.group(2)}")  # a door's room named by the text, not the action
         return shown
 
     def _learn_aliases(self, printed: set[str], truth: set[TripleKey]) -> None:
