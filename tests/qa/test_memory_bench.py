@@ -133,6 +133,7 @@ def test_rerun_skips_what_is_recorded_and_writes_nothing_twice(recorded, tmp_pat
     assert main([*ARGS, "--out", str(out)]) == 0
     captured = capsys.readouterr()
     assert "skipped 2 of 2 trajectory x memory runs already recorded" in captured.err
+    assert "checking that" not in captured.err and "replaying" not in captured.err  # no game is made again
     assert out.read_text() == before  # nothing replaced, nothing appended
     assert captured.out == recorded[1]  # the same summary, from the records
 

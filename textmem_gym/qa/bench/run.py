@@ -367,11 +367,16 @@ def run_bench(memories: Sequence[str | Memory] = DEFAULT_MEMORIES, *, trajectori
         raise ValueError("overwrite needs out (the results file whose records of this run are made again)")
     plan = {(t.name, t.fingerprint, label, config_id(config.recorded(spec))): (t, spec)
             for t in chosen for spec, label in zip(memories, labels)}
-    say(f"memory-bench: {len(chosen)} trajectories x {len(labels)} memories = {len(plan)} runs; "
-        "checking that each trajectory can be played here")
-    check_playable(chosen)
+    say(f"memory-bench: {len(chosen)} trajectories x {len(labels)} memories = {len(plan)} runs")
     store = ResultsFile(out) if out is not None else None
-    records = _recorded(store, list(plan), overwrite, say)
+    records = {} if overwrite else _recorded(store, list(plan), say)
+    pending = [t for t in chosen if any(key not in records for key, (p, _) in plan.items() if p is t)]
+    if pending:
+        say(f"checking that {len(pending)} trajectories can be played here")
+        check_playable(pending)  # before any work, and before overwrite drops anything
+    if overwrite and store is not None:
+        dropped = store.drop(set(plan), key=record_key)
+        say(f"overwrite: dropped {dropped} records of this run from {store.path}; running them again")
     started = time.perf_counter()
 
     def finished(record: dict[str, Any]) -> None:
@@ -401,16 +406,11 @@ def _recall(record: dict[str, Any], budget: int) -> str:
     return f"{100 * sum(asked) / len(asked):.0f}%" if asked else "-"
 
 
-def _recorded(store: ResultsFile | None, planned: Sequence[RecordKey], overwrite: bool,
+def _recorded(store: ResultsFile | None, planned: Sequence[RecordKey],
               say: Callable[[str], None]) -> dict[Hashable, dict[str, Any]]:
-    """The records of ``store`` by key, after ``overwrite`` dropped the planned ones; lines say what is
-    skipped or dropped."""
+    """The records of ``store`` by key; a line says how many of the plan are skipped."""
     if store is None:
         return {}
-    if overwrite:
-        dropped = store.drop(set(planned), key=record_key)
-        if dropped:
-            say(f"overwrite: dropped {dropped} records of this run from {store.path}; running them again")
     records: dict[Hashable, dict[str, Any]] = {}
     for row in store.read():
         key = record_key(row)

@@ -223,8 +223,12 @@ def format_backend_matrix(rows: Sequence[dict[str, Any]], budget: int | None = N
     cells: dict[tuple[str, str], dict[str, dict[str, Any]]] = defaultdict(dict)
     for row in rows:
         cells[(row["memory"], row["question_kind"])][row["backend"]] = row
+    memories = list(dict.fromkeys(memory for memory, _ in cells))
+    kinds = list(dict.fromkeys(kind for row in rows if row["backend"] == "all" for kind in [row["question_kind"]]))
+    order = {kind: i for i, kind in enumerate(kinds)}
     lines = ["| memory | kind | " + " | ".join(backends) + " |", "|" + "---|" * (len(backends) + 2)]
-    for (memory, kind), by_backend in cells.items():
+    for memory, kind in sorted(cells, key=lambda key: (memories.index(key[0]), order.get(key[1], len(order)))):
+        by_backend = cells[(memory, kind)]
         shown = [f"{_percent(r['answer_recall'])}/{_percent(r.get('first_mention'))} ({r['questions']})"
                  if (r := by_backend.get(b)) else "-" for b in backends]
         lines.append("| " + " | ".join([memory, kind, *shown]) + " |")
