@@ -174,3 +174,24 @@ def test_no_caller_probes_a_memory_with_getattr():
                     and node.args and "memory" in ast.unparse(node.args[0]).lower():
                 offenders.append(f"{path.relative_to(root.parent)}:{node.lineno}")
     assert offenders == []
+
+
+@pytest.mark.skipif(importlib.util.find_spec("nle") is None, reason="nle is not installed")
+def test_a_game_that_goes_to_places_itself_keeps_its_go_to():
+    """NetHack's skills (and ScienceWorld's move) take ``go to X``: the wrapper sends it as typed, no macro."""
+    from textmem_gym.envs.scienceworld.env import ScienceWorldEnv
+
+    assert ScienceWorldEnv.provides_goto
+    env = MemoryGraphWrapper(gym.make("TextMem/NetHack-RoomObs-v0"))
+    try:
+        assert env.unwrapped.provides_goto and not env.goto
+        env.reset(seed=0)
+        _, _, _, _, info = env.step("go to x40 y10")
+        assert "macro" not in info
+    finally:
+        env.close()
+    plain = MemoryGraphWrapper(gym.make("TextMem/Cooking-v0"))
+    try:
+        assert plain.goto
+    finally:
+        plain.close()

@@ -82,7 +82,7 @@ from gymnasium import spaces
 from gymnasium.wrappers import TimeLimit
 
 from textmem_gym.envs.lazy import LazyCommands
-from textmem_gym.envs.text_game import MAX_TEXT_LENGTH, text_space, to_printable
+from textmem_gym.envs.text_game import MAX_TEXT_LENGTH, TextGameEnv, text_space, to_printable
 from textmem_gym.memory.adoption import Adopted, adopt, parser_for
 from textmem_gym.memory.belief_metrics import BeliefAccuracy
 from textmem_gym.memory.extractors import Extractor
@@ -125,6 +125,13 @@ def belief_text(memory: Adopted, observation: str | None, budget: int = DEFAULT_
 text_parser = parser_for
 
 
+def game_goes_to(env: gym.Env) -> bool:
+    """Whether ``env``'s game takes ``go to <place>`` itself
+    (:attr:`~textmem_gym.envs.text_game.TextGameEnv.provides_goto`): a memory wrapper then adds no macro of its own."""
+    game = env.unwrapped
+    return isinstance(game, TextGameEnv) and bool(game.provides_goto)
+
+
 def find_wrapper(env: gym.Env, kind: type[W]) -> W | None:
     """The outermost wrapper of type ``kind`` in ``env``'s wrapper chain, if any
     (e.g. ``find_wrapper(env, MemoryGraphWrapper)``)."""
@@ -145,7 +152,9 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         extractor: ``"rules"``, ``"llm"``, ``"oracle"`` or an extractor, for a named memory that reads
             with one (``None``: the memory's default, ``"rules"`` for arigraph, stma and davis).
         goto: Enable ``go to <known location>`` and add them to the admissible commands (a memory
-            that offers no map has no macros whatever ``goto`` says).
+            that offers no map has no macros whatever ``goto`` says, nor a game that takes ``go to``
+            itself: :attr:`~textmem_gym.envs.text_game.TextGameEnv.provides_goto`, ScienceWorld's move
+            and NetHack's skills, whose ``go to X`` goes to the game as typed).
         flatten: One string observation (raw text, then the belief) instead of a ``Dict``.
         belief: ``"retrieve"``: location, unexplored exits, then what the memory retrieves for
             the current observation; ``"full"``: every believed triple; or a callable
@@ -188,7 +197,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._unread = UnreadBelief()
         self._memory_spec = memory
         self._memory_options = _named_options(memory, extractor, memory_options, extractor_options)
-        self.goto, self.flatten, self.belief_mode = bool(goto), bool(flatten), belief
+        self.goto, self.flatten, self.belief_mode = bool(goto) and not game_goes_to(env), bool(flatten), belief
         self.belief_budget = belief_budget
         self.macro_counts_as_one_step = bool(macro_counts_as_one_step)
         self.belief_metrics = belief_metrics

@@ -107,6 +107,8 @@ class ScienceWorldEnv(TextGameEnv):
 
     #: How memories read ScienceWorld's text (see :class:`~textmem_gym.envs.text_game.TextGameEnv`).
     text_parser: ClassVar[str | None] = "scienceworld"
+    #: ``go to <room>`` is ScienceWorld's own move: a memory wrapper adds no macro of its own.
+    provides_goto: bool = True
 
     def __init__(self, task: str, *, variation: int | None = None, split: str = "test",
                  game_seed: int | None = None, simplification: str = "easy",
