@@ -20,7 +20,10 @@ ScienceWorld text                                            triples
 ``In your inventory, you see:`` + lines                      ``(x, "is in", "inventory")``
 ``You move the apple to the inventory.``                     ``("red apple", "is in", "inventory")`` (the name a
                                                              description printed, when one was)
-``The fridge is now open.`` / ``The door is now open.``      ``("fridge", "is", "open")`` / ``("door to X", ...)``
+``The fridge is now open.`` / ``The door is now open.``      ``("fridge", "is", "open")`` / ``("door to X", ...)`` (the
+                                                             door the command named, else the room's only door)
+``a toilet. In the toilet is: A drain, which is open, ...``  ``("toilet", "has a drain that is", "open")`` (a drain
+                                                             is a portal, not a thing; not scored)
 ``look at X`` / ``look in X`` answers                        X's contents and states
 ``You focus on the lead.``                                   ``("agent", "is focused on", "lead")`` (not scored)
 ``the thermometer measures a temperature of 83 degrees ...``  ``("lead", "has temperature", "83 degrees celsius")``
@@ -52,7 +55,11 @@ not a thing of memory.
 closed.``), the rooms behind a door until described, where the contents of a poured container went
 (``You pour the contents of the cup into the sink.`` names no substance: the contents are only
 invalidated where they were), the changes of a substance the agent did not look at again (water
-boiling into steam), and which of two things with one name an action moved (both share the belief).
+boiling into steam, a seed grown into a seedling), which of two things with one name an action
+moved or a door state changed (``door to kitchen`` is a door of the bathroom, of the hallway and of
+the outside), and a move ScienceWorld reports but does not make (``You move the fountain to the
+ground.``). A description of another room (``look at hallway``) gives its things, not its doors:
+the facts hold the current room's doors only, so they could not be checked.
 
 The ground truth (:class:`ScienceWorldObservedTruth`) maps the env's privileged facts
 (:func:`~textmem_gym.memory.ground_truth.map_scienceworld_facts`) and counts a fact once the text
@@ -413,6 +420,15 @@ class ScienceWorldObservedTruth:
 
     Attributes:
         seen: Every true triple observed so far (printed names).
+
+    Example:
+        >>> truth = ScienceWorldObservedTruth()
+        >>> facts = [("agent", "in", "hallway"), ("apple", "in", "hallway"), ("apple", "in", "inventory")]
+        >>> truth.step(facts, "look around", "You move to the hallway.")
+        set()
+        >>> sorted(truth.step(facts, "look around", "This room is called the hallway. In it, you see:\\n"
+        ...                                         "\\ta red apple\\nYou also see:\\n"))
+        [('red apple', 'is at', 'hallway')]
     """
 
     def __init__(self) -> None:
