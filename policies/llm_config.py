@@ -3,20 +3,21 @@
 Each LLM policy's settings dataclass extends :class:`LLMConfig` (Ariadne's
 :class:`~policies.ariadne.AriadneConfig`, STMA's :class:`~policies.stma.STMAConfig`...), so one
 ``--policy-arg timeout=30`` or ``make_policy(name, cache="record")`` works for all of them. The
-client fields are ``LLMClient.__init__``'s keywords with its defaults; results rows record none of
-them but ``structured_output``, ``context_window`` and ``seed`` when set (and ``strict``, and
-``prompt_layout`` when it is not ``"paper"``).
+client fields are ``LLMClient.__init__``'s keywords with its defaults; results rows record the chat
+``model`` (the argument, else ``$OPENAI_MODEL``) and none of the others but ``structured_output``,
+``context_window`` and ``seed`` when set (and ``strict``, and ``prompt_layout`` when it is not ``"paper"``).
 
 Example:
     >>> config = LLMConfig(model="m", timeout=5.0, structured_output="off")
     >>> config.client_options()["timeout"], config.recorded()
-    (5.0, {'structured_output': 'off', 'strict': False})
+    (5.0, {'structured_output': 'off', 'strict': False, 'model': 'm'})
     >>> "api_key" in repr(LLMConfig(api_key="sk-secret"))  # never shown
     False
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -25,6 +26,7 @@ from typing import Any
 
 from textmem_gym.core.policy import RECORDED_UNLESS_DEFAULT, UNRECORDED, PolicyConfig
 from textmem_gym.llm import LLMCalls, LLMClient, RequestLimits
+from textmem_gym.llm.client import ENV_MODEL
 from textmem_gym.llm.layout import layout_named
 
 #: Field metadata of an :class:`~textmem_gym.llm.LLMClient` keyword, not recorded in results rows.
@@ -84,6 +86,13 @@ class LLMConfig(PolicyConfig):
     def __post_init__(self) -> None:
         super().__post_init__()
         layout_named(self.prompt_layout)  # a ValueError naming the layouts
+
+    def recorded(self) -> dict[str, Any]:
+        """The recorded settings, with the chat ``model`` the policy talks to (the argument, else
+        ``$OPENAI_MODEL``) when one is known: two models never share a resume key."""
+        record = super().recorded()
+        model = self.model or os.environ.get(ENV_MODEL) or None
+        return {**record, "model": model} if model else record
 
     def client_options(self) -> dict[str, Any]:
         """The :class:`~textmem_gym.llm.LLMClient` keywords of these settings (``None`` ones left to the client)."""

@@ -143,9 +143,9 @@ BUILT_IN_CONFIGS = [
     ("netplay-heuristic", {"seed": 2}, {}),
     ("react", {"strict": True}, {"strict": True, "n_prev": 5, "plan_temperature": 0.2, "action_temperature": 0.2,
                                  "max_tokens": 400, "observation_chars": 700, "prompt_style": "compact"}),
-    ("full-history", {"model": "m1"}, {"strict": False, "n_prev": 5, "plan_temperature": 0.2,
-                                       "action_temperature": 0.2, "max_tokens": 400, "observation_chars": 700,
-                                       "prompt_style": "compact"}),
+    ("full-history", {}, {"strict": False, "n_prev": 5, "plan_temperature": 0.2,
+                          "action_temperature": 0.2, "max_tokens": 400, "observation_chars": 700,
+                          "prompt_style": "compact"}),
     ("ariadne", {"top_k": 3}, {"strict": False, "n_prev": 5, "plan_temperature": 0.2, "action_temperature": 0.2,
                                "max_tokens": 400, "observation_chars": 700, "prompt_style": "compact", "top_k": 3,
                                "extractor": "llm", "similarity": "auto", "episode_chars": 500,
@@ -167,3 +167,14 @@ def test_a_built_in_policy_argument_it_did_not_record_is_recorded_now():
     assert make_policy("explorer", memory_options={"memory": "stma"}).policy_config() == \
         {"memory_options": {"memory": "stma"}}
     assert make_policy("explorer", memory=False).policy_config() == {"memory": False}
+
+
+def test_an_llm_policy_records_its_model_so_two_models_never_share_a_key(monkeypatch):
+    """The chat model was not recorded: a run with another ``--model`` into the same file was skipped as
+    finished. It is recorded now (the argument, else ``$OPENAI_MODEL``); rows written before lack it."""
+    monkeypatch.delenv("OPENAI_MODEL", raising=False)
+    first, second = (make_policy("full-history", model=m).policy_config() for m in ("m1", "m2"))
+    assert first["model"] == "m1" and second["model"] == "m2" and config_id(first) != config_id(second)
+    assert "model" not in make_policy("full-history").policy_config()
+    monkeypatch.setenv("OPENAI_MODEL", "m3")
+    assert make_policy("react").policy_config()["model"] == "m3"
