@@ -114,6 +114,7 @@ class TWXRules:
         self.location: str | None = None
         self.ingredients: list[str] = []
         self._supporters: set[str] = set()
+        self._holder_rooms: dict[str, set[str]] = {}
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         """Triples of one step and the believed ones it shows to be gone."""
@@ -147,10 +148,15 @@ class TWXRules:
             []
         """
         here = normalize(self.location) if self.location else None
-        lying = {normalize(s) for s, r, _ in new if normalize(r) == AT}
-        moved = {normalize(s) for s, r, _ in new if normalize(r) in LOCATION_RELATIONS and normalize(r) != AT}
-        return [t for t in exclusive_conflicts(existing, new)
-                if not (t.relation == AT and ((t.subject in lying and t.subject not in moved) or t.object != here))]
+        return [t for t in exclusive_conflicts(existing, new) if not self._elsewhere(t, here)]
+
+    def _elsewhere(self, triple: Triple, here: str | None) -> bool:
+        """Whether ``triple`` places its thing in another room than ``here`` (lying there, or on or in
+        furniture only seen there)."""
+        if triple.relation == AT:
+            return triple.object != here
+        rooms = self._holder_rooms.get(triple.object)
+        return triple.relation in (ON, IN) and bool(rooms) and here not in rooms
 
     @staticmethod
     def observed_truth() -> TWXObservedTruth:
@@ -170,6 +176,8 @@ class TWXRules:
         shown = {normalize(t) for t in out.triples}
         room = normalize(view.room)
         holders = {normalize(t) for t, r, _ in view.things if r == "at"}
+        for holder in holders:
+            self._holder_rooms.setdefault(holder, set()).add(room)
         open_ = {normalize(t) for t, s in view.states.items() if s == "open"} | \
             {normalize(h) for _, r, h in view.things if r == "in"}
         # what can be stale lies in this room or on/in its things: their incident triples, not the whole store
