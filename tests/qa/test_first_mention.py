@@ -62,8 +62,9 @@ def test_nothing_named_is_wrong_except_for_abstention():
     key = ProbeQuestion("abstention:key", "abstention", 9, "Where is the key?", UNKNOWN_ANSWERS, {"thing": "key"},
                         candidates=(*UNKNOWN_ANSWERS, "hall", "table"), neutral=("key",))
     assert first_mentioned([], key, 256) and first_mentioned(["the key? never seen"], key, 256)
-    assert not first_mentioned(["you are in the hall"], key, 256)  # a place a reader could give
-    assert first_mentioned(["key: unknown", "you are in the hall"], key, 256)  # "unknown" comes first
+    assert first_mentioned(["you are in the hall"], key, 256)  # a place, but on no line about the key
+    assert not first_mentioned(["the key is in the hall"], key, 256)  # the never-seen key put somewhere
+    assert first_mentioned(["key: unknown; the hall?", "you are in the hall"], key, 256)  # "unknown" comes first
     assert first_mentioned([FILLER, "the key is on the table"], key, 256)  # the invented line is cut
 
 

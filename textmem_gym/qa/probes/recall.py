@@ -20,7 +20,9 @@ The context a memory returns for the question within ``B`` tokens is cut to ``B`
 :attr:`~textmem_gym.qa.probes.questions.ProbeQuestion.candidates`: right when the first candidate
 named is a gold one (for an answer listing things, when every one is named before any rival),
 skipping the question's :attr:`~textmem_gym.qa.probes.questions.ProbeQuestion.neutral` names. An
-``abstention`` question is right when the context names no candidate (or "unknown" first). A
+``abstention`` question is right when no line of the cut context that names the thing names a
+candidate (or "unknown" first): a reader takes a place for the thing only from a line about it, so a
+memory that lists the current state beside its answer is not punished for naming rooms elsewhere. A
 question with no rival (``actions``, ``changes``, ``recipe``, ``path``, ``counting``, and a thing
 that has had one holder in a game where no other place was named) has nothing to be misled by:
 its first-mention accuracy is its answer recall.
@@ -31,6 +33,12 @@ Example:
     ...                       {"thing": "key", "places": ["kitchen", "table"]})
     >>> probe_recall(where, ["the key is on the table"], (256,)), probe_recall(where, ["a table"], (256,))
     ({'256': False}, {'256': True})
+    >>> where = ProbeQuestion("abstention:key", "abstention", 5, "Where is the key?", ("unknown",),
+    ...                       {"thing": "key", "places": ["kitchen", "table"]}, candidates=("unknown", "kitchen", "table"))
+    >>> probe_first_mention(where, ["you are in the kitchen", "a table"], (256,))
+    {'256': True}
+    >>> probe_first_mention(where, ["the key is on the table"], (256,))
+    {'256': False}
     >>> count = ProbeQuestion("counting:open:fridge", "counting", 9, "How many...", ("2", "two"),
     ...                       {"event": "open", "target": "fridge", "count": 2})
     >>> probe_recall(count, ["> open fridge: You open the fridge.", "> open fridge: ok"], (256, 4))
@@ -88,6 +96,9 @@ def first_mentioned(lines: Sequence[str], question: ProbeQuestion, budget: int,
     abstains = question.kind == "abstention"
     if not abstains and (question.kind == "counting" or not question.rivals):
         return recalled(lines, question, budget, counter)
+    if abstains:  # a reader takes a place for the thing only from a line that names the thing
+        thing = question.args["thing"]
+        lines = [line for line in fit_budget(lines, budget, counter) if contains(line, thing)]
     return mentioned_first(lines, question.gold, question.rivals, budget, counter, neutral=question.neutral,
                            every=bool(question.parts), none_right=abstains)
 
