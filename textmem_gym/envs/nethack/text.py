@@ -14,6 +14,11 @@ The scope decides which cells:
   walls bounding them.
 - ``"level"``: the whole explored level (NetPlay's *Level obs*).
 
+What the text leaves out: the hero's own cell (the map shows the hero, not the staircase or door under
+it), monsters out of sight (NetHack does not display them), and, with ``"room"``, everything beyond
+the hero's room or corridor; a skill reports the features it found on the way (``Found: fountain
+(x24 y7).``) but not a door it kicked open there.
+
 Example:
     >>> compass(3, -1), compass(0, 2), compass(-2, -2), position(44, 8)
     ('east', 'south', 'northwest', 'x44 y8')

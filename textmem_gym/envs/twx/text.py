@@ -15,6 +15,10 @@ TWX puts before a name (``raw``, ``sliced``, ``grilled``...) are dropped. The en
 facts (:mod:`textmem_gym.envs.twx.facts`) and the memories' TWX parser
 (:mod:`textmem_gym.memory.extractors.twx`) both read with these functions.
 
+What the templates do not show, so no reader of them can know: what a closed container holds, which
+of two things printed with one name (``a trash can`` in two rooms, two ``wood door`` s) a line means,
+and a room behind a closed door until it opens.
+
 Example:
     >>> view = read_room("You are in the kitchen. In one part of the room you see a counter that has a "
     ...                  "knife, and a raw chicken wing on it. There is also a fridge that is closed. \\n"

@@ -18,18 +18,35 @@ text                                        triple
 ``Inventory:`` / ``f: 3 food rations``      ``("3 food rations", "is in", "inventory")``
 ==========================================  ==============================================================
 
+A skill's report names the features it found on the way (``Found: fountain (x24 y7).``): read
+like the listed things.
+
 Facts are invalidated when they change: the hero's position and level are single-valued; what
 the text shows is a snapshot of its scope (the whole level with *Level obs*; with *Room obs* the
 room's extent, ``spanning x40-52 y3-9``, and the cells around the hero), so a believed thing
 there that is no longer listed (an item picked up, a monster killed or gone) is invalidated; the
 inventory list replaces the believed inventory. Things of a level left stay believed (NetHack
 remembers a level's map too), except creatures (the text marks them ``, monster`` or ``, pet``):
-those of a level the hero left are forgotten, they will have moved.
+a creature is believed only where the latest text shows it (NetHack does not display a monster out
+of sight, and it moves every turn). The hero's own cell is never part of the snapshot: the map shows
+the hero there, not the staircase or door it stands on.
+
+What it cannot see (the text does not tell it):
+
+- a change off the text's scope: a door a skill kicked open on its way (``WHAMM!! ... it crashes
+  open``: the message names no position), an item a monster picked up in another room;
+- what lies under the hero, beyond what was seen there before it stepped on;
+- what an item is beyond its printed name (unidentified potions keep their appearance, ``a
+  purple-red potion``), what a container holds, a level's unexplored part;
+- which of several things of one name at one position is meant (they share the cell's vertex).
 
 The ground truth (:class:`NetHackObservedTruth`) maps the env's privileged facts
 (``("staircase down", "at", "level 2 x48 y8")``, ``("you", "carry", item)``, ...) to the same
 triples and counts a fact once the text has shown its position (or, for the inventory, its
-item), for as long as it stays true.
+item), for as long as it stays true; the facts come from the map's glyphs, so what the hero stands on
+is carried over from the last step it was seen (creatures excepted) until the hero steps off. The
+parser hands it over with itself (:meth:`NetHackRules.observed_truth`, the backend's fact mapper:
+:meth:`NetHackObservedTruth.map_facts`).
 
 Example:
     >>> text = ("Dungeon level 1, turn 3. HP 14/14.\\n\\nYou are in a room spanning x1-9 y1-5, at x3 y2. "

@@ -27,12 +27,28 @@ TWX text                                                        triples
 
 A room description is a snapshot: believed things of the room, of its supporters and open
 containers, and exits no longer shown are invalidated; an ``inventory`` answer replaces the believed
-inventory; ``prepare meal`` uses up the cookbook's ingredients.
+inventory; ``prepare meal`` uses up the cookbook's ingredients. TWX names things alike (a trash can in
+the kitchen and another in the bathroom, two wood doors, two blue belts): a thing lying in, or on or
+in furniture of, another room than the agent's is never replaced (:meth:`TWXRules.outdated`), since
+nothing leaves a room but through the agent's hands there.
+
+What it cannot see (TWX's text does not tell it):
+
+- what a closed container holds until it is opened (nor what it holds once closed again: the last
+  contents seen stay believed);
+- which of two things of one name the text speaks of: two doors called ``wood door`` share one
+  believed open/closed state (the last the text showed), and a feedback line (``You take the knife.``)
+  is read as about the one in the agent's room;
+- a room not yet named (a neighbour behind a closed door is known once the door opens);
+- the cookbook's ingredients before it is read, and what cooking does to a thing's name beyond the
+  adjectives TWX prints (``sliced``, ``grilled``...: dropped from names).
 
 The ground truth (:class:`TWXObservedTruth`) is TextWorld's (:class:`~textmem_gym.memory.ground_truth.ObservedTruth`;
 the env's facts use TextWorld's predicates) plus what TWX's text shows and TextWorld's does not:
 a neighbouring room named in the description (``To the North you see the corridor``) counts
-as observed before it is walked.
+as observed before it is walked. Of things of one name in several states at once (two wood doors,
+one open), the truth holds the state the text showed last, which is all a memory keyed by names
+can hold; an open one of them shows what it holds.
 
 Example:
     >>> from textmem_gym.memory.semantic import TripleStore
