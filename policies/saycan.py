@@ -26,16 +26,20 @@ the afforded candidates (structured output where offered), and the env action is
 fallback ``no_logprobs`` (``episode_stats()["fallbacks"]``). LLM errors while scoring count as
 ``llm_error`` (the heuristic critic's best untried command is played).
 
-**llama-cpp-python's server (0.3.36) does not suit SayCan**; use vLLM or OpenAI's completion models:
+**Endpoints.** ``textmem-gym serve-llm`` (a local GGUF model) answers these requests through its
+own scoring route (:mod:`textmem_gym.llm.scoring_server`): the prompt is evaluated once and each
+candidate from the cached prompt, so a step costs about one prompt evaluation. vLLM answers them too
+(completions with ``echo`` and ``logprobs``, computed from its ``prompt_logprobs``), as does any server
+whose completions echo the prompt's log-probabilities in OpenAI's legacy shape. llama-cpp-python's
+stock server (``python -m llama_cpp.server``, 0.3.36) does not suit SayCan: its echo path sorts the
+whole vocabulary in Python for every prompt token (hours per step) and, for a model without a BOS token
+such as SmolLM2, its values are one token off.
 
-* *cost*: its completions with ``echo`` and ``logprobs`` sort the whole vocabulary (49,152 tokens for
-  SmolLM2) in Python for every echoed token (``llama_cpp/llama.py`` ``_create_completion``), before
-  cutting to the requested top ``logprobs`` (so ``logprobs=0`` costs the same). Measured with
-  ``benchmarks/real_llm.py --logprob-cost``: 0.23-0.34 s per prompt token per candidate on 2 shared
-  cores (load average ~10), i.e. hours per step at SayCan's ~1,000-token prompt and 30 candidates;
-* *correctness*: for a model without a beginning-of-sequence token (SmolLM2) the echoed
-  log-probabilities are shifted by one token (the value reported for a token is that of the same
-  token following itself), so the scores would not be the command's log-probability either.
+**Scores** follow SayCan's notebook: the language score is the sum of the command's token
+log-probabilities; it is multiplied (as a probability) by the affordance and normalised over the
+candidates (``last_probabilities``); the argmax is played. A candidate the endpoint answered without
+log-probabilities is left out and counted (``unscored_commands``); every action not chosen by the
+model's scores is counted by cause in ``episode_stats()["fallbacks"]``.
 
 Example:
     >>> policy = SayCanPolicy()
@@ -47,6 +51,7 @@ Example:
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -76,6 +81,25 @@ from textmem_gym.llm.prompts import Trimmable, fit_prompt, prompt_limit, rank_co
 NO_COMPLETIONS = (400, 404, 405, 422, 501)
 #: Tokens kept free after the prompt for the scored command.
 COMMAND_TOKENS = 32
+
+
+def combined_scores(logprobs: Mapping[str, float], affordance: Mapping[str, float]) -> dict[str, float]:
+    """SayCan's notebook: ``p_LM(c) * affordance(c)``, normalised over the candidates (computed from the
+    summed log-probabilities without underflow); all zero when no candidate is afforded.
+
+    Example:
+        >>> import math
+        >>> scores = combined_scores({"a": math.log(0.2), "b": math.log(0.6), "c": 0.0}, {"a": 1, "b": 1, "c": 0})
+        >>> {c: round(p, 3) for c, p in scores.items()}
+        {'a': 0.25, 'b': 0.75, 'c': 0.0}
+    """
+    kept = {c: lp for c, lp in logprobs.items() if affordance.get(c, 0.0) > 0}
+    if not kept:
+        return {c: 0.0 for c in logprobs}
+    peak = max(kept.values())
+    weights = {c: math.exp(lp - peak) * affordance[c] for c, lp in kept.items()}
+    total = sum(weights.values())
+    return {c: weights.get(c, 0.0) / total for c in logprobs}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -145,8 +169,9 @@ class SayCanPolicy(CriticTurns, LLMPolicy):
         self.turns: list[tuple[str, str]] = []
         self.counts = {"steps": 0, "scored_commands": 0, "candidates_cut": 0, "llm_fallbacks": 0,
                        "parse_failures": 0, "invalid_actions_mapped": 0, "invalid_actions_defaulted": 0,
-                       "examples": len(self.example_paths), "trimmed_prompts": 0}
+                       "examples": len(self.example_paths), "trimmed_prompts": 0, "unscored_commands": 0}
         self.last_scores: dict[str, float] = {}
+        self.last_probabilities: dict[str, float] = {}
 
     def episode_stats(self) -> dict[str, Any]:
         stats = self.llm.episode_stats()
@@ -211,7 +236,9 @@ class SayCanPolicy(CriticTurns, LLMPolicy):
             scores = self.score(candidates)
             if scores:
                 self.last_scores = scores
-                return self.llm.model_action(max(candidates, key=lambda c: scores.get(c, float("-inf"))))
+                self.last_probabilities = combined_scores(scores, {c: 1.0 for c in candidates})
+                probabilities = self.last_probabilities
+                return self.llm.model_action(max(candidates, key=lambda c: probabilities.get(c, -1.0)))
             if self.logprobs_served is not False:  # scoring failed for another reason
                 self.counts["llm_fallbacks"] += 1
                 return self.llm.fallback(self.llm.failure_cause(),
@@ -234,6 +261,7 @@ class SayCanPolicy(CriticTurns, LLMPolicy):
                 if self.logprobs_served is None:
                     self.logprobs_served = False
                     return {}
+                self.counts["unscored_commands"] += 1
                 continue
             self.logprobs_served = True
             scores[command] = value

@@ -210,34 +210,44 @@ class CompletionExchange(Exchange):
     """A (legacy) ``/v1/completions`` request: with ``echo`` the prompt comes back, and with
     ``logprobs`` each token's log-probability from the ``scorer`` (``None`` for the first token,
     as real servers do); without a scorer the answer has no log-probabilities (``logprobs: null``),
-    like a server that does not score prompts. One token (:data:`GENERATED`) is generated."""
+    like a server that does not score prompts. One token (:data:`GENERATED`) is generated, none with
+    ``max_tokens: 0`` (the scoring route of ``textmem-gym serve-llm``); a list of prompts gets one
+    choice each."""
 
     def __init__(self, handler: BaseHTTPRequestHandler, stopping: threading.Event, body: dict[str, Any],
                  scorer: Scorer | None) -> None:
         super().__init__(handler, stopping)
         self.body, self.scorer = body, scorer
         prompt = body.get("prompt")
-        self.prompt: str | None = prompt if isinstance(prompt, str) else None
+        prompts = [prompt] if isinstance(prompt, str) else prompt
+        valid = isinstance(prompts, list) and bool(prompts) and all(isinstance(p, str) for p in prompts)
+        self.prompts: list[str] | None = prompts if valid else None
+        self.prompt: str | None = self.prompts[0] if self.prompts else None
 
-    def payload(self, *, text: str | None, finish_reason: str, usage: bool) -> dict[str, Any]:
-        prompt = self.prompt or ""
+    def _choice(self, index: int, prompt: str) -> dict[str, Any]:
         echo = bool(self.body.get("echo"))
-        full = (prompt if echo else "") + GENERATED
-        choice: dict[str, Any] = {"index": 0, "text": full, "finish_reason": "length", "logprobs": None}
+        generated = "" if self.body.get("max_tokens") == 0 else GENERATED
+        full = (prompt if echo else "") + generated
+        choice: dict[str, Any] = {"index": index, "text": full, "finish_reason": "length", "logprobs": None}
         if self.scorer is not None and self.body.get("logprobs") is not None:
             base = 0 if echo else len(prompt)
-            tokens = split_tokens((prompt if echo else "") + GENERATED)
-            whole = prompt + GENERATED
+            tokens = split_tokens(full)
+            whole = prompt + generated
             values = [None if base + offset == 0 else float(self.scorer(whole[:base + offset], token))
                       for offset, token in tokens]
             choice["logprobs"] = {"tokens": [t for _, t in tokens], "token_logprobs": values,
                                   "text_offset": [o for o, _ in tokens], "top_logprobs": None}
+        return choice
+
+    def payload(self, *, text: str | None, finish_reason: str, usage: bool) -> dict[str, Any]:
+        prompts = self.prompts or [""]
         body: dict[str, Any] = {"id": f"cmpl-local-{uuid.uuid4().hex[:12]}", "object": "text_completion",
                                 "created": int(time.time()), "model": self.body.get("model", "local-model"),
-                                "choices": [choice]}
+                                "choices": [self._choice(i, p) for i, p in enumerate(prompts)]}
         if usage:
-            body["usage"] = {"prompt_tokens": count_words(prompt), "completion_tokens": 1,
-                             "total_tokens": count_words(prompt) + 1}
+            generated = 0 if self.body.get("max_tokens") == 0 else len(prompts)
+            words = sum(count_words(p) for p in prompts)
+            body["usage"] = {"prompt_tokens": words, "completion_tokens": generated, "total_tokens": words + generated}
         return body
 
 

@@ -38,6 +38,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from textmem_gym.llm.scoring_server import ScoringRequestError, is_scoring_request, scoring_arguments
 from textmem_gym.llm.structured import mode_of_body
 from textmem_gym.llm.testing.exchange import (
     ChatExchange,
@@ -370,9 +371,15 @@ class LocalOpenAIServer:
 
     def _completions(self, handler: _Handler, body: dict[str, Any], index: int) -> None:
         exchange = CompletionExchange(handler, self._stopping, body, self.scorer)
-        if exchange.prompt is None:
-            exchange.send_error(400, "'prompt' must be a string")
+        if exchange.prompts is None:
+            exchange.send_error(400, "'prompt' must be a string or a non-empty list of strings")
             return
+        if is_scoring_request(body):  # checked as textmem-gym serve-llm's scoring route checks it
+            try:
+                scoring_arguments(body)
+            except ScoringRequestError as exc:
+                exchange.send_error(400, str(exc))
+                return
         self._answer(exchange, self.faults.next(index, body))
 
     @staticmethod
