@@ -10,7 +10,7 @@ export TEXTMEM_ROMS_DIR ?= $(SHARED_ROMS)
 endif
 STAMP := $(VENV)/.installed-$(shell cat setup.cfg pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test docs test-real-llm smollm2 lint install java chromium clean-venv
+.PHONY: run test docs test-real-llm test-cluster smollm2 lint install java chromium clean-venv
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -75,6 +75,11 @@ smollm2: $(PY)
 
 test-real-llm: $(LOCAL_LLM_STAMP) smollm2 java
 	$(PY) -m pytest -m real_llm tests
+
+# make test-cluster: the tests marked cluster, which start a real two-node Ray cluster (two `ray start`
+# processes on this machine) and train RLlib PPO on it (~2-4 min on 2 cores).
+test-cluster: install
+	$(PY) -m pytest -m cluster tests
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
