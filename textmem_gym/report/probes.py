@@ -72,7 +72,9 @@ def probe_section(rows: Sequence[dict[str, Any]]) -> str:
             "the memory's context fitted to one token budget; \"structural\": from the memory's optional parts "
             "(beliefs, map, history), no model; \"not offered\": the memory lacks the part. R@B: answer recall in "
             "percent, the share of questions whose gold answer (or an alias; every listed thing for lists) is in "
-            "the context the memory returns within B tokens, no model (textmem_gym.qa.probes.recall).</p>\n"
+            "the context the memory returns within B tokens, no model (textmem_gym.qa.probes.recall); FM@B: "
+            "first-mention accuracy in percent, the share of questions where the first candidate answer that "
+            "context names is the gold one (a stale holder named first is wrong).</p>\n"
             "</section>")
 
 

@@ -13,6 +13,8 @@ Example:
     ...           "answer_recall": {"256": False, "512": True, "1024": True, "2048": True}, "support_recall": None}
     >>> "<td>0.0</td><td>100.0</td><td>100.0</td><td>100.0</td><td>-</td><td>-</td>" in qa_section([recall])
     True
+    >>> "first mention @256 tokens" in qa_section([recall])
+    True
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ COLUMNS: dict[str, Any] = {
     "cost (USD)": lambda s: "-" if s["cost_usd"] is None else f"{s['cost_usd']:.4f}",
     **{f"answer recall @{b} tokens": (lambda s, b=b: _number((s["answer_recall"] or {}).get(b))) for b in BUDGETS},
     **{f"support recall@{k}": (lambda s, k=k: _number((s["support_recall"] or {}).get(k))) for k in PARAGRAPH_KS},
+    **{f"first mention @{b} tokens": (lambda s, b=b: _number((s.get("first_mention") or {}).get(b)))
+       for b in BUDGETS},
 }
 
 
@@ -61,7 +65,9 @@ def qa_section(rows: Sequence[dict[str, Any]]) -> str:
             "normalisation); tokens per question, building (a memory's extraction) apart from answering; answer "
             "recall at B tokens: % of questions whose gold answer or an alias is in the method's context cut to B "
             "tokens (yes/no questions left out); support recall@k: mean share of the supporting paragraphs among "
-            "the k it ranks first; -: no model answered, or not offered.</p>\n"
+            "the k it ranks first; first mention at B tokens: % of questions where the first candidate answer the "
+            "context cut to B tokens names is the gold one (rivals: the titles of the question's paragraphs); -: no "
+            "model answered, or not offered.</p>\n"
             "</section>")
 
 
