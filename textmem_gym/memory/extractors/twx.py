@@ -171,7 +171,7 @@ class TWXRules:
         furniture only seen there)."""
         if triple.relation == AT:
             return triple.object != here
-        rooms = self._holder_rooms.get(triple.object)
+        rooms = self._holder_rooms.get(triple.object, set())
         return triple.relation in (ON, IN) and bool(rooms) and here not in rooms
 
     @staticmethod
