@@ -28,6 +28,7 @@ Example:
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
@@ -162,13 +163,28 @@ def greedy_action(module: MaskedCommandModule, observation: dict[str, Any]) -> i
     return int(out[Columns.ACTION_DIST_INPUTS][0].argmax())
 
 
+#: Where an ``Algorithm.save_to_path`` checkpoint keeps the learner's RLModule.
+MODULE_IN_CHECKPOINT = ("learner_group", "learner", "rl_module", "default_policy")
+
+
 class GreedyModule:
-    """An RLModule behind SB3's ``predict`` interface, so :func:`baselines_rl.storage.evaluate_model`
-    plays it on ``EnvSpec.make`` envs (``TextEncodingWrapper`` observations) as it plays SB3 models."""
+    """An RLModule behind SB3's ``predict``/``load`` interface, so :func:`baselines_rl.storage.evaluate_model`
+    plays it on ``EnvSpec.make`` envs (``TextEncodingWrapper`` observations) as it plays SB3 models, and
+    ``rl:runs/x/checkpoint`` plays a ``baselines_rl.rllib_ppo`` checkpoint in ``textmem-gym eval``."""
 
     def __init__(self, module: MaskedCommandModule):
         self.module = module
 
+    @classmethod
+    def load(cls, path: str | Path, device: str = "cpu") -> GreedyModule:
+        """The learner's module of an ``Algorithm.save_to_path`` checkpoint directory (no Ray needed)."""
+        from ray.rllib.core.rl_module.rl_module import RLModule
+
+        module = RLModule.from_checkpoint(str(Path(path).joinpath(*MODULE_IN_CHECKPOINT).resolve()))
+        module.eval()
+        return cls(module.to(device))
+
     def predict(self, observation: dict[str, np.ndarray], deterministic: bool = True) -> tuple[np.ndarray, None]:
         """Greedy slot for one encoded observation (``deterministic`` is always true here)."""
         return np.asarray(greedy_action(self.module, masked_layout(observation))), None
+

@@ -5,7 +5,7 @@ One file is enough to rebuild the env encoding and run the model (``rl:PATH``); 
 
 Example:
     >>> sorted(ALGORITHMS)
-    ['maskable_ppo', 'masked_dqn']
+    ['maskable_ppo', 'masked_dqn', 'rllib_ppo']
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ METADATA_ENTRY = "textmem.json"
 ALGORITHMS: dict[str, str] = {
     "maskable_ppo": "sb3_contrib:MaskablePPO",
     "masked_dqn": "baselines_rl.dqn:MaskedDQN",
+    "rllib_ppo": "baselines_rl.rllib_module:GreedyModule",  # a checkpoint directory (baselines_rl.rllib_ppo)
 }
 
 
@@ -52,6 +53,8 @@ def save_model(model: Any, path: str | Path, algorithm: str, spec: EnvSpec,
 def read_metadata(path: str | Path) -> dict[str, Any]:
     """The ``textmem.json`` of a model file (``ValueError`` for files not saved by :func:`save_model`)."""
     path = Path(path)
+    if path.is_dir() and (path / METADATA_ENTRY).is_file():  # an RLlib checkpoint (baselines_rl.rllib_ppo)
+        return json.loads((path / METADATA_ENTRY).read_text())
     if not path.is_file():
         raise ValueError(f"model file {str(path)!r} does not exist")
     try:

@@ -26,6 +26,7 @@ pytest.importorskip("ray.rllib")
 
 from baselines_rl.callbacks import read_csv  # noqa: E402
 from baselines_rl.rllib_ppo import RLlibPPOArgs, build_config  # noqa: E402
+from baselines_rl.storage import evaluate_model, load_model  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.cluster]
 
@@ -154,3 +155,7 @@ def test_script_trains_on_the_cluster_and_writes_the_run(cluster: str, tmp_path:
     assert episodes and all(1 <= row["steps"] <= 10 for row in episodes)
     assert {row["env"] for row in episodes} == {1.0, 2.0}  # both runners reported episodes
     assert (out / "checkpoint" / "textmem.json").is_file() and (out / "checkpoint" / "rllib_checkpoint.json").is_file()
+    model, algorithm, spec = load_model(out / "checkpoint")  # what rl:PATH loads for textmem-gym eval
+    assert algorithm == "rllib_ppo" and spec.env_id == L1
+    [episode] = evaluate_model(model, spec, episodes=1)
+    assert 1 <= episode["steps"] <= 10 and episode["invalid_actions"] == 0
