@@ -70,7 +70,7 @@ class MaskedObservation(gym.ObservationWrapper):
         inner = env.observation_space
         if not isinstance(inner, spaces.Dict) or "action_mask" not in inner.spaces:
             raise ValueError("MaskedObservation wraps a TextEncodingWrapper env (a Dict with 'action_mask')")
-        size = int(inner["action_mask"].shape[0])
+        size = spaces.flatdim(inner["action_mask"])
         self.observation_space = spaces.Dict({
             "action_mask": spaces.Box(0.0, 1.0, (size,), np.float32),
             "observations": spaces.Dict({k: v for k, v in inner.spaces.items() if k != "action_mask"})})
@@ -113,17 +113,21 @@ class MaskedCommandModule(TorchRLModule, ValueFunctionAPI):
 
     def setup(self) -> None:
         """Builds the networks for the ``observations`` part of the space."""
-        config = dict(self.model_config or {})
+        config = self.model_config if isinstance(self.model_config, dict) else {}
         model, hidden = config.get("model", "drrn"), int(config.get("hidden_dim", 128))
-        mask_space, inner = self.observation_space["action_mask"], self.observation_space["observations"]
-        self.model, self.max_commands = model, int(mask_space.shape[0])
+        space = self.observation_space
+        inner = space.spaces.get("observations") if isinstance(space, spaces.Dict) else None
+        if not isinstance(space, spaces.Dict) or not isinstance(inner, spaces.Dict) or "action_mask" not in space:
+            raise ValueError(f"MaskedCommandModule needs MaskedObservation's Dict space, got {space}")
+        mask_space = space["action_mask"]
+        self.model, self.max_commands = model, spaces.flatdim(mask_space)
         if model == "drrn":
             self.encoder: nn.Module = DRRNEncoder(spaces.Dict({**inner.spaces, "action_mask": mask_space}),
                                                   int(config.get("embedding_dim", 64)), hidden)
             self.scorer: nn.Module = DRRNScorer(hidden, self.max_commands)
         elif model == "mlp":
             self.keys = sorted(inner.spaces)
-            width = sum(int(np.prod(inner[k].shape)) for k in self.keys)
+            width = sum(spaces.flatdim(inner[k]) for k in self.keys)
             self.encoder = nn.Sequential(nn.Linear(width, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
             self.scorer = nn.Linear(hidden, self.max_commands)
         else:
@@ -181,6 +185,8 @@ class GreedyModule:
         from ray.rllib.core.rl_module.rl_module import RLModule
 
         module = RLModule.from_checkpoint(str(Path(path).joinpath(*MODULE_IN_CHECKPOINT).resolve()))
+        if not isinstance(module, MaskedCommandModule):
+            raise ValueError(f"{path} holds a {type(module).__name__}, not a baselines_rl.rllib_ppo module")
         module.eval()
         return cls(module.to(device))
 

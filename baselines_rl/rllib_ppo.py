@@ -59,7 +59,7 @@ class RLlibPPOArgs(PPOArgs):
     """Where checkpoints and CSV logs go."""
     address: str | None = None
     """Ray cluster to join (``HOST:PORT`` of a ``ray start --head``, or ``auto``); ``None``: a local Ray."""
-    num_cpus_per_env_runner: float = 1.0
+    num_cpus_per_env_runner: int = 1
     """CPUs each env runner reserves (Ray places runners where CPUs are free)."""
 
 
@@ -73,7 +73,7 @@ def episode_row(info: dict[str, Any]) -> dict[str, Any]:
 def _callbacks_class() -> type:
     from ray.rllib.callbacks.callbacks import RLlibCallback
 
-    class EpisodeRows(RLlibCallback):  # type: ignore[misc]
+    class EpisodeRows(RLlibCallback):
         """Sends each finished episode's row to the driver through the env runner's metrics."""
 
         def on_episode_end(self, *, episode: Any, metrics_logger: Any = None, env_runner: Any = None,

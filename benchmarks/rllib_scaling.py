@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -35,6 +36,7 @@ from baselines_rl.ppo import PPOArgs  # noqa: E402
 from baselines_rl.ppo import train as train_sb3  # noqa: E402
 from baselines_rl.rllib_ppo import RLlibPPOArgs, build_config, start_ray  # noqa: E402
 from baselines_rl.rllib_ppo import train as train_rllib  # noqa: E402
+from baselines_rl.train import TrainResult  # noqa: E402
 
 #: The game SB3's MaskablePPO learns (benchmarks/twx_ppo.py): TWX CookingWorld, one room, one ingredient.
 TWX_EASY = ("numLocations=1", "numIngredients=1", "numDistractorItems=0", "includeDoors=0", "limitInventorySize=0")
@@ -142,8 +144,9 @@ def parity(args: Args) -> None:
                               "eval_freq": args.eval_freq, "eval_episodes": 2, "stop_score": TARGET,
                               "progress": False, **TUNED}
     rows = {}
-    for name, train, args_class in (("SB3 MaskablePPO", train_sb3, PPOArgs),
-                                    ("RLlib PPO", train_rllib, RLlibPPOArgs)):
+    cases: list[tuple[str, Callable[[Any], TrainResult], type[PPOArgs]]] = [
+        ("SB3 MaskablePPO", train_sb3, PPOArgs), ("RLlib PPO", train_rllib, RLlibPPOArgs)]
+    for name, train, args_class in cases:
         load, start = os.getloadavg()[0], time.perf_counter()
         result = train(args_class(out_dir=str(Path(args.out) / name.split()[0].lower()), **common))
         rows[name] = {"reached": result.first_reaching(TARGET), "seconds": time.perf_counter() - start,

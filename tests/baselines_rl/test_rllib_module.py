@@ -36,7 +36,7 @@ def test_module_never_samples_a_masked_command(model: str) -> None:
         out = module.forward_exploration({Columns.OBS: _batch(obs)})
         logits = out[Columns.ACTION_DIST_INPUTS]
         actions = TorchCategorical.from_logits(logits.expand(500, -1)).sample()
-        assert set(actions.tolist()) <= set(np.flatnonzero(mask).tolist())  # only admissible slots
+        assert set(np.asarray(actions).tolist()) <= set(np.flatnonzero(mask).tolist())  # only admissible slots
         assert module.compute_values({Columns.OBS: _batch(obs)}).shape == (1,)
         obs, _, terminated, truncated, info = env.step(int(actions[0]))
         done, steps = terminated or truncated, steps + 1
