@@ -74,7 +74,7 @@ def test_id_tables_import_no_env_code() -> None:
 #: one above (lazy imports inside functions included). ``policies`` and ``baselines_rl`` sit on top.
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("textmem_gym.core", "textmem_gym.results", "textmem_gym.loading", "textmem_gym.paths",
-     "textmem_gym.downloads", "textmem_gym.fallbacks"),
+     "textmem_gym.downloads", "textmem_gym.fallbacks", "textmem_gym.locking"),
     ("textmem_gym.envs", "textmem_gym.llm"),
     ("textmem_gym.memory",),
     ("textmem_gym.wrappers", "textmem_gym.qa"),
