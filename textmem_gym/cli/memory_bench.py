@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -47,6 +48,10 @@ def cmd_memory_bench(args: argparse.Namespace) -> int:
     if args.overwrite and args.out is None:
         raise ValueError("memory-bench: --overwrite needs --out (the results file whose records of this run are "
                          "made again)")
+    # One math-library thread: the embedding memories (dense, hipporag) encode one short text at a time, where a
+    # second thread gains little and, on a busy machine, waits a scheduler slice per operation (MiniLM on 40 steps
+    # of twx-coin-short with other jobs running: 167 s with two threads, 41 s with one). A value set is kept.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
     started = time.perf_counter()
     rows = run_bench(_names(args.memories) or DEFAULT_MEMORIES, trajectories=_names(args.trajectories),
                      budgets=budgets, per_kind=args.per_kind, options=options, out=args.out, overwrite=args.overwrite,
