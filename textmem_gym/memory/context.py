@@ -22,7 +22,9 @@ machinery: lines, most relevant first, each said once, until the budget is full.
 6. **the past**: facts no longer believed, with the steps they were believed
    (``knife, was on, table (steps 3-10)``), nearest the question's entities first, most recent first;
 7. **the episodes**: the step's action and observation (``step 12 in kitchen: > take knife | ...``),
-   those naming a question entity (or spent in one) first, then the others, most recent first.
+   those naming a question entity (or spent in one) first, then the others, most recent first (a
+   step the game refused is left out: it teaches nothing, and its command may name what the game
+   never printed).
 
 The question's entities are the believed graph's names it contains (the longest name at each
 place; directions and values such as ``open`` are not entities). A spatial fact and its inverse
@@ -56,7 +58,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from textmem_gym.memory.budget import LINE_OVERHEAD, count_tokens, fit_budget
-from textmem_gym.memory.retrieval import Episode, EpisodicMemory, passage_text
+from textmem_gym.memory.retrieval import Episode, passage_text
 from textmem_gym.memory.semantic import (
     DIRECTIONS,
     HAS_EXIT,
@@ -131,7 +133,6 @@ class ContextSource(Protocol):
     """What :class:`GraphContext` reads of a graph memory (:class:`~textmem_gym.memory.graph_memory.GraphMemory`)."""
 
     store: TripleStore
-    episodic: EpisodicMemory
     location: str | None
     step: int
     max_episode_chars: int
@@ -146,7 +147,10 @@ class ContextSource(Protocol):
         """The shortest known path, ``[(direction, room reached)]``."""
 
     def search_episodes(self, query: str, k: int) -> list[Episode]:
-        """The ``k`` episodes whose text best matches ``query`` (BM25), best first."""
+        """The ``k`` readable episodes whose text best matches ``query`` (BM25), best first."""
+
+    def readable_episodes(self) -> list[Episode]:
+        """The episodes whose observation is not only the parser's refusal, oldest first."""
 
 
 def past_relation(relation: str) -> str:
@@ -355,7 +359,7 @@ class GraphContext:
     def _episodes(self) -> Iterator[str]:
         """The episodes naming (or spent in) a question entity, most recent first; then those matching
         the question's words, best first; then the others, most recent first (section 7)."""
-        episodes = self.memory.episodic.episodes
+        episodes = self.memory.readable_episodes()
         entities = set(self.focus.entities)
         names = EntityNames(entities)
         chars = self.memory.max_episode_chars

@@ -181,7 +181,8 @@ class GraphMemory:
         self._graph_cache = GraphCache(self.store)
         self._map_cache = GraphCache(self.store, revision=attrgetter("map_revision"))
         self._contexts: tuple[int, dict[str, GraphContext]] = (-1, {})
-        self._episode_index: tuple[EpisodicMemory, BM25Index, list[int]] = (self.episodic, BM25Index(), [0])
+        self._episode_index: tuple[EpisodicMemory, BM25Index, list[Episode], list[int]] = (
+            self.episodic, BM25Index(), [], [0])
         self._names: tuple[int, EntityNames] = (-1, EntityNames(()))
 
     def _changed(self) -> None:
@@ -349,19 +350,31 @@ class GraphMemory:
         found = GraphMemory.retrieve(self, question)
         return found.triples, [episode_line(e, self.max_episode_chars) for e, _ in found.episodes]
 
+    def readable_episodes(self) -> list[Episode]:
+        """The episodes whose observation is not only the parser's refusal (:func:`is_refusal`: a refused
+        command teaches nothing, and its command may name what the game never printed), oldest first."""
+        self._index_episodes()
+        return list(self._episode_index[2])
+
     def search_episodes(self, query: str, k: int) -> list[Episode]:
-        """The ``k`` episodes whose place, action and observation best match ``query`` (BM25), best
-        first; the index reads the episodes added since the last search (none is read while nobody
-        searches)."""
-        episodic, index, indexed = self._episode_index
+        """The ``k`` :meth:`readable_episodes` whose place, action and observation best match ``query``
+        (BM25), best first; the index reads the episodes added since the last search (none is read
+        while nobody searches)."""
+        self._index_episodes()
+        _, index, readable, _ = self._episode_index
+        return [readable[number] for number, score in index.search(query, k) if score > 0]
+
+    def _index_episodes(self) -> None:
+        """Brings the episode index up to the episodes added since it was last read."""
+        episodic, index, readable, indexed = self._episode_index
         if episodic is not self.episodic:
-            episodic, index, indexed = self._episode_index = (self.episodic, BM25Index(), [0])
+            episodic, index, readable, indexed = self._episode_index = (self.episodic, BM25Index(), [], [0])
         episodes = episodic.episodes
-        for number in range(indexed[0], len(episodes)):
-            episode = episodes[number]
-            index.add(number, f"{episode.location or ''} {episode.action} {episode.observation}")
+        for episode in episodes[indexed[0]:]:
+            if not is_refusal(episode.observation):
+                index.add(len(readable), f"{episode.location or ''} {episode.action} {episode.observation}")
+                readable.append(episode)
         indexed[0] = len(episodes)
-        return [episodes[number] for number, score in index.search(query, k) if score > 0]
 
     def _entity_names(self) -> EntityNames:
         """The names of every entity ever believed (not values), kept while no triple is added."""

@@ -191,7 +191,8 @@ class DAVISMemory(GraphMemory):
         world model's facts), the newest first."""
         entities = self._entity_index().top(question, 2)
         facts = [f for g in self.graphs() for f in g.expand(entities, self.hops, latest=self.max_facts)]
-        believed, notes = {}, []
+        believed: dict[int, Triple] = {}
+        notes: list[str] = []
         for fact in sorted(facts, key=lambda f: (f.episode == self.episode_label, f.step, f.id), reverse=True):
             tid = self.store.find(fact.subject, fact.relation, fact.object) if fact.episode == self.episode_label \
                 else None
