@@ -116,8 +116,9 @@ class MaskedCommandModule(TorchRLModule, ValueFunctionAPI):
         config = self.model_config if isinstance(self.model_config, dict) else {}
         model, hidden = config.get("model", "drrn"), int(config.get("hidden_dim", 128))
         space = self.observation_space
-        inner = space.spaces.get("observations") if isinstance(space, spaces.Dict) else None
-        if not isinstance(space, spaces.Dict) or not isinstance(inner, spaces.Dict) or "action_mask" not in space:
+        parts = space.spaces if isinstance(space, spaces.Dict) else {}
+        inner = parts.get("observations")
+        if not isinstance(space, spaces.Dict) or not isinstance(inner, spaces.Dict) or "action_mask" not in parts:
             raise ValueError(f"MaskedCommandModule needs MaskedObservation's Dict space, got {space}")
         mask_space = space["action_mask"]
         self.model, self.max_commands = model, spaces.flatdim(mask_space)
