@@ -164,7 +164,7 @@ def test_an_interrupted_run_keeps_what_finished_and_resumes(tmp_path):
     with pytest.raises(BenchInterrupted, match=f"1 of 2 trajectory x memory runs recorded in {out}") as stopped:
         run_bench(MEMORIES, trajectories=[TRAJECTORY], budgets=(64,), per_kind=1, out=out, progress=progress)
     assert isinstance(stopped.value, KeyboardInterrupt)
-    assert lines[0].startswith("memory-bench: 1 trajectories x 2 memories")  # the first line comes before any work
+    assert lines[0].startswith("memory-bench: 1 trajectory x 2 memories = 2 runs")  # the first line comes before any work
     assert [r["memory"] for r in _lines(out)] == ["full-history"]
     resumed: list[str] = []
     rows = run_bench(MEMORIES, trajectories=[TRAJECTORY], budgets=(64,), per_kind=1, out=out, progress=resumed.append)

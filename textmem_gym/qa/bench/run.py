@@ -367,12 +367,13 @@ def run_bench(memories: Sequence[str | Memory] = DEFAULT_MEMORIES, *, trajectori
         raise ValueError("overwrite needs out (the results file whose records of this run are made again)")
     plan = {(t.name, t.fingerprint, label, config_id(config.recorded(spec))): (t, spec)
             for t in chosen for spec, label in zip(memories, labels)}
-    say(f"memory-bench: {len(chosen)} trajectories x {len(labels)} memories = {len(plan)} runs")
+    say(f"memory-bench: {_count(len(chosen), 'trajectory', 'trajectories')} x "
+        f"{_count(len(labels), 'memory', 'memories')} = {_count(len(plan), 'run', 'runs')}")
     store = ResultsFile(out) if out is not None else None
     records = {} if overwrite else _recorded(store, list(plan), say)
     pending = [t for t in chosen if any(key not in records for key, (p, _) in plan.items() if p is t)]
     if pending:
-        say(f"checking that {len(pending)} trajectories can be played here")
+        say(f"checking that {_count(len(pending), 'trajectory', 'trajectories')} can be played here")
         check_playable(pending)  # before any work, and before overwrite drops anything
     if overwrite and store is not None:
         dropped = store.drop(set(plan), key=record_key)
@@ -394,11 +395,16 @@ def run_bench(memories: Sequence[str | Memory] = DEFAULT_MEMORIES, *, trajectori
         for trajectory in chosen:
             pending = [spec for key, (t, spec) in plan.items() if t is trajectory and key not in records]
             if pending:
-                say(f"{trajectory.name}: {trajectory.describe()}; replaying for {len(pending)} memories")
+                say(f"{trajectory.name}: {trajectory.describe()}; replaying for "
+                    f"{_count(len(pending), 'memory', 'memories')}")
                 _TrajectoryRun(trajectory, pending, config, finished).run()
     except KeyboardInterrupt:
         raise BenchInterrupted(sum(1 for k in plan if k in records), len(plan), out) from None
     return summarize([records[key] for key in plan if key in records], labels)
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def _recall(record: dict[str, Any], budget: int) -> str:
