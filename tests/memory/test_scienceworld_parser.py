@@ -156,12 +156,11 @@ def test_observed_truth_counts_what_the_text_showed_with_printed_names():
 @pytest.mark.java
 @pytest.mark.slow
 def test_belief_accuracy_on_a_real_game():
-    """20 steps of a task the parser was not tuned on, through the wrapper (its ``go to`` macros off:
-    ScienceWorld's own ``go to <room>`` is its move command)."""
+    """20 steps of a task the parser was not tuned on, through the wrapper (ScienceWorld's own ``go to
+    <room>`` is its move command)."""
     from textmem_gym.wrappers import MemoryGraphWrapper
 
-    env = MemoryGraphWrapper(gym.make("TextMem/ScienceWorld-Freeze-v0", privileged="facts"), memory="arigraph",
-                             goto=False)
+    env = MemoryGraphWrapper(gym.make("TextMem/ScienceWorld-Freeze-v0", privileged="facts"), memory="arigraph")
     commands = ["look around", "open door to hallway", "go to hallway", "look around", "go to kitchen",
                 "look around", "open fridge", "look at fridge", "open cupboard", "look around", "pick up metal pot",
                 "inventory", "open freezer", "move metal pot to freezer", "look at freezer", "go to outside",
