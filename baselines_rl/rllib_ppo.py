@@ -112,8 +112,8 @@ def build_config(args: RLlibPPOArgs, spec: EnvSpec) -> Any:
 
 def set_novelty_bonus(env_runner: Any, bonus: float) -> None:
     """Sets the novelty bonus of an env runner's envs (the driver's local runner may have none)."""
-    if env_runner.env is not None:
-        env_runner.env.call("set_novelty_bonus", bonus)
+    if env_runner.env is not None:  # RLlib's vector env, under its DictInfoToList wrapper
+        env_runner.env.unwrapped.call("set_novelty_bonus", bonus)
 
 
 def start_ray(address: str | None, num_cpus: int) -> bool:
@@ -189,8 +189,9 @@ def train(args: RLlibPPOArgs) -> TrainResult:
                 bonus = args.novelty_bonus * max(0.0, 1.0 - steps / args.novelty_decay_steps)
                 algo.env_runner_group.foreach_env_runner(lambda runner, b=bonus: set_novelty_bonus(runner, b))
             result = algo.train()
-            steps = int(result[ENV_RUNNER_RESULTS][NUM_ENV_STEPS_SAMPLED_LIFETIME])
-            for row in result[ENV_RUNNER_RESULTS].get(EPISODES_KEY) or []:
+            runners = result.get(ENV_RUNNER_RESULTS) or {}  # empty when every runner failed this iteration
+            steps = int(runners.get(NUM_ENV_STEPS_SAMPLED_LIFETIME, steps))
+            for row in runners.get(EPISODES_KEY) or []:
                 episodes.write({**row, "timesteps": steps, "wall_time_s": round(time.perf_counter() - start, 2)})
             if args.eval_freq and args.eval_episodes and steps >= next_eval:
                 run_eval()
