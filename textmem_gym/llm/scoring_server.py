@@ -261,7 +261,12 @@ class PromptScorer:
             start = min(min(wanted) if wanted else n, common)
             scored = self._scored[:common] or [_Scored(None, None, MAX_TOP_LOGPROBS)]
             self._rewind(start)
-            rows = self._decode(tokens[start:], start, wanted) if start < n else {}
+            try:
+                rows = self._decode(tokens[start:], start, wanted) if start < n else {}
+            except BaseException:  # the KV cache may hold part of the text: start afresh next time
+                self._api.llama_memory_seq_rm(self._memory, 0, 0, -1)
+                self._tokens, self._scored = [], []
+                raise
             for i in range(len(scored), n):
                 row = rows[i - 1]
                 scored.append(_Scored(float(row[tokens[i]]), self._top(row, top) if top else None, top))
