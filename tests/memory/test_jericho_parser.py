@@ -10,7 +10,7 @@ import gymnasium as gym
 import pytest
 
 import textmem_gym  # noqa: F401
-from textmem_gym.memory import make_memory
+from textmem_gym.memory import BeliefAccuracy, make_memory
 from textmem_gym.memory.adoption import parser_for
 from textmem_gym.memory.extractors.jericho import JerichoObservedTruth, JerichoRules, read_jericho
 from textmem_gym.memory.extractors.rules import DARK_PLACE
@@ -160,3 +160,21 @@ def test_belief_accuracy_on_the_first_walkthrough_steps_of_zork1():
     assert tp / (tp + fp) >= 0.95 and tp / (tp + fn) >= 0.85, summary
     assert summary["spatial"]["precision"] == summary["spatial"]["recall"] == 1.0, summary
     assert summary["containment"]["precision"] >= 0.8 and summary["containment"]["tp"] >= 80, summary
+
+
+def test_a_thing_on_a_holder_the_text_never_named_is_at_the_room_it_printed():
+    # Zork I's sack lies on the "kitchen table" (a name the game never prints): "There is a brown sack here."
+    truth = JerichoObservedTruth()
+    facts = [("player", "at", "Kitchen"), ("kitchen table", "in", "Kitchen"), ("brown sack", "in", "kitchen table")]
+    seen = truth.step(facts, "east", "Kitchen\nYou are in the kitchen of the white house.\nThere is a brown sack here.")
+    assert ("brown sack", "is at", "kitchen") in seen
+    assert not any(t[0] == "kitchen table" or t[2] == "kitchen table" for t in seen), "never printed"
+
+
+def test_believed_open_and_closed_states_are_unverifiable_against_the_object_tree():
+    metric = BeliefAccuracy(JerichoObservedTruth())
+    facts = [("player", "at", "West of House"), ("small mailbox", "in", "West of House")]
+    believed = [("small mailbox", "is at", "west of house"), ("small mailbox", "is", "open")]
+    score = metric.step(facts, "", believed, WEST_OF_HOUSE)
+    assert (score["state"].fp, score["overall"].unverifiable, score["overall"].precision) == (0, 1, 1.0)
+    assert metric.last_errors["unverifiable"] == {("small mailbox", "is", "open")}

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 from textmem_gym.envs.privileged import FactTriple
 from textmem_gym.memory.ground_truth import RELATION_CLASSES, ObservedTruth, Truth, relation_class
@@ -78,28 +79,40 @@ def _normalized(triples: Iterable[TripleKey]) -> set[TripleKey]:
     return {(normalize(s), normalize(r), normalize(o)) for s, r, o in triples}
 
 
-def _scored(triples: Iterable[TripleKey]) -> set[TripleKey]:
-    """The triples normalized, keeping those of a scored relation class."""
-    return {triple for triple in _normalized(triples) if relation_class(triple)}
+@runtime_checkable
+class ChecksPartly(Protocol):
+    """A truth tracker whose facts cannot check some relation classes (the Jericho object tree has no
+    open/closed states): believed triples of those classes count as unverifiable, never as wrong."""
+
+    unchecked_classes: frozenset[str]
 
 
-def unverifiable(believed: Iterable[TripleKey]) -> set[TripleKey]:
-    """The believed triples of no scored relation class (no fact can check them).
+def _scored(triples: Iterable[TripleKey], unchecked: frozenset[str] = frozenset()) -> set[TripleKey]:
+    """The triples normalized, keeping those of a scored relation class (not one of ``unchecked``)."""
+    return {triple for triple in _normalized(triples) if relation_class(triple) not in (None, *unchecked)}
+
+
+def unverifiable(believed: Iterable[TripleKey], unchecked: frozenset[str] = frozenset()) -> set[TripleKey]:
+    """The believed triples of no scored relation class, or of a class in ``unchecked`` (no fact can
+    check them).
 
     Example:
         >>> sorted(unverifiable([("recipe", "requires", "apple"), ("apple", "is in", "inventory")]))
         [('recipe', 'requires', 'apple')]
+        >>> sorted(unverifiable([("box", "is", "open")], frozenset({"state"})))
+        [('box', 'is', 'open')]
     """
-    return {triple for triple in _normalized(believed) if not relation_class(triple)}
+    return {triple for triple in _normalized(believed) if relation_class(triple) in (None, *unchecked)}
 
 
-def score_beliefs(believed: Iterable[TripleKey], truth: Iterable[TripleKey]) -> dict[str, Counts]:
-    """Counts per relation class and ``overall`` (believed triples of no class are counted as
-    ``unverifiable`` in ``overall``)."""
+def score_beliefs(believed: Iterable[TripleKey], truth: Iterable[TripleKey],
+                  unchecked: frozenset[str] = frozenset()) -> dict[str, Counts]:
+    """Counts per relation class and ``overall`` (believed triples of no class, or of a class in
+    ``unchecked``, are counted as ``unverifiable`` in ``overall``)."""
     believed = list(believed)
-    believed_set, truth_set = _scored(believed), _scored(truth)
+    believed_set, truth_set = _scored(believed, unchecked), _scored(truth, unchecked)
     result = {name: Counts() for name in (*RELATION_CLASSES, "overall")}
-    result["overall"].unverifiable = len(unverifiable(believed))
+    result["overall"].unverifiable = len(unverifiable(believed, unchecked))
     for triple in believed_set | truth_set:
         cls = relation_class(triple)
         assert cls is not None  # _scored keeps scored triples only
@@ -131,6 +144,8 @@ class BeliefAccuracy:
         self.totals = {name: Counts() for name in (*RELATION_CLASSES, "overall")}
         self.steps = 0
         self.truth: Truth = ObservedTruth() if truth is None else truth
+        self.unchecked: frozenset[str] = self.truth.unchecked_classes if isinstance(self.truth, ChecksPartly) \
+            else frozenset()
         self.last_errors: dict[str, set[TripleKey]] = {"false_positives": set(), "false_negatives": set(),
                                                        "unverifiable": set()}
         self.unverifiable_relations: Counter[str] = Counter()
@@ -145,11 +160,12 @@ class BeliefAccuracy:
         the text the agent saw (it scopes which states count as observed)."""
         truth = self.truth.step(facts, action, observation)
         believed = list(believed)
-        scored, unchecked = _scored(believed), unverifiable(believed)
-        self.last_errors = {"false_positives": scored - set(truth), "false_negatives": set(truth) - scored,
+        scored, unchecked = _scored(believed, self.unchecked), unverifiable(believed, self.unchecked)
+        truth = _scored(truth, self.unchecked)
+        self.last_errors = {"false_positives": scored - truth, "false_negatives": truth - scored,
                             "unverifiable": unchecked}
         self.unverifiable_relations.update(relation for _, relation, _ in unchecked)
-        score = score_beliefs(believed, truth)
+        score = score_beliefs(believed, truth, self.unchecked)
         for name, counts in score.items():
             self.totals[name] += counts
         self.steps += 1

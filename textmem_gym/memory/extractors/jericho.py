@@ -620,7 +620,11 @@ class JerichoObservedTruth:
 
     Attributes:
         seen: Every true triple the text has shown so far.
+        unchecked_classes: The relation classes the object tree cannot check (``state``: it has no
+            open/closed facts); belief accuracy counts believed states as unverifiable.
     """
+
+    unchecked_classes: frozenset[str] = frozenset({"state"})
 
     def __init__(self) -> None:
         self.reset()
@@ -655,12 +659,16 @@ class JerichoObservedTruth:
         self._kinds.read(text)
         truth = {(s, self._kinds.relation(o, IN), o) if r == IN and o != INVENTORY else (s, r, o) for s, r, o in tree}
         parents = {s: o for s, r, o in truth if r in LOCATION_RELATIONS}
+        nested = self._through_unnamed(truth, parents)
+        truth |= nested
         block = self._room_block(observation or "", action, room)
         lit = block is not None or (self._lit and room == self._room)
         if observation is None:
             self.seen |= truth
         else:
-            self._see(truth, parents, room, text, action, block, lit)
+            self._see(truth - nested, parents, room, text, action, block, lit)
+            here = [line for line in (block or "").splitlines() if re.search(r"\bhere\b", line)]
+            self.seen |= {t for t in nested if t[2] == room and any(printed(t[0], line) for line in here)}
             titles = [normalize(_POSTURE.sub("", t)) for _, t in room_titles(observation, action)]
             end = titles[0] if titles else room  # a move, then something carries the player on (Zork II's wizard)
             if room != self._room and lit and self._lit and self._room and end:
@@ -668,6 +676,22 @@ class JerichoObservedTruth:
         self.seen |= self._spatial()
         self._room, self._lit, self._before = room, lit, parents
         return (truth | self._spatial()) & self.seen
+
+    def _through_unnamed(self, truth: set[TripleKey], parents: dict[str, str]) -> set[TripleKey]:
+        """``(x, is at, room)`` for a thing held by a holder the text never named, in that room (Zork's
+        sack on the ``kitchen table``, printed as ``There is a brown sack here.``): true by the tree's own
+        nesting, and seen only when a line of the room's list says the thing is ``here``."""
+        rooms = {s: o for s, r, o in truth if r == AT}
+        added: set[TripleKey] = set()
+        for thing, relation, holder in truth:
+            if relation == AT or holder == INVENTORY or printed(holder, self._text):
+                continue
+            step, hops = holder, 0
+            while step not in rooms and step in parents and hops < 8:
+                step, hops = parents[step], hops + 1
+            if step in rooms and step != thing:
+                added.add((thing, AT, rooms[step]))
+        return added
 
     def _room_block(self, observation: str, action: str, room: str | None) -> str | None:
         """The lines under the title of ``room`` in ``observation`` (lower case) without the room's own
