@@ -1,0 +1,128 @@
+"""The local parts Graphiti is given: the shipped MiniLM embeddings, a reranker over them, a private event loop.
+
+Graphiti asks three clients of its caller: an LLM client (here graphiti's own ``OpenAIGenericClient`` on
+the OpenAI-compatible endpoint), an :class:`~graphiti_core.embedder.client.EmbedderClient` and a
+:class:`~graphiti_core.cross_encoder.client.CrossEncoderClient`. The two last would call OpenAI by
+default; :class:`MiniLMEmbedder` and :class:`MiniLMReranker` answer them on the CPU from the shipped
+all-MiniLM-L6-v2 weights (:func:`~textmem_gym.memory.embeddings.minilm_embedder`), so nothing but the
+endpoint is ever asked.
+
+Graphiti is asynchronous; a memory is called synchronously, possibly from a thread that already runs
+an event loop (an MCP server, a web app). :class:`EventLoopThread` owns one private loop in a daemon
+thread and runs every coroutine of one memory there, so Graphiti's HTTP connections and Kuzu's
+asynchronous connection always live on the loop that made them.
+
+Example:
+    >>> loop = EventLoopThread()
+    >>> async def double(x):
+    ...     return 2 * x
+    >>> loop.run(double(21))
+    42
+    >>> loop.close()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine, Iterable
+from typing import Any, TypeVar
+
+import numpy as np
+from graphiti_core.cross_encoder.client import CrossEncoderClient
+from graphiti_core.embedder.client import EmbedderClient, EmbedderConfig
+
+from textmem_gym.memory.retrieval import Embedder
+
+#: Dimensions of the shipped MiniLM embeddings.
+EMBEDDING_DIMS = 384
+
+T = TypeVar("T")
+
+
+class MiniLMEmbedder(EmbedderClient):
+    """Graphiti's embedder on the shipped MiniLM model (unit vectors, 384 dimensions).
+
+    Args:
+        embed: ``texts -> (n, 384)`` vectors (default: :func:`~textmem_gym.memory.embeddings.minilm_embedder`).
+
+    Example:
+        >>> import asyncio
+        >>> fake = MiniLMEmbedder(lambda texts: np.ones((len(texts), EMBEDDING_DIMS)))
+        >>> len(asyncio.run(fake.create("a kitchen"))), len(asyncio.run(fake.create_batch(["a", "b"])))
+        (384, 2)
+    """
+
+    def __init__(self, embed: Embedder | None = None) -> None:
+        if embed is None:
+            from textmem_gym.memory.embeddings import minilm_embedder
+
+            embed = minilm_embedder()
+        self.embed = embed
+        self.config = EmbedderConfig(embedding_dim=EMBEDDING_DIMS)
+
+    async def create(self, input_data: str | list[str] | Iterable[int] | Iterable[Iterable[int]]) -> list[float]:
+        """The vector of one text (the first, when given a list)."""
+        texts = [input_data] if isinstance(input_data, str) else [str(item) for item in input_data]
+        return [float(x) for x in np.asarray(self.embed(texts[:1]))[0]]
+
+    async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:
+        """The vectors of many texts, in one model call."""
+        if not input_data_list:
+            return []
+        return np.asarray(self.embed(list(input_data_list)), dtype=float).tolist()
+
+
+class MiniLMReranker(CrossEncoderClient):
+    """Graphiti's reranker as cosine similarity of MiniLM vectors (a bi-encoder standing in for a
+    cross-encoder: no model call, no network).
+
+    Example:
+        >>> import asyncio
+        >>> table = {"lamp": [1.0, 0.0], "a lamp": [0.9, 0.1], "a door": [0.0, 1.0]}
+        >>> reranker = MiniLMReranker(lambda texts: np.array([table[t] for t in texts]))
+        >>> [passage for passage, _ in asyncio.run(reranker.rank("lamp", ["a door", "a lamp"]))]
+        ['a lamp', 'a door']
+    """
+
+    def __init__(self, embed: Embedder | None = None) -> None:
+        if embed is None:
+            from textmem_gym.memory.embeddings import minilm_embedder
+
+            embed = minilm_embedder()
+        self.embed = embed
+
+    async def rank(self, query: str, passages: list[str]) -> list[tuple[str, float]]:
+        """``passages`` with their similarity to ``query``, most similar first."""
+        if not passages:
+            return []
+        vectors = np.asarray(self.embed([query, *passages]), dtype=float)
+        scores = vectors[1:] @ vectors[0]
+        return sorted(zip(passages, (float(s) for s in scores)), key=lambda pair: -pair[1])
+
+
+class EventLoopThread:
+    """One private asyncio loop in a daemon thread; :meth:`run` waits for a coroutine run there."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="textmem-graphiti-loop", daemon=True)
+        self.thread.start()
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Runs ``coroutine`` on the private loop and returns its result (its exception is raised here)."""
+        if self.loop.is_closed():
+            coroutine.close()
+            raise RuntimeError("the memory is closed")
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+
+    def close(self) -> None:
+        """Stops the loop and its thread (idempotent)."""
+        if self.loop.is_closed():
+            return
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+        self.loop.close()
+
+
+__all__ = ["EMBEDDING_DIMS", "EventLoopThread", "MiniLMEmbedder", "MiniLMReranker"]
