@@ -6,6 +6,7 @@ real ScienceWorld steps with the gold example of another training variation."""
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -31,6 +32,7 @@ def test_saycan_plays_the_argmax_of_the_combined_score():
         policy.reset(FIRST, {"objective": "Your task is to find a living thing."})
         first = policy.act(FIRST, {"admissible_commands": COMMANDS})
         scores = dict(policy.last_scores)
+        probabilities = dict(policy.last_probabilities)
         policy.observe(first, "The door is now open.", 0.0, False, False, {})
         second = policy.act("The door is now open.", {"admissible_commands": COMMANDS})
         stats = policy.episode_stats()
@@ -41,6 +43,10 @@ def test_saycan_plays_the_argmax_of_the_combined_score():
     assert set(scores) == {"look around", "open door to kitchen", "go to hallway"}
     assert first == "open door to kitchen" == max(scores, key=scores.__getitem__)
     assert scores["open door to kitchen"] == pytest.approx(-0.4) and scores["look around"] == pytest.approx(-6.0)
+    # SayCan's notebook: p_LM(command) x affordance, normalised over the candidates
+    assert sum(probabilities.values()) == pytest.approx(1.0)
+    assert max(probabilities, key=probabilities.__getitem__) == first
+    assert probabilities["open door to kitchen"] / probabilities["look around"] == pytest.approx(math.exp(5.6))
     assert second == "look around"  # the last action is no longer afforded; -6.0 beats go to hallway's -6.1
     assert stats["model_actions"] == 1.0 and stats["fallbacks"] == {} and stats["logprobs_served"] is True
     assert stats["calls_by_kind"] == {"saycan_score": 5} and stats["scored_commands"] == 5
