@@ -17,10 +17,17 @@ not tuned on (TextWorld, whose parser is the reference: precision >= 0.98 and re
 should be 1.0. The ``llm`` extractor runs when an LLM is configured (``OPENAI_MODEL``,
 ``OPENAI_BASE_URL``...), on the first ``--llm-episodes`` episodes only.
 
-Run (a few minutes with the defaults; Jericho needs ``TEXTMEM_ROMS_DIR``, ScienceWorld Java)::
+Run (a few minutes with the defaults: each backend's default ids, their own instance; Jericho needs
+``TEXTMEM_ROMS_DIR``, ScienceWorld and TWX Java). ``docs/results/benchmarks.md`` reports
+``--game-seeds default,1,2`` (20 minutes on 2 busy cores, ScienceWorld half of it); ``--errors`` prints
+the rules extractor's wrong triples step by step::
 
     python benchmarks/belief_accuracy.py [--backends twx,nethack] [--ids TextMem/TWX-CoinCollector-v0]
         [--game-seeds default,1,2] [--random-steps 60] [--bench twx-cooking-long] [--json out.json]
+
+Example:
+    >>> backend_of("TextMem/NetHack-RoomObs-v0")
+    'nethack'
 """
 
 from __future__ import annotations
@@ -215,7 +222,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--backends", default=",".join(DEFAULT_IDS),
                         help="backends whose default ids are played ('' for none)")
     parser.add_argument("--ids", default="", help="ids to play instead of the backends' defaults")
-    parser.add_argument("--game-seeds", default="default,1,2", help="'default' = the id's own instance")
+    parser.add_argument("--game-seeds", default="default",
+                        help="'default' = the id's own instance (docs/results: default,1,2)")
     parser.add_argument("--random-steps", type=int, default=60)
     parser.add_argument("--max-steps", type=int, default=10_000, help="step limit of every episode")
     parser.add_argument("--bench", default="", help="shipped memory-bench trajectories to replay too")
