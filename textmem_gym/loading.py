@@ -6,11 +6,13 @@ or to the ``"module:attr"`` string of a thing imported on first use. :func:`look
 :func:`load_named` finds and imports one, and both raise the same ``ValueError`` for an unknown
 name: ``unknown <kind> <name>; choose from [<the known names>]``.
 
-The registries that users extend (policies, memories, env backends, text parsers, run backends)
-read their names from an entry-point group instead: every installed package declares its names
-there, the library's own in its ``setup.cfg`` exactly like a third party's
-(:func:`declared_names`, :func:`library_names`, :func:`load_declared`), so no table of the library
-names a module of a floor above it.
+The registries that users extend (policies, memories, env backends, text parsers, run backends,
+extractors, protocols, QA protocols and methods, memory-probe question kinds, ``textmem-gym``
+commands) read their names from an entry-point group instead: every installed package declares its
+names there, the library's own in its ``setup.cfg`` exactly like a third party's
+(:func:`declared_names`, :func:`declared_targets`, :func:`library_names`, :func:`load_declared`),
+so a third party adds any of them without editing the library, and no table of the library names a
+module of a floor above it. A name's description is its object's (the first line of its docstring).
 
 Every ``"module:attr"`` is imported by :func:`import_module`: a module that is not on ``sys.path``
 is also looked for in the current directory, as ``python -m`` and ``python`` itself do, so a
@@ -282,6 +284,17 @@ def _declarations(group: str, path: tuple[str, ...]) -> tuple[Declared, ...]:
     package installed into a folder put on it is seen at once)."""
     points = [Declared(p.name, p.value, p.dist.name if p.dist is not None else "?") for p in entry_points(group=group)]
     return tuple(sorted(points, key=lambda d: not d.built_in))  # stable: the library's first, the rest in order
+
+
+def declared_targets(kind: str, group: str) -> dict[str, str]:
+    """Every name of the entry-point group ``group`` -> its ``"module:attr"`` (see :func:`declared_names`):
+    the table of a registry, read from package metadata each time it is asked for (nothing is imported).
+
+    Example:
+        >>> declared_targets("run backend", "textmem_gym.run_backends")
+        {'local': 'textmem_gym.execution.local:LocalPool', 'ray': 'textmem_gym.execution.ray_backend:RayRunner'}
+    """
+    return {name: entry.target for name, entry in declared_names(kind, group).items()}
 
 
 def library_names(group: str) -> dict[str, str]:

@@ -29,6 +29,12 @@ GROUP_FLOORS = {
     "textmem_gym.text_parsers": "textmem_gym.memory",
     "textmem_gym.memories": "textmem_gym.memory",
     "textmem_gym.run_backends": "textmem_gym.execution",
+    "textmem_gym.extractors": "textmem_gym.memory",
+    "textmem_gym.protocols": "textmem_gym.protocols",
+    "textmem_gym.qa_protocols": "textmem_gym.protocols",
+    "textmem_gym.qa_methods": "textmem_gym.qa",
+    "textmem_gym.question_generators": "textmem_gym.qa",
+    "textmem_gym.commands": "textmem_gym.cli",
 }
 
 

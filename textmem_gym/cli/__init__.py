@@ -1,7 +1,10 @@
 """The ``textmem-gym`` command: list ids, play in the terminal, evaluate policies, summarize.
 
 Each command family lives in its own module with an ``add_commands(subparsers)`` function that
-adds its sub-commands (each sets ``handler``); :data:`COMMAND_MODULES` lists those modules.
+adds its sub-commands (each sets ``handler``), declared in the entry-point group ``textmem_gym.commands``
+(:data:`ENTRY_POINT_GROUP`; the library's own in its ``setup.cfg``): another installed package adds
+its commands with one entry point, ``name = "package.module:add_commands"``. The group is read when
+the parser is built, from package metadata only.
 
 Example:
     $ textmem-gym list
@@ -24,20 +27,11 @@ from textmem_gym.cli.checks import Parser, not_found_errors
 from textmem_gym.cli.play import play
 from textmem_gym.core.errors import PolicyNotReady, RunAborted
 from textmem_gym.core.policy import NotAPolicy
-from textmem_gym.loading import load_object
+from textmem_gym.loading import declared_names, load_object
 
-#: Modules whose ``add_commands(subparsers)`` adds sub-commands, in ``--help`` order.
-COMMAND_MODULES: tuple[str, ...] = (
-    "textmem_gym.cli.listing",
-    "textmem_gym.cli.play",
-    "textmem_gym.cli.evaluation",
-    "textmem_gym.cli.reproduce",
-    "textmem_gym.cli.inspect",
-    "textmem_gym.cli.probe",
-    "textmem_gym.cli.memory_bench",
-    "textmem_gym.cli.serving",
-    "textmem_gym.cli.llm",
-)
+#: The entry-point group of the command families: name -> ``"module:add_commands"``, a function adding
+#: sub-commands to the ``subparsers`` it is given; called in the order of the names (the library's first).
+ENTRY_POINT_GROUP = "textmem_gym.commands"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,8 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="textmem-gym", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for module in COMMAND_MODULES:
-        load_object(f"{module}:add_commands")(sub)
+    for entry in declared_names("command family", ENTRY_POINT_GROUP).values():
+        load_object(entry.target)(sub)
     return parser
 
 
@@ -102,4 +96,4 @@ def _silence_stdout() -> None:
     os.close(devnull)
 
 
-__all__ = ["COMMAND_MODULES", "build_parser", "main", "play"]
+__all__ = ["ENTRY_POINT_GROUP", "build_parser", "main", "play"]

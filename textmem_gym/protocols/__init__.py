@@ -9,10 +9,14 @@ attempts are aggregated (AriGraph: the mean of the best 3 of 5). Its published n
 paper's. The multi-hop QA protocols (:data:`QA_PROTOCOLS`: ``arigraph-qa``, ``davis-qa``) are
 :class:`~textmem_gym.qa.run.QAProtocol` objects, run by :func:`textmem_gym.qa.run.run_protocol`.
 
-Adding a protocol is one entry of :data:`PROTOCOLS` (``name -> "module:attr"``, loaded on first
-use) and, when the paper published numbers, one data file.
+Protocols are found by name through the entry-point groups ``textmem_gym.protocols`` and
+``textmem_gym.qa_protocols`` (``name = "module:attr"``, loaded on first use; :data:`PROTOCOLS` and
+:data:`QA_PROTOCOLS` read them): the library declares its own in its ``setup.cfg``, so adding a
+protocol, in the library or in another package, is one entry point and, when the paper published
+numbers, one data file.
 
 Example:
+    >>> from textmem_gym.protocols import PROTOCOLS, QA_PROTOCOLS  # read from the entry points when imported
     >>> sorted(PROTOCOLS), sorted(QA_PROTOCOLS)
     (['arigraph', 'arigraph-nethack', 'davis', 'stma', 'tales', 'text-adventure-agent'], ['arigraph-qa', 'davis-qa'])
     >>> protocol = get_protocol("stma")
@@ -28,7 +32,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textmem_gym.loading import load_named
+from textmem_gym.loading import declared_targets, load_declared
 from textmem_gym.protocols.base import Cell, Metric, Protocol
 
 if TYPE_CHECKING:
@@ -37,46 +41,46 @@ if TYPE_CHECKING:
 DATA_DIR = Path(__file__).with_name("data")
 
 
-#: Protocol name -> ``"module:attr"`` of its :class:`Protocol`.
-PROTOCOLS: dict[str, str] = {
-    "arigraph": "textmem_gym.protocols.arigraph:PROTOCOL",
-    "arigraph-nethack": "textmem_gym.protocols.arigraph_nethack:PROTOCOL",
-    "stma": "textmem_gym.protocols.stma:PROTOCOL",
-    "davis": "textmem_gym.protocols.davis:PROTOCOL",
-    "text-adventure-agent": "textmem_gym.protocols.text_adventure_agent:PROTOCOL",
-    "tales": "textmem_gym.protocols.tales:PROTOCOL",
-}
+#: The entry-point group of the protocols: name -> ``"module:attr"`` of its :class:`Protocol`.
+ENTRY_POINT_GROUP = "textmem_gym.protocols"
+#: The entry-point group of the multi-hop QA protocols: name -> ``"module:attr"`` of its
+#: :class:`~textmem_gym.qa.run.QAProtocol`.
+QA_ENTRY_POINT_GROUP = "textmem_gym.qa_protocols"
+#: What each table holds, for errors: module attribute -> (kind, entry-point group).
+_TABLES = {"PROTOCOLS": ("protocol", ENTRY_POINT_GROUP), "QA_PROTOCOLS": ("QA protocol", QA_ENTRY_POINT_GROUP)}
 
-#: Multi-hop QA protocol name -> ``"module:attr"`` of its :class:`~textmem_gym.qa.run.QAProtocol`.
-QA_PROTOCOLS: dict[str, str] = {
-    "arigraph-qa": "textmem_gym.protocols.arigraph_qa:PROTOCOL",
-    "davis-qa": "textmem_gym.protocols.davis_qa:PROTOCOL",
-}
+
+def __getattr__(name: str) -> Any:
+    """``PROTOCOLS`` and ``QA_PROTOCOLS``: every declared name -> ``"module:attr"``, read from the installed
+    packages' metadata when asked for (a package installed since is seen)."""
+    if name in _TABLES:
+        return declared_targets(*_TABLES[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get_protocol(name: str) -> Protocol:
-    """The protocol registered as ``name``.
+    """The protocol declared as ``name`` (or named ``"module:attr"``).
 
     Raises:
         ValueError: If ``name`` is unknown (the message lists the known protocols).
     """
-    protocol = load_named("protocol", name, PROTOCOLS)
+    protocol = load_declared("protocol", name, ENTRY_POINT_GROUP)
     if not isinstance(protocol, Protocol):
-        raise TypeError(f"{PROTOCOLS[name]} is not a Protocol")
+        raise TypeError(f"{declared_targets('protocol', ENTRY_POINT_GROUP).get(name, name)} is not a Protocol")
     return protocol
 
 
 def get_qa_protocol(name: str) -> QAProtocol:
-    """The multi-hop QA protocol registered as ``name`` in :data:`QA_PROTOCOLS`.
+    """The multi-hop QA protocol declared as ``name`` in :data:`QA_PROTOCOLS` (or named ``"module:attr"``).
 
     Raises:
         ValueError: If ``name`` is unknown (the message lists the known QA protocols).
     """
     from textmem_gym.qa.run import QAProtocol  # imported here: textmem_gym.qa imports no protocol
 
-    protocol = load_named("QA protocol", name, QA_PROTOCOLS)
+    protocol = load_declared("QA protocol", name, QA_ENTRY_POINT_GROUP)
     if not isinstance(protocol, QAProtocol):
-        raise TypeError(f"{QA_PROTOCOLS[name]} is not a QAProtocol")
+        raise TypeError(f"{declared_targets('QA protocol', QA_ENTRY_POINT_GROUP).get(name, name)} is not a QAProtocol")
     return protocol
 
 
@@ -91,5 +95,5 @@ def published(name: str) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-__all__ = ["DATA_DIR", "PROTOCOLS", "Cell", "Metric", "Protocol", "QA_PROTOCOLS", "get_protocol", "get_qa_protocol",
-           "published"]
+__all__ = ["DATA_DIR", "ENTRY_POINT_GROUP", "QA_ENTRY_POINT_GROUP", "Cell", "Metric", "Protocol", "get_protocol",
+           "get_qa_protocol", "published"]

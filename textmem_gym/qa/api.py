@@ -3,8 +3,10 @@
 Every method of the papers' QA tables (BM25 top-3, embeddings top-3, full context, gold
 supporting paragraphs, AriGraph QA, DAVIS world-model QA) and the games' other memories (STMA, a
 running summary) is a :class:`QAMethod`: an object with ``name``, ``config``, ``answer`` and
-``close``. Methods are found by name through :data:`QA_METHODS` (``name -> "module:Factory"``,
-found and imported on first use by the project's one lookup, :func:`textmem_gym.loading.load_named`);
+``close``. Methods are found by name through the entry-point group ``textmem_gym.qa_methods``
+(:data:`QA_METHODS`: ``name -> "module:Factory"``, declared by the library in its ``setup.cfg`` as by
+any other package, imported on first use by the project's one lookup,
+:func:`textmem_gym.loading.load_declared`);
 ``"package.module:Factory"`` names a method outside the library, and ``"memory:NAME"`` any memory
 (:mod:`textmem_gym.qa.methods.memory`: ``memory:bm25``, ``memory:hipporag``,
 ``memory:package.module:Class``; a memory object is given as ``make_method("memory", memory=obj)``).
@@ -20,6 +22,7 @@ set), the tokens split into what building a memory from the documents cost (``bu
 answering cost, the calls by kind, the latency and the cost where the client prices the model.
 
 Example:
+    >>> from textmem_gym.qa.api import QA_METHODS  # read from the entry points when imported
     >>> sorted(QA_METHODS)
     ['arigraph', 'bm25', 'davis', 'embedding', 'full-context', 'gold', 'memory', 'stma', 'summary']
     >>> as_paragraphs(["Vellmar Island has a lighthouse."])[0].title
@@ -35,24 +38,23 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from textmem_gym.fallbacks import FALLBACK_CAUSES
-from textmem_gym.loading import load_named, load_object, lookup
+from textmem_gym.loading import declared_targets, load_declared, load_object, lookup
 from textmem_gym.qa.data import Paragraph
 
 #: A document given to a method: a paragraph, or bare text (an untitled, non-supporting paragraph).
 Document = Paragraph | str
 
-#: Method name -> ``"module:Factory"`` (a factory taking the method's keyword options).
-QA_METHODS: dict[str, str] = {
-    "bm25": "textmem_gym.qa.methods.context:BM25Method",
-    "embedding": "textmem_gym.qa.methods.context:EmbeddingMethod",
-    "full-context": "textmem_gym.qa.methods.context:FullContextMethod",
-    "gold": "textmem_gym.qa.methods.context:GoldMethod",
-    "arigraph": "textmem_gym.qa.methods.arigraph:AriGraphQA",
-    "davis": "textmem_gym.qa.methods.davis:DAVISQA",
-    "stma": "textmem_gym.qa.methods.memories:STMAQA",
-    "summary": "textmem_gym.qa.methods.memories:SummaryQA",
-    "memory": "textmem_gym.qa.methods.memory:MemoryQA",
-}
+#: The entry-point group of the QA methods: name -> ``"module:Factory"`` (a factory taking the method's
+#: keyword options).
+ENTRY_POINT_GROUP = "textmem_gym.qa_methods"
+
+
+def __getattr__(name: str) -> Any:
+    """``QA_METHODS``: every declared method name -> ``"module:Factory"``, read from the installed packages'
+    metadata when asked for (a package installed since is seen)."""
+    if name == "QA_METHODS":
+        return declared_targets("QA method", ENTRY_POINT_GROUP)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 #: ``"memory:NAME"`` is the ``memory`` method over the memory ``NAME`` (a registered name or ``module:Class``).
 MEMORY_PREFIX = "memory:"
 
@@ -216,13 +218,13 @@ def make_method(name: str, **options: Any) -> QAMethod:
     """
     if name.startswith(MEMORY_PREFIX):
         name, options = "memory", {**options, "memory": name[len(MEMORY_PREFIX):]}
-    outside = ":" in name and name not in QA_METHODS
-    factory = load_object(name) if outside else load_named("QA method", name, QA_METHODS)
+    outside = ":" in name and name not in declared_targets("QA method", ENTRY_POINT_GROUP)
+    factory = load_object(name) if outside else load_declared("QA method", name, ENTRY_POINT_GROUP)
     method = factory(**options)
     if not isinstance(method, QAMethod):
         raise TypeError(f"{name} did not build a QA method (needs name, config, answer, close)")
     return method
 
 
-__all__ = ["MEMORY_PREFIX", "QA_METHODS", "Answer", "Document", "QAMethod", "Recalled", "Recalls", "Tokens",
+__all__ = ["ENTRY_POINT_GROUP", "MEMORY_PREFIX", "Answer", "Document", "QAMethod", "Recalled", "Recalls", "Tokens",
            "as_paragraphs", "make_method"]

@@ -1,4 +1,5 @@
-"""The QA methods, one module per family (found by name through :data:`textmem_gym.qa.api.QA_METHODS`).
+"""The QA methods, one module per family (found by name through the entry-point group
+``textmem_gym.qa_methods``: :data:`textmem_gym.qa.api.QA_METHODS`).
 
 - :mod:`.context`: ``bm25``, ``embedding`` (top-k paragraphs), ``full-context``, ``gold``;
 - :mod:`.arigraph`: ``arigraph`` (AriGraph QA over the games' AriGraphMemory);

@@ -81,7 +81,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from textmem_gym.loading import lookup
+from textmem_gym.loading import declared_names, load_object, lookup
 from textmem_gym.memory.ground_truth import ObservedTruth, Truth
 from textmem_gym.memory.oracle.truth import direction_graph, recipe_ingredients, shortest_paths
 from textmem_gym.memory.semantic import (
@@ -620,20 +620,35 @@ def two_hop_questions(snapshot: Snapshot, previous: Snapshot) -> list[ProbeQuest
     return found
 
 
-#: Question kind -> its generator (see :data:`Generator`).
-GENERATORS: dict[str, Generator] = {
-    "location": location_questions,
-    "contents": contents_questions,
-    "path": path_questions,
-    "actions": action_questions,
-    "changes": change_questions,
-    "recipe": recipe_questions,
-    "state-history": state_history_questions,
-    "counting": counting_questions,
-    "abstention": abstention_questions,
-    "long-horizon": long_horizon_questions,
-    "two-hop": two_hop_questions,
-}
+#: The entry-point group of the question kinds: kind -> ``"module:function"`` of its generator (see
+#: :data:`Generator`); the library declares its own in its ``setup.cfg``, as another package does.
+ENTRY_POINT_GROUP = "textmem_gym.question_generators"
+
+
+def question_generators() -> dict[str, Generator]:
+    """Every question kind -> its generator, in the order questions are asked (and tabled): the library's
+    in the order this module defines them, then those other packages declare.
+
+    Example:
+        >>> list(question_generators())[:3]
+        ['location', 'contents', 'path']
+    """
+    declared = declared_names("question kind", ENTRY_POINT_GROUP)
+    loaded: dict[str, Generator] = {kind: load_object(entry.target) for kind, entry in declared.items()}
+    own = sorted((kind for kind in loaded if declared[kind].built_in), key=lambda kind: _defined_at(loaded[kind]))
+    return {**{kind: loaded[kind] for kind in own}, **loaded}
+
+
+def _defined_at(generator: Generator) -> int:
+    """The line of this module that defines ``generator`` (setuptools writes entry points sorted by name)."""
+    return int(generator.__code__.co_firstlineno)  # type: ignore[attr-defined]
+
+
+def __getattr__(name: str) -> Any:
+    """``GENERATORS``: :func:`question_generators`, read when asked for (a package installed since is seen)."""
+    if name == "GENERATORS":
+        return question_generators()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def generate_questions(timeline: Timeline, steps: Sequence[int], *, kinds: Sequence[str] | None = None,
@@ -652,7 +667,8 @@ def generate_questions(timeline: Timeline, steps: Sequence[int], *, kinds: Seque
     Raises:
         ValueError: An unknown kind (lists the kinds), or a step outside the episode.
     """
-    chosen = [(k, lookup("question kind", k, GENERATORS)) for k in (kinds or GENERATORS)]
+    generators = question_generators()
+    chosen = [(k, lookup("question kind", k, generators)) for k in (kinds or generators)]
     last = len(timeline.snapshots) - 1
     questions: list[ProbeQuestion] = []
     previous = 0
@@ -673,8 +689,9 @@ def _draw(candidates: list[ProbeQuestion], per_kind: int, seed: str) -> list[Pro
     return [q for i, q in enumerate(candidates) if i in picked]
 
 
-__all__ = ["GENERATORS", "HORIZON", "SCORING_RULE", "UNKNOWN_ANSWERS", "ProbeQuestion", "Snapshot", "Timeline",
-           "abstention_questions", "action_questions", "bare", "build_timeline", "change_questions",
-           "contents_questions", "counting_questions", "direction_graph", "generate_questions", "location_answers",
-           "location_questions", "long_horizon_questions", "number_answers", "path_questions", "recipe_ingredients",
-           "recipe_questions", "shortest_paths", "state_history_questions", "two_hop_questions", "where_candidates"]
+__all__ = ["ENTRY_POINT_GROUP", "HORIZON", "SCORING_RULE", "UNKNOWN_ANSWERS", "ProbeQuestion",
+           "Snapshot", "Timeline", "abstention_questions", "action_questions", "bare", "build_timeline",
+           "change_questions", "contents_questions", "counting_questions", "direction_graph", "generate_questions",
+           "location_answers", "location_questions", "long_horizon_questions", "number_answers", "path_questions",
+           "question_generators", "recipe_ingredients", "recipe_questions", "shortest_paths", "state_history_questions",
+           "two_hop_questions", "where_candidates"]
