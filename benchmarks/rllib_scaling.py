@@ -4,8 +4,8 @@
 PPO algorithm of :mod:`baselines_rl.rllib_ppo` on a local Ray, warms up, then times ``--rounds`` rounds
 in which every runner samples ``--steps`` env steps (the runners sample in parallel; the masked
 RLModule's forward pass runs inside them). Printed side by side in one run: samples/s per case, the
-speedup of 2 runners over 1, and the memory's cost. Then one PPO update on ``2 x --steps`` samples is
-timed in the driver (the learner), which gives the estimate for N runners on N free cores: a
+speedup of 2 runners over 1, and the memory's cost. Then the PPO update on ``2 x --steps`` samples is
+timed in the driver (RLlib's ``learner_update_timer``, best of ``--rounds`` iterations), which gives the estimate for N runners on N free cores: a
 synchronous PPO iteration samples ``T`` steps in ``T / (N * r1)`` seconds (``r1``: one runner's
 samples/s) and then learns for ``u`` seconds, so its throughput is ``T / (T / (N * r1) + u)``.
 
@@ -89,12 +89,10 @@ def sampling_rate(args: Args, runners: int, memory: str | None) -> tuple[float, 
         rate = total / (time.perf_counter() - start)
         update = 0.0
         if runners == 2 and memory is None:  # the learner's share of a PPO iteration on 2 x steps samples
+            from ray.rllib.utils.metrics import LEARNER_UPDATE_TIMER, TIMERS
+
             algo.train()  # warm-up iteration
-            began = time.perf_counter()
-            for _ in range(args.rounds):
-                algo.train()
-            iteration = (time.perf_counter() - began) / args.rounds
-            update = max(0.0, iteration - args.steps / (rate / runners))
+            update = min(float(algo.train()[TIMERS][LEARNER_UPDATE_TIMER]) for _ in range(args.rounds))
     finally:
         algo.stop()
     return rate, update
@@ -130,7 +128,8 @@ def scaling(args: Args) -> None:
         print(f"memory cost at {runners} runner(s): {rates[runners, args.memory] / rates[runners, None]:.2f}x "
               f"the samples/s without memory")
     r1 = rates[1, None]
-    print(f"PPO iteration on {2 * args.steps} samples (2 runners): learner share {update:.2f} s")
+    print(f"PPO update on {2 * args.steps} samples in the driver (RLlib's learner_update_timer, best of "
+          f"{args.rounds}): {update:.2f} s")
     for n in (1, 2, 4, 8, 16, 32):  # each runner samples args.steps per iteration; learning grows with n
         seconds = args.steps / r1 + update * n / 2
         print(f"estimate, {n:2d} runners on {n} free cores: {n * r1:7.0f} samples/s sampling, "
