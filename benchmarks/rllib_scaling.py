@@ -4,10 +4,11 @@
 PPO algorithm of :mod:`baselines_rl.rllib_ppo` on a local Ray, warms up, then times ``--rounds`` rounds
 in which every runner samples ``--steps`` env steps (the runners sample in parallel; the masked
 RLModule's forward pass runs inside them). Printed side by side in one run: samples/s per case, the
-speedup of 2 runners over 1, and the memory's cost. Then the PPO update on ``2 x --steps`` samples is
-timed in the driver (RLlib's ``learner_update_timer``, best of ``--rounds`` iterations), which gives
-the estimate for N runners on N free cores: a synchronous PPO iteration samples ``T`` steps in ``T / (N * r1)`` seconds (``r1``: one runner's
-samples/s) and then learns for ``u`` seconds, so its throughput is ``T / (T / (N * r1) + u)``.
+speedup of 2 runners over 1, and the memory's cost. Then the PPO update on ``2 x --steps``
+samples is timed in the driver (RLlib's ``learner_update_timer``, best of ``--rounds``
+iterations), which gives the estimate for N runners on N free cores: a synchronous PPO iteration
+samples ``T`` steps in ``T / (N * r1)`` seconds (``r1``: one runner's samples/s) and then learns
+for ``u`` seconds, so its throughput is ``T / (T / (N * r1) + u)``.
 
 ``--mode parity``: MaskablePPO (SB3) and RLlib PPO on the game SB3 learns in ``benchmarks/twx_ppo.py``
 (TWX CookingWorld, 1 room, 1 ingredient, no distractors, no doors), same arguments (the tuned
