@@ -40,6 +40,8 @@ INVENTORY = ("You are carrying:\n  A brass lantern\n  A sword\n  A brown sack\n 
 INTO_THE_DARK = "You have moved into a dark place.\nIt is pitch black. You are likely to be eaten by a grue."
 LIT_ATTIC = ("The brass lantern is now on.\n\nAttic\nThis is the attic. The only exit is a stairway leading down.\n"
              "A large coil of rope is lying in the corner.\nOn a table is a nasty-looking knife.")
+LIVING_ROOM_CASE = ("Living Room\nYou are in the living room. There is a doorway to the east, a trophy case, and a large "
+                    "oriental rug in the center of the room.\nA battery-powered brass lantern is on the trophy case.")
 
 
 def _read(rules: JerichoRules, store: TripleStore, text: str, action: str, step: int = 0) -> list[tuple]:
@@ -178,3 +180,22 @@ def test_believed_open_and_closed_states_are_unverifiable_against_the_object_tre
     score = metric.step(facts, "", believed, WEST_OF_HOUSE)
     assert (score["state"].fp, score["overall"].unverifiable, score["overall"].precision) == (0, 1, 1.0)
     assert metric.last_errors["unverifiable"] == {("small mailbox", "is", "open")}
+
+
+def test_taken_believes_the_players_word_when_the_room_printed_it_until_the_game_names_the_thing():
+    rules, store = JerichoRules(), TripleStore()
+    _read(rules, store, LIT_ATTIC, "light lamp")
+    assert _read(rules, store, "Taken.", "Get rope", 1) == [("rope", "is in", "inventory")]  # "coil of rope"
+    assert _read(rules, store, "Taken.", "Get dragon", 2) == []  # never printed
+    _read(rules, store, "Egyptian Room\nThis is a room which looks like an Egyptian tomb.\nThe solid-gold coffin used "
+          "for the burial of Ramses II is here.", "east", 3)
+    assert _read(rules, store, "Taken.", "Get coffin", 4) == []  # "solid-gold coffin": the game's name is longer
+    _read(rules, store, "Loud Room\nThis is a large room with a ceiling which cannot be detected from the ground.\n"
+          "On the ground is a large platinum bar.", "east", 5)
+    assert _read(rules, store, "Taken.", "Get bar", 6) == [("bar", "is in", "inventory")]
+    # the game's own name, printed later, replaces the player's word (and keeps where it was believed)
+    _read(rules, store, LIVING_ROOM_CASE, "west", 7)
+    assert _read(rules, store, "Done.", "Put bar in case", 8) == [("bar", "is on", "trophy case")]
+    _read(rules, store, "Living Room\nYour collection of treasures consists of:\n    A platinum bar", "look", 9)
+    active = [t.as_tuple() for t in store.active()]
+    assert ("platinum bar", "is on", "trophy case") in active and not any(t[0] == "bar" for t in active)

@@ -231,6 +231,7 @@ _PROSE: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 _LIST_HEAD: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?:The|Your) (?P<holder>.+?) contains?:$"), IN),
+    (re.compile(r"^Your collection of (?P<holder>)treasures consists of:$"), IN),  # Zork's case: names, no holder
     (re.compile(r"^(?:Sitting|Lying|Resting) on (?:the|a|an) (?P<holder>.+?) (?:is|are):$"), ON),
     (re.compile(r"^On (?:the|a|an) (?P<holder>.+?) (?:is|are):$"), ON),
     (re.compile(r"^In (?:the|a|an) (?P<holder>.+?) (?:is|are):$"), IN),
@@ -244,6 +245,7 @@ _TAKEN = re.compile(r"^(?:(?P<thing>[^:]+?): )?(?:Taken|Picked up|You take it|Yo
 _DROPPED = re.compile(r"^(?:(?P<thing>[^:]+?): )?(?:Dropped|You drop it)\.$")
 _TERSE_STATE = {"opened.": "open", "closed.": "closed"}
 _PUT = frozenset({"put", "place", "insert", "throw", "toss", "drop"})
+_TIE = frozenset({"tie", "attach", "fasten", "hang"})
 
 
 def _depth(line: str) -> int:
@@ -406,12 +408,16 @@ class JerichoRules:
         self.names: set[str] = set()
         self.holders: set[str] = set()
         self.kinds = HolderKinds()
+        self.typed: set[str] = set()
+        self._room_text = ""
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         """Triples of one step and the believed ones it shows to be gone."""
         out = Extraction()
         view = read_jericho(observation, action)
         self.kinds.read(observation.lower())
+        if view.rooms:
+            self._room_text = observation.lower()
         self._learn_names(out, view, store)
         previous = self.location
         if view.rooms:
@@ -421,6 +427,7 @@ class JerichoRules:
             self.location = DARK_PLACE
         self._things(out, view, store)
         self._feedback(out, view, action, store)
+        self._let_go(out, observation, action, store)
         out.location = self.location
         return out
 
@@ -447,10 +454,18 @@ class JerichoRules:
         new |= {normalize(t) for t in (*view.taken, *view.dropped, *(view.inventory or ())) if t}
         new |= {normalize(t) for t in view.states if t}
         for name in new - self.names:
-            for longer in [n for n in self.names if n.endswith(" " + name)]:
-                self.names.discard(longer)
-                out.outdated += [t.as_tuple() for t in store.incident(longer)
-                                 if t.subject == longer and t.relation in LOCATION_RELATIONS]
+            for other in [n for n in self.names if n.endswith(" " + name)]:  # a longer name: the thing described
+                self.names.discard(other)
+                out.outdated += [t.as_tuple() for t in store.incident(other)
+                                 if t.subject == other and t.relation in LOCATION_RELATIONS]
+            for other in [n for n in self.typed if name.endswith(" " + n) or name.startswith(n + " of ")]:
+                # the player's word for this thing (``coffin``: ``gold coffin``; ``pot``: ``pot of gold``)
+                self.names.discard(other)
+                self.typed.discard(other)
+                places = [t.as_tuple() for t in store.incident(other)
+                          if t.subject == other and t.relation in LOCATION_RELATIONS]
+                out.outdated += places
+                out.triples += [(name, relation, holder) for _, relation, holder in places]
         self.names |= new
         self.holders |= {normalize(h) for _, _, h, _, _ in view.things if h and h != INVENTORY and _holder_name(h)}
 
@@ -469,9 +484,12 @@ class JerichoRules:
         ends = [n for n in self.names if phrase.endswith(" " + n)]
         return max(ends, key=len) if ends else None
 
-    def _named(self, phrase: str) -> str | None:
+    def _named(self, phrase: str, typed: bool = False) -> str | None:
         """The known thing a command's object names (``egg`` -> ``jewel-encrusted egg``, when one
-        known name alone ends with it), else ``None``."""
+        known name alone ends with it); with ``typed`` (``Taken.``), else the command's own words when
+        the last room description printed them (``get rope`` after ``A large coil of rope is lying in
+        the corner.``: ``rope``, learned as a name until a plain name ending with it is printed); else
+        ``None``."""
         phrase = normalize(re.sub(r"^(?:the|a|an)\s+", "", phrase.strip(), flags=re.I))
         if not phrase or phrase in ("all", "everything", "it", "them"):
             return None
@@ -479,7 +497,13 @@ class JerichoRules:
         if phrase in known:
             return phrase
         ends = [n for n in known if n.endswith(" " + phrase)]
-        return ends[0] if len(ends) == 1 else None
+        if ends or not typed:
+            return ends[0] if len(ends) == 1 else None
+        if len(phrase) > 2 and _bare_noun(phrase, self._room_text):  # the room's prose printed the player's word
+            self.names.add(phrase)
+            self.typed.add(phrase)
+            return phrase
+        return None
 
     def _walked(self, out: Extraction, previous: str | None, room: str, action: str) -> None:
         direction = move_direction(action)
@@ -518,7 +542,7 @@ class JerichoRules:
         obj = _object(action)
         lit = None if self.location == DARK_PLACE else self.location
         for thing in view.taken:
-            name = normalize(thing) if thing else (self._named(obj) if len(view.taken) == 1 else None)
+            name = normalize(thing) if thing else (self._named(obj, typed=True) if len(view.taken) == 1 else None)
             if name:
                 out.triples.append((name, IN, INVENTORY))
         for thing in view.dropped:
@@ -538,6 +562,16 @@ class JerichoRules:
                              if t.relation == IN and t.object == INVENTORY and t.subject not in carried]
 
 
+    def _let_go(self, out: Extraction, observation: str, action: str, store: TripleStore) -> None:
+        """``tie rope to railing`` answered with the rope's name (``The rope drops over the side``): the
+        thing is tied to something else, no longer believed carried."""
+        if _verb(action) not in _TIE:
+            return
+        name = self._named(_object(action))
+        if name and printed(name.split()[-1], observation.lower()):
+            out.outdated += [t.as_tuple() for t in store.incident(name)
+                             if t.subject == name and t.relation == IN and t.object == INVENTORY]
+
     def _put(self, out: Extraction, action: str, store: TripleStore) -> None:
         """``put X in Y`` answered ``Done.``: X is in (on) Y, or at least no longer carried."""
         parts = re.split(r"\s+(in|into|inside|on|onto)\s+", action.strip().split(maxsplit=1)[-1], maxsplit=1,
@@ -555,6 +589,25 @@ class JerichoRules:
 
 
 _PLACES = re.compile(r"^(?:front|middle|center|centre|corner|end|side|top|bottom|edge|back|rest|two ends)\b|\bof the\b")
+
+
+def _bare_noun(word: str, text: str) -> bool:
+    """Whether ``text`` prints ``word`` as a noun with at most a plain modifier (``elvish sword``, ``coil of
+    rope``), not within a longer compound that is likely the game's own name (``nasty-looking knife``,
+    ``egg encrusted with jewels``: ``jewel-encrusted egg``).
+
+    Example:
+        >>> _bare_noun("rope", "a large coil of rope is lying here."), _bare_noun("knife", "a nasty-looking knife.")
+        (True, False)
+    """
+    found = False
+    pattern = rf"(?<![\w-])(?P<before>[\w'-]+\s+)?{re.escape(word)}(?![\w-])(?P<after>\s+[\w'-]+)?"
+    for match in re.finditer(pattern, text):
+        before, after = (match.group("before") or "").strip(), (match.group("after") or "").strip()
+        if "-" in before or re.fullmatch(r"\w+(?:ed|ing)", after):
+            return False
+        found = True
+    return found
 
 
 def _holder_name(name: str) -> bool:
