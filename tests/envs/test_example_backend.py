@@ -93,7 +93,7 @@ class _NamedWrongly(CellarEnv):
 
 def test_a_text_parser_is_also_named_by_module_and_an_unknown_one_is_one_line():
     assert isinstance(text_parser(_NamedByModule()), CellarRules)  # no entry point needed
-    with pytest.raises(ValueError, match=r"^unknown text parser 'cellar-parser'; choose from \['nethack', 'twx'\]$"):
+    with pytest.raises(ValueError, match=r"^unknown text parser 'cellar-parser'; choose from \['jericho', 'nethack', 'scienceworld', 'twx'\]$"):
         text_parser(_NamedWrongly())
 
 
