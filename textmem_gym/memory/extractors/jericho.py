@@ -22,7 +22,8 @@ a title line after a move, ``look``, a lamp lit        the believed room (``loca
                                                        ``("leaflet", "is in", "small mailbox")``
 ``Taken.`` / ``Dropped.``, ``lamp: Taken.``            ``(x, "is in", "inventory")`` / ``(x, "is at", room)``
                                                        (x: the command's object, when the game printed
-                                                       that name plainly before)
+                                                       that name plainly before; for ``Taken.``, else
+                                                       the player's word as the last room printed it)
 ``You are carrying:`` + indented lines (nested)        ``(x, "is in", "inventory")``, ``(y, "is in", x)``
 a move that printed another room's title               ``(room b, "is north of", room a)``,
                                                        ``(room a, "has exit", "north")``
@@ -45,9 +46,11 @@ The ground truth (:class:`JerichoObservedTruth`) is the Z-machine object tree
 thing counts once its name (as the tree prints it) and its holder's name appear in one observation
 (the room by its title), once it moved into the inventory or a described room on a command naming
 it, or once the inventory listed it; a move's two rooms once walked (both ways, until a walk shows
-otherwise). Containers and supporters are one relation in the tree: a holder counts as a supporter
-(``is on``) once the text printed "on the <holder>". Open/closed states are not in the tree: they
-are not scored on Jericho.
+otherwise); a thing on a holder the text never named is at the room once the room's list says it is
+``here``. Containers and supporters are one relation in the tree: a holder counts as a supporter
+(``is on``) once the text printed "on the <holder>". Open/closed states are not in the tree: the
+tracker declares the ``state`` class unchecked, and belief accuracy counts believed states as
+unverifiable.
 
 Example:
     >>> from textmem_gym.memory.semantic import TripleStore
