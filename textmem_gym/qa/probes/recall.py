@@ -34,7 +34,8 @@ Example:
     >>> probe_recall(where, ["the key is on the table"], (256,)), probe_recall(where, ["a table"], (256,))
     ({'256': False}, {'256': True})
     >>> where = ProbeQuestion("abstention:key", "abstention", 5, "Where is the key?", ("unknown",),
-    ...                       {"thing": "key", "places": ["kitchen", "table"]}, candidates=("unknown", "kitchen", "table"))
+    ...                       {"thing": "key", "places": ["kitchen", "table"]},
+    ...                       candidates=("unknown", "kitchen", "table"))
     >>> probe_first_mention(where, ["you are in the kitchen", "a table"], (256,))
     {'256': True}
     >>> probe_first_mention(where, ["the key is on the table"], (256,))
