@@ -49,7 +49,11 @@ class Policy(Protocol):
 
 @runtime_checkable
 class FullPolicy(Protocol):
-    """A policy with every hook the runner calls (what :func:`adapt_policy` returns).
+    """A policy with every hook the runner calls (what :func:`adapt_policy` returns): the one list of
+    the hooks, each with its signature and, as its body, what a policy without it does (pluggy's
+    hook specifications, with their defaults). :class:`BasePolicy` inherits the defaults,
+    :class:`PolicyAdapter` forwards the hooks an object has (:data:`HOOKS`, derived from this class)
+    and supplies these defaults for the others.
 
     Attributes:
         name: Name recorded in results.
@@ -61,49 +65,87 @@ class FullPolicy(Protocol):
     @property
     def name(self) -> str:
         """Name recorded in results."""
+        return type(self).__name__
 
     @property
     def privileged(self) -> frozenset[str]:
-        """Privileged ``info`` keys the policy needs."""
+        """Privileged ``info`` keys the policy needs: none."""
+        return frozenset()
 
     @property
     def multi_trial(self) -> bool:
-        """Whether it learns across trials of one game."""
+        """Whether it learns across trials of one game: no."""
+        return False
 
     def act(self, observation: Any, info: Info) -> str:
-        """Returns the next command."""
+        """Returns the next command (the one hook every policy must have)."""
+        raise NotImplementedError
 
     def seed(self, seed: int | None) -> None:
-        """Seeds the policy's randomness for the next episode."""
+        """Seeds the policy's randomness for the next episode (the runner calls it per episode)."""
+        return None
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
-        """The env this policy plays (e.g. ``env`` inside a memory wrapper it needs)."""
+        """The env this policy plays: ``env`` unchanged (override to add a wrapper it needs)."""
+        return env
 
     def preflight(self) -> None:
         """Checks once, before any episode, that what the policy needs is there (raises
-        :class:`~textmem_gym.core.errors.PolicyNotReady` with one line otherwise)."""
+        :class:`~textmem_gym.core.errors.PolicyNotReady` with one line otherwise); nothing to check here
+        (LLM policies check their endpoint)."""
+        return None
 
     def reset(self, observation: Any, info: Info) -> None:
         """Starts an episode with its first observation."""
+        return None
 
     def observe(self, action: str, observation: Any, reward: float, terminated: bool,
                 truncated: bool, info: Info) -> None:
         """Sees the outcome of its last action."""
+        return None
 
     def end_episode(self, info: Info) -> None:
         """Ends an episode (multi-trial policies such as Reflexion learn here)."""
+        return None
 
     def episode_stats(self) -> dict[str, Any]:
-        """Numbers recorded with the episode's result (tokens, calls, fallbacks by cause...)."""
+        """Numbers recorded with the episode's result (tokens, calls, cost, fallbacks by cause...); none here."""
+        return {}
 
     def policy_config(self) -> dict[str, Any]:
-        """The policy's full configuration, recorded in every results row."""
+        """The policy's full configuration, recorded in every results row; none here."""
+        return {}
 
     def take_llm_calls(self) -> list[dict[str, Any]]:
-        """The LLM calls made since the last call (for the trajectory)."""
+        """The LLM calls made since the last call (for the trajectory); none here."""
+        return []
 
     def action_source(self) -> str | None:
-        """Where the action just played came from: ``"model"``, a fallback cause, or ``None`` (not said)."""
+        """Where the action just played came from: ``"model"``, a fallback cause, or ``None`` (not said here)."""
+        return None
+
+
+#: The hooks of :class:`FullPolicy` that are methods, in its order (``act`` first), and those that are
+#: attributes: read from the class, so the hook list is written once.
+HOOKS: tuple[str, ...] = tuple(name for name, member in vars(FullPolicy).items()
+                               if not name.startswith("_") and inspect.isfunction(member))
+ATTRIBUTE_HOOKS: tuple[str, ...] = tuple(name for name, member in vars(FullPolicy).items()
+                                         if isinstance(member, property))
+
+
+def has_hook(agent: object, hook: str) -> bool:
+    """Whether ``agent`` has the hook ``hook`` of :class:`FullPolicy` (as a runtime-checkable protocol asks:
+    the attribute is there, and a method hook is not ``None``).
+
+    Example:
+        >>> class Look:
+        ...     def act(self, observation, info): return "look"
+        >>> has_hook(Look(), "act"), has_hook(Look(), "observe")
+        (True, False)
+    """
+    if hook in ATTRIBUTE_HOOKS:
+        return hasattr(agent, hook)
+    return getattr(agent, hook, None) is not None
 
 
 #: How a :class:`PolicyConfig` field is recorded in results rows: its metadata ``{"record": ...}``.
@@ -298,8 +340,9 @@ def _field_docs(cls: type) -> dict[str, str]:
             and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)}
 
 
-class BasePolicy:
-    """Convenience base with the defaults of every optional hook (subclass it and write ``act``).
+class BasePolicy(FullPolicy):
+    """Convenience base with the defaults of every optional hook, :class:`FullPolicy`'s (subclass it and
+    write ``act``).
 
     Attributes:
         name: Registry name, recorded in results.
@@ -324,40 +367,12 @@ class BasePolicy:
         (True, {})
     """
 
-    name: ClassVar[str] = "base"
-    privileged: ClassVar[frozenset[str]] = frozenset()
-    multi_trial: ClassVar[bool] = False
+    name: str = "base"  # a class attribute where FullPolicy has a property
+    privileged: frozenset[str] = frozenset()
+    multi_trial: bool = False
     config_class: ClassVar[type[PolicyConfig] | None] = None
     config: Mapping[str, Any] | PolicyConfig = MappingProxyType({})
     arguments: Mapping[str, Any] = MappingProxyType({})
-
-    def seed(self, seed: int | None) -> None:
-        """Seeds the policy's randomness for the next episode (the runner calls it per episode)."""
-
-    def wrap_env(self, env: gym.Env) -> gym.Env:
-        """The env this policy plays: ``env`` unchanged (override to add a wrapper it needs)."""
-        return env
-
-    def preflight(self) -> None:
-        """Nothing to check (LLM policies check their endpoint here)."""
-
-    def reset(self, observation: Any, info: Info) -> None:
-        """Starts an episode."""
-
-    def act(self, observation: Any, info: Info) -> str:
-        """Returns the next command."""
-        raise NotImplementedError
-
-    def observe(self, action: str, observation: Any, reward: float, terminated: bool,
-                truncated: bool, info: Info) -> None:
-        """Sees the outcome of its last action."""
-
-    def end_episode(self, info: Info) -> None:
-        """Ends an episode."""
-
-    def episode_stats(self) -> dict[str, Any]:
-        """Numbers to record with the episode's result (tokens, calls, cost, fallbacks...)."""
-        return {}
 
     def policy_config(self) -> dict[str, Any]:
         """The policy's full configuration (``config``: settings with defaults filled in: extractor,
@@ -368,93 +383,16 @@ class BasePolicy:
         recorded = config.recorded() if isinstance(config, PolicyConfig) else dict(config)
         return {**recorded, **{k: v for k, v in self.arguments.items() if k not in recorded}}
 
-    def take_llm_calls(self) -> list[dict[str, Any]]:
-        """The LLM calls made since the last call; none here."""
-        return []
-
-    def action_source(self) -> str | None:
-        """Where the action just played came from; not said here."""
-        return None
-
 
 class NotAPolicy(TypeError):
     """The object given as a policy has no ``act(observation, info)`` method."""
 
 
-# One small protocol per optional hook: the adapter asks each whether the object has it.
-@runtime_checkable
-class _Resets(Protocol):
-    def reset(self, observation: Any, info: Info) -> None: ...
-
-
-@runtime_checkable
-class _Observes(Protocol):
-    def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
-                info: Info) -> None: ...
-
-
-@runtime_checkable
-class _EndsEpisodes(Protocol):
-    def end_episode(self, info: Info) -> None: ...
-
-
-@runtime_checkable
-class _Seeds(Protocol):
-    def seed(self, seed: int | None) -> None: ...
-
-
-@runtime_checkable
-class _WrapsEnv(Protocol):
-    def wrap_env(self, env: gym.Env) -> gym.Env: ...
-
-
-@runtime_checkable
-class _ChecksReady(Protocol):
-    def preflight(self) -> None: ...
-
-
-@runtime_checkable
-class _Reports(Protocol):
-    def episode_stats(self) -> dict[str, Any]: ...
-
-
-@runtime_checkable
-class _Configured(Protocol):
-    def policy_config(self) -> dict[str, Any]: ...
-
-
-@runtime_checkable
-class _CallsLLM(Protocol):
-    def take_llm_calls(self) -> list[dict[str, Any]]: ...
-
-
-@runtime_checkable
-class _SaysSource(Protocol):
-    def action_source(self) -> str | None: ...
-
-
-@runtime_checkable
-class _Named(Protocol):
-    @property
-    def name(self) -> str: ...
-
-
-@runtime_checkable
-class _Privileged(Protocol):
-    @property
-    def privileged(self) -> frozenset[str]: ...
-
-
-@runtime_checkable
-class _MultiTrial(Protocol):
-    @property
-    def multi_trial(self) -> bool: ...
-
-
-class PolicyAdapter:
+class PolicyAdapter(FullPolicy):
     """A :class:`FullPolicy` over an object that has ``act`` and any of the other hooks.
 
-    Each hook the object has is called; the others do what :class:`BasePolicy`'s defaults do.
+    Each hook of :data:`HOOKS` the object has is called (a stats dict or a list of calls is copied); the
+    others do what :class:`FullPolicy` says. Which the object has is asked once, here.
 
     Args:
         agent: The object (its ``act`` is required).
@@ -463,68 +401,37 @@ class PolicyAdapter:
             record: recorded beside it (see :func:`adapt_policy`).
     """
 
+    name: str = ""  # set per object
+    privileged: frozenset[str] = frozenset()
+    multi_trial: bool = False
+
     def __init__(self, agent: Policy, name: str | None = None, arguments: Mapping[str, Any] | None = None) -> None:
         self.agent = agent
         self.arguments = MappingProxyType(dict(arguments or {}))
-        self.name = agent.name if isinstance(agent, _Named) else (name or type(agent).__name__)
-        self.privileged = frozenset(agent.privileged) if isinstance(agent, _Privileged) else frozenset()
-        self.multi_trial = bool(agent.multi_trial) if isinstance(agent, _MultiTrial) else False
-        # asked once here, not on every step: protocol isinstance checks are slow on the step path
-        self._observes = isinstance(agent, _Observes)
-        self._says_source = isinstance(agent, _SaysSource)
-        self._calls_llm = isinstance(agent, _CallsLLM)
+        self.name = agent.name if has_hook(agent, "name") else (name or type(agent).__name__)  # type: ignore[attr-defined]
+        self.privileged = frozenset(agent.privileged) if has_hook(agent, "privileged") else frozenset()  # type: ignore[attr-defined]
+        self.multi_trial = bool(agent.multi_trial) if has_hook(agent, "multi_trial") else False  # type: ignore[attr-defined]
+        self._own: dict[str, Any] = {hook: getattr(agent, hook) for hook in HOOKS if has_hook(agent, hook)}
+        for hook in HOOKS:
+            if hook in self._own and hook not in vars(PolicyAdapter):  # the adapter's own below add to the result
+                setattr(self, hook, self._own[hook])
 
     def act(self, observation: Any, info: Info) -> str:
         """The object's ``act``."""
         return self.agent.act(observation, info)
 
-    def seed(self, seed: int | None) -> None:
-        """The object's ``seed`` if it has one."""
-        if isinstance(self.agent, _Seeds):
-            self.agent.seed(seed)
-
-    def wrap_env(self, env: gym.Env) -> gym.Env:
-        """The object's ``wrap_env`` if it has one, else ``env``."""
-        return self.agent.wrap_env(env) if isinstance(self.agent, _WrapsEnv) else env
-
-    def preflight(self) -> None:
-        """The object's ``preflight`` if it has one."""
-        if isinstance(self.agent, _ChecksReady):
-            self.agent.preflight()
-
-    def reset(self, observation: Any, info: Info) -> None:
-        """The object's ``reset`` if it has one."""
-        if isinstance(self.agent, _Resets):
-            self.agent.reset(observation, info)
-
-    def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
-                info: Info) -> None:
-        """The object's ``observe`` if it has one."""
-        if self._observes:
-            self.agent.observe(action, observation, reward, terminated, truncated,  # type: ignore[attr-defined]
-                               info)
-
-    def end_episode(self, info: Info) -> None:
-        """The object's ``end_episode`` if it has one."""
-        if isinstance(self.agent, _EndsEpisodes):
-            self.agent.end_episode(info)
-
     def episode_stats(self) -> dict[str, Any]:
-        """The object's ``episode_stats()`` if it has one, else ``{}``."""
-        return dict(self.agent.episode_stats()) if isinstance(self.agent, _Reports) else {}
+        """The object's ``episode_stats()`` (a copy) if it has one, else ``{}``."""
+        return dict(self._own["episode_stats"]()) if "episode_stats" in self._own else {}
 
     def policy_config(self) -> dict[str, Any]:
         """The object's ``policy_config()`` if it has one (else ``{}``), plus the ``arguments`` it lacks."""
-        own = dict(self.agent.policy_config()) if isinstance(self.agent, _Configured) else {}
+        own = dict(self._own["policy_config"]()) if "policy_config" in self._own else {}
         return {**own, **{k: v for k, v in self.arguments.items() if k not in own}}
 
     def take_llm_calls(self) -> list[dict[str, Any]]:
-        """The object's ``take_llm_calls()`` if it has one, else ``[]``."""
-        return list(self.agent.take_llm_calls()) if self._calls_llm else []  # type: ignore[attr-defined]
-
-    def action_source(self) -> str | None:
-        """The object's ``action_source()`` if it has one, else ``None``."""
-        return self.agent.action_source() if self._says_source else None  # type: ignore[attr-defined]
+        """The object's ``take_llm_calls()`` (a copy) if it has one, else ``[]``."""
+        return list(self._own["take_llm_calls"]()) if "take_llm_calls" in self._own else []
 
 
 def check_policy(agent: Any) -> Policy:
@@ -588,7 +495,7 @@ def reseeded(agent: Any) -> bool:
         return reseeded(agent.agent)
     if isinstance(agent, BasePolicy):
         return type(agent).seed is not BasePolicy.seed
-    return isinstance(agent, _Seeds)
+    return has_hook(agent, "seed")
 
 
 def unrecorded_arguments(agent: FullPolicy, arguments: Mapping[str, Any],

@@ -641,7 +641,7 @@ def question_generators() -> dict[str, Generator]:
 
 def _defined_at(generator: Generator) -> int:
     """The line of this module that defines ``generator`` (setuptools writes entry points sorted by name)."""
-    return int(generator.__code__.co_firstlineno)  # type: ignore[attr-defined]
+    return int(generator.__code__.co_firstlineno)
 
 
 def __getattr__(name: str) -> Any:
