@@ -112,7 +112,9 @@ class RLPolicy(BasePolicy):
 
 
 def make_rl_policy(path: str, **kwargs: Any) -> RLPolicy:
-    """Registry factory for ``rl:PATH`` (``PREFIXED_POLICIES["rl"]``)."""
+    """rl:PATH plays a model trained by baselines_rl (MaskablePPO / masked DQN .zip)
+
+    Registry factory for ``rl:PATH`` (``PREFIXED_POLICIES["rl"]``)."""
     if not path:
         raise ValueError("rl policy needs a model path: rl:PATH")
     return RLPolicy(path, **kwargs)

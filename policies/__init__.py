@@ -21,16 +21,14 @@ from textmem_gym.core.policy import (
     config_fields,
 )
 from textmem_gym.core.registry import (
-    DESCRIPTIONS,
     ENTRY_POINT_GROUP,
     POLICIES,
     PREFIXED_POLICIES,
     PolicyEntry,
     available_policies,
     make_policy,
-    register_policy,
 )
 
-__all__ = ["BasePolicy", "DESCRIPTIONS", "ENTRY_POINT_GROUP", "FullPolicy", "Info", "NotAPolicy", "POLICIES",
+__all__ = ["BasePolicy", "ENTRY_POINT_GROUP", "FullPolicy", "Info", "NotAPolicy", "POLICIES",
            "PREFIXED_POLICIES", "Policy", "PolicyConfig", "PolicyEntry", "adapt_policy", "available_policies",
-           "check_policy", "config_fields", "make_policy", "register_policy"]
+           "check_policy", "config_fields", "make_policy"]

@@ -154,7 +154,10 @@ class AdaPlannerConfig(LLMConfig):
 
 
 class AdaPlannerPolicy(CriticTurns, LLMPolicy):
-    """AdaPlanner's closed loop: a plan as code, refined in and out of plan, skills kept.
+    """LLM baseline: AdaPlanner, plans (code, or structured steps where the endpoint takes a schema) run by a
+    restricted interpreter, refined when an expectation fails, won plans kept as skills
+
+    AdaPlanner's closed loop: a plan as code, refined in and out of plan, skills kept.
 
     Args:
         config: Its settings (default: :class:`AdaPlannerConfig`'s).

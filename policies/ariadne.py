@@ -89,7 +89,9 @@ class AriadneConfig(AgentConfig):
 
 
 class AriadnePolicy(LLMAgent):
-    """The Ariadne agent.
+    """LLM: AriGraph memory + planner + ReAct decisions with go to (AriGraph paper)
+
+    The Ariadne agent.
 
     Args:
         config: Its settings (default: :class:`AriadneConfig`'s, the paper's).

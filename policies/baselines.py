@@ -41,7 +41,9 @@ SIMILARITIES = ("auto", "bm25", "openai")
 
 
 class FullHistoryPolicy(LLMAgent):
-    """Every observation and action so far in working memory."""
+    """LLM baseline: planner + ReAct over the full history of observations and actions
+
+    Every observation and action so far in working memory."""
 
     name: ClassVar[str] = "full-history"
     history_label: ClassVar[str] = "History of all observations and actions"
@@ -51,7 +53,9 @@ class FullHistoryPolicy(LLMAgent):
 
 
 class ReActPolicy(LLMAgent):
-    """ReAct without a planner: only the last ``n_prev`` steps."""
+    """LLM baseline: ReAct decisions over the last 5 steps, no planner, no memory
+
+    ReAct without a planner: only the last ``n_prev`` steps."""
 
     name: ClassVar[str] = "react"
     uses_planner: ClassVar[bool] = False
@@ -66,7 +70,9 @@ class SummaryConfig(AgentConfig):
 
 
 class SummaryPolicy(LLMAgent):
-    """The last ``n_prev`` steps plus a running summary rewritten after every step.
+    """LLM baseline: planner + ReAct, last 5 steps + running summary
+
+    The last ``n_prev`` steps plus a running summary rewritten after every step.
 
     Args:
         config: Its settings (default: :class:`SummaryConfig`'s).
@@ -131,7 +137,9 @@ class RAGConfig(AgentConfig):
 
 
 class RAGPolicy(LLMAgent):
-    """Retrieval-augmented memory over a stream of past steps.
+    """LLM baseline: planner + ReAct, last 5 steps + 5 memories (recency, importance, relevance)
+
+    Retrieval-augmented memory over a stream of past steps.
 
     Args:
         config: Its settings (default: :class:`RAGConfig`'s; a subclass takes its own ``config_class``).
@@ -222,7 +230,9 @@ class SimulacraConfig(RAGConfig):
 
 
 class SimulacraPolicy(RAGPolicy):
-    """RAG plus reflections: every ``reflect_every`` steps the LLM infers insights from retrieved
+    """LLM baseline: rag + reflections over retrieved memories (Generative Agents)
+
+    RAG plus reflections: every ``reflect_every`` steps the LLM infers insights from retrieved
     memories; they join the stream as important memories and are always shown.
 
     Args:
@@ -279,7 +289,9 @@ class ReflexionConfig(RAGConfig):
 
 
 class ReflexionPolicy(RAGPolicy):
-    """RAG memory plus Reflexion (Shinn et al., 2023) over trials of the same game.
+    """LLM baseline: rag + reflections written after failed trials of the same game
+
+    RAG memory plus Reflexion (Shinn et al., 2023) over trials of the same game.
 
     After an episode that is not won, :meth:`end_episode` asks the LLM for a reflection on the
     trajectory; later trials of the same game (same env id and game seed, read from the env in

@@ -133,7 +133,9 @@ class DAVISConfig(LLMConfig):
 
 
 class DAVISPolicy(LLMPolicy):
-    """The DAVIS agent.
+    """LLM: DAVIS temporal-KG world model (predicts 5 steps, asks its graph) + actor-critic with reflection
+
+    The DAVIS agent.
 
     Args:
         config: Its settings (default: :class:`DAVISConfig`'s, the paper's).

@@ -82,7 +82,9 @@ def take_object(command: str) -> str | None:
 
 
 class ExplorerPolicy(BasePolicy):
-    """Memory-driven exploration without an LLM.
+    """no LLM: explores with MemoryGraphWrapper (go to unexplored exits, read, take, open), critic vetoes repeats
+
+    Memory-driven exploration without an LLM.
 
     Args:
         memory: Use MemoryGraphWrapper (map, unexplored exits, ``go to``, and recall of what was
@@ -513,6 +515,8 @@ class ExplorerPolicy(BasePolicy):
 
 
 def explorer_without_memory(seed: int | None = 0) -> ExplorerPolicy:
-    """The memory ablation as its own policy name (``explorer-nomemory``): ``ExplorerPolicy(memory=False)``,
+    """the explorer without MemoryGraphWrapper (no map, no go to, no recall of what it read)
+
+    The memory ablation as its own policy name (``explorer-nomemory``): ``ExplorerPolicy(memory=False)``,
     so its results are kept apart from the explorer's in one results file."""
     return ExplorerPolicy(memory=False, seed=seed)

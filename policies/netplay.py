@@ -54,7 +54,9 @@ DESCEND_WAIT = 3
 
 
 class NetPlayHeuristic(BasePolicy):
-    """The non-LLM skill agent (see the module docstring).
+    """no LLM, NetHack: skill rules (fight near monsters, rest, eat, descend, else explore/search)
+
+    The non-LLM skill agent (see the module docstring).
 
     Args:
         seed: Seed of the tie-breaking randomness (a random run when stuck).
@@ -177,7 +179,9 @@ class NetPlayConfig(LLMConfig):
 
 
 class NetPlayPolicy(LLMPolicy):
-    """NetPlay: an LLM picks one skill per step with a short reason (see the module docstring).
+    """LLM, NetHack: NetPlay's loop, one skill per step with a short reason (explore, go to, fight...)
+
+    NetPlay: an LLM picks one skill per step with a short reason (see the module docstring).
 
     Args:
         config: Its settings (default: :class:`NetPlayConfig`'s).

@@ -196,7 +196,10 @@ class RAPConfig(LLMConfig):
 
 
 class RAPPolicy(CriticTurns, LLMPolicy):
-    """RAP: a plan from retrieved plans, then actions with retrieved trajectory excerpts as examples.
+    """LLM baseline: RAP, retrieval-augmented planning over stored trajectories (ScienceWorld: gold paths of 5 training
+    variations)
+
+    RAP: a plan from retrieved plans, then actions with retrieved trajectory excerpts as examples.
 
     Args:
         config: Its settings (default: :class:`RAPConfig`'s).

@@ -147,7 +147,9 @@ class ReflActConfig(LLMConfig):
 
 
 class ReflActPolicy(LLMPolicy):
-    """The Text Adventure Agent's ReflAct loop as a policy.
+    """LLM: the Text Adventure Agent's ReflAct loop (reflection, objective, critic, loop guards, narrative)
+
+    The Text Adventure Agent's ReflAct loop as a policy.
 
     Args:
         config: Its settings (default: :class:`ReflActConfig`'s).

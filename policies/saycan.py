@@ -128,7 +128,10 @@ class SayCanConfig(LLMConfig):
 
 
 class SayCanPolicy(CriticTurns, LLMPolicy):
-    """SayCan: the argmax over afforded commands of their log-probability as the next action.
+    """LLM baseline: SayCan, every admissible command scored by its log-probability as the next action x affordance
+    (ScienceWorld's valid commands, SwiftSage's filters)
+
+    SayCan: the argmax over afforded commands of their log-probability as the next action.
 
     Args:
         config: Its settings (default: :class:`SayCanConfig`'s).

@@ -12,7 +12,9 @@ SAFE_COMMAND = "look"
 
 
 class RandomPolicy(BasePolicy):
-    """Chooses uniformly among ``info["admissible_commands"]``; seeded per episode.
+    """uniform over the admissible commands (seeded)
+
+    Chooses uniformly among ``info["admissible_commands"]``; seeded per episode.
 
     Args:
         seed: Seed used until the runner re-seeds it per episode.
@@ -37,7 +39,9 @@ class RandomPolicy(BasePolicy):
 
 
 class WalkthroughPolicy(BasePolicy):
-    """PRIVILEGED ORACLE: replays ``info["walkthrough"]``; an upper bound, not an agent.
+    """PRIVILEGED ORACLE: replays the game's walkthrough (upper bound, not an agent)
+
+    PRIVILEGED ORACLE: replays ``info["walkthrough"]``; an upper bound, not an agent.
 
     The runner makes the env with ``privileged={"walkthrough"}`` for it. After the walkthrough
     is exhausted it sends ``look``.

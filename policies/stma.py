@@ -129,7 +129,9 @@ class STMAConfig(LLMConfig):
 
 
 class STMAPolicy(LLMPolicy):
-    """The STMA agent.
+    """LLM: STMA spatio-temporal memory + planner-critic (multi-step plans checked before each action)
+
+    The STMA agent.
 
     Args:
         config: Its settings (default: :class:`STMAConfig`'s, the paper's).

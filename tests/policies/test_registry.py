@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import math
 import re
 
 import pytest
@@ -15,7 +16,6 @@ from policies import (
     Policy,
     available_policies,
     make_policy,
-    register_policy,
 )
 from policies.explorer import ExplorerPolicy
 from policies.simple import RandomPolicy, WalkthroughPolicy
@@ -25,8 +25,10 @@ from textmem_gym.core.registry import (
     accepts_argument,
     check_policy_arguments,
     describe_factory,
+    describe_target,
     factory_parameters,
 )
+from textmem_gym.loading import load_object
 
 
 def test_every_registered_policy_implements_the_protocol():
@@ -46,11 +48,6 @@ def test_register_and_prefixed_factories(monkeypatch):
     assert isinstance(make_policy("seeded-random", seed=3), RandomPolicy)
     monkeypatch.setitem(PREFIXED_POLICIES, "fixed", "tests.policies.test_registry:_fixed")
     assert make_policy("fixed:go north").act("", {}) == "go north"
-    register_policy("tmp-walk", "policies.simple:WalkthroughPolicy", "test entry")
-    try:
-        assert isinstance(make_policy("tmp-walk"), WalkthroughPolicy)
-    finally:
-        POLICIES.pop("tmp-walk")
 
 
 def test_module_factory_names_build_any_importable_policy():
@@ -133,10 +130,11 @@ def test_errors_inside_a_policy_module_are_not_reported_as_unknown_names(tmp_pat
         make_policy("buggy_module:Agent")
 
 
-def test_register_policy_takes_module_colon_callable():
-    with pytest.raises(ValueError, match="'module:callable'"):
-        register_policy("bad", "policies.simple.RandomPolicy")
-    assert "bad" not in POLICIES
+def test_a_built_in_description_is_its_factory_docstring_summary_read_without_importing_it():
+    entries = available_policies()
+    for name in ("random", "adaplanner", "explorer-nomemory"):
+        assert entries[name].description == describe_factory(load_object(POLICIES[name])) != "", name
+    assert describe_target("math:sqrt") == describe_factory(math.sqrt) != ""  # no Python source: imported
 
 
 def test_available_policies_and_descriptions():

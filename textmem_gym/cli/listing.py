@@ -48,11 +48,11 @@ def format_section(title: str, rows: Sequence[tuple[str, str]]) -> str:
 
 def policy_rows() -> list[tuple[str, str]]:
     """One row per policy name: built-in ones, those of installed packages (marked), then patterns."""
-    from textmem_gym.core.registry import DESCRIPTIONS, PREFIXED_POLICIES, available_policies
+    from textmem_gym.core.registry import PREFIXED_POLICIES, available_policies, describe_target
 
     rows = [(name, entry.description + (f"  [from package {entry.package}]" if entry.package else ""))
             for name, entry in available_policies().items()]
-    rows += [(f"{prefix}:...", DESCRIPTIONS.get(prefix, "")) for prefix in PREFIXED_POLICIES]
+    rows += [(f"{prefix}:...", describe_target(target)) for prefix, target in PREFIXED_POLICIES.items()]
     rows.append(("module:Factory", "any importable callable returning a Policy, e.g. mypkg.agents:MyPolicy"))
     return rows
 

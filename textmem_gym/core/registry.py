@@ -27,7 +27,10 @@ Example:
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import inspect
+import os
 import sys
 import warnings
 from collections.abc import Callable
@@ -50,42 +53,13 @@ ENTRY_POINT_GROUP = "textmem_gym.policies"
 PREFIX_ENTRY_POINT_GROUP = "textmem_gym.policy_prefixes"
 
 #: The built-in names: name -> ``"module:factory"``, the library's own ``textmem_gym.policies`` entry
-#: points (``setup.cfg``), plus those :func:`register_policy` adds. Imported on first use, so heavy
-#: policies cost nothing until used.
+#: points (``setup.cfg``). Imported on first use, so heavy policies cost nothing until used; each is
+#: described by its factory's docstring (:func:`describe_target`).
 POLICIES: dict[str, str] = library_names(ENTRY_POINT_GROUP)
 
 #: prefix -> ``"module:factory"`` for names like ``rl:PATH`` (the factory gets the argument): the
 #: library's own ``textmem_gym.policy_prefixes`` entry points.
 PREFIXED_POLICIES: dict[str, str] = library_names(PREFIX_ENTRY_POINT_GROUP)
-
-#: One-line descriptions for ``textmem-gym list`` and docs.
-DESCRIPTIONS: dict[str, str] = {
-    "random": "uniform over the admissible commands (seeded)",
-    "walkthrough": "PRIVILEGED ORACLE: replays the game's walkthrough (upper bound, not an agent)",
-    "explorer": ("no LLM: explores with MemoryGraphWrapper (go to unexplored exits, read, take, open), "
-                 "critic vetoes repeats"),
-    "explorer-nomemory": "the explorer without MemoryGraphWrapper (no map, no go to, no recall of what it read)",
-    "ariadne": "LLM: AriGraph memory + planner + ReAct decisions with go to (AriGraph paper)",
-    "full-history": "LLM baseline: planner + ReAct over the full history of observations and actions",
-    "summary": "LLM baseline: planner + ReAct, last 5 steps + running summary",
-    "rag": "LLM baseline: planner + ReAct, last 5 steps + 5 memories (recency, importance, relevance)",
-    "simulacra": "LLM baseline: rag + reflections over retrieved memories (Generative Agents)",
-    "reflexion": "LLM baseline: rag + reflections written after failed trials of the same game",
-    "react": "LLM baseline: ReAct decisions over the last 5 steps, no planner, no memory",
-    "reflact": "LLM: the Text Adventure Agent's ReflAct loop (reflection, objective, critic, loop guards, narrative)",
-    "stma": "LLM: STMA spatio-temporal memory + planner-critic (multi-step plans checked before each action)",
-    "davis": "LLM: DAVIS temporal-KG world model (predicts 5 steps, asks its graph) + actor-critic with reflection",
-    "adaplanner": ("LLM baseline: AdaPlanner, plans (code, or structured steps where the endpoint takes a schema) "
-                   "run by a restricted interpreter, refined when an expectation fails, won plans kept as skills"),
-    "saycan": ("LLM baseline: SayCan, every admissible command scored by its log-probability as the next action "
-               "x affordance (ScienceWorld's valid commands, SwiftSage's filters)"),
-    "rap": ("LLM baseline: RAP, retrieval-augmented planning over stored trajectories (ScienceWorld: gold paths of "
-            "5 training variations)"),
-    "netplay": "LLM, NetHack: NetPlay's loop, one skill per step with a short reason (explore, go to, fight...)",
-    "netplay-heuristic": "no LLM, NetHack: skill rules (fight near monsters, rest, eat, descend, else explore/search)",
-    "rl": "rl:PATH plays a model trained by baselines_rl (MaskablePPO / masked DQN .zip)",
-}
-
 
 @dataclass(frozen=True)
 class PolicyEntry:
@@ -109,17 +83,48 @@ class PolicyEntry:
 
     @property
     def description(self) -> str:
-        """The built-in description, else the factory's ``description`` or its first docstring line.
+        """The factory's ``description``, else the summary of its docstring (:func:`describe_factory`).
 
-        A plugin's factory is imported here (on first use), so listing costs nothing until asked.
+        A built-in factory's docstring is read from its module's source without importing it (listing
+        the policies imports none of them); a plugin's factory is imported here, on first use.
         """
         if self.package is None:
-            return DESCRIPTIONS.get(self.name, "")
+            return describe_target(self.target)
         return describe_factory(load_object(self.target))
 
 
+def describe_target(target: str) -> str:
+    """The docstring summary of the class or function ``"module:attr"`` names, read from its module's
+    source without importing the module (its parent packages are imported to find it); imported and
+    described by :func:`describe_factory` when the source cannot be read or does not define it.
+
+    Example:
+        >>> describe_target("policies.simple:RandomPolicy")
+        'uniform over the admissible commands (seeded)'
+    """
+    module_name, _, attr = target.partition(":")
+    spec = importlib.util.find_spec(module_name)
+    origin = spec.origin if spec is not None else None
+    if origin and origin.endswith(".py") and os.path.isfile(origin):
+        with open(origin, encoding="utf-8") as source:
+            tree = ast.parse(source.read())
+        kinds = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+        for node in tree.body:
+            if isinstance(node, kinds) and node.name == attr:
+                return _summary(ast.get_docstring(node, clean=True))
+    return describe_factory(load_object(target))
+
+
+def _summary(doc: str | None) -> str:
+    """The first paragraph of a docstring, on one line (``""`` for none)."""
+    if not (doc and doc.strip()):
+        return ""
+    return " ".join(line.strip() for line in inspect.cleandoc(doc).split("\n\n")[0].splitlines())
+
+
 def describe_factory(factory: Any) -> str:
-    """A factory's ``description`` attribute, else the first line of its own docstring, else ``""``.
+    """A factory's ``description`` attribute, else the first paragraph of its own docstring (on one line),
+    else ``""``.
 
     Example:
         >>> def look_around(seed=0):
@@ -133,8 +138,7 @@ def describe_factory(factory: Any) -> str:
     description = getattr(factory, "description", None)
     if isinstance(description, str) and description:
         return description
-    doc = factory.__doc__  # a class's own docstring only (not inherited, unlike inspect.getdoc)
-    return inspect.cleandoc(doc).splitlines()[0] if doc and doc.strip() else ""
+    return _summary(factory.__doc__)  # a class's own docstring only (not inherited, unlike inspect.getdoc)
 
 
 def plugin_policies() -> dict[str, PolicyEntry]:
@@ -156,7 +160,7 @@ def plugin_prefixes() -> dict[str, str]:
 def _others(group: str, builtin: dict[str, str], kind: str) -> dict[str, Declared]:
     """The declarations of ``group`` by packages other than the library, a name built in left out (warned)."""
     found = {name: entry for name, entry in declared_names(kind, group).items() if not entry.built_in}
-    for name in [name for name in found if name in builtin]:  # built in by register_policy
+    for name in [name for name in found if name in builtin]:  # a built-in name POLICIES was given at run time
         warnings.warn(f"{kind} name {name!r} from package {found.pop(name).package} is ignored: it is built in",
                       stacklevel=3)
     return found
@@ -166,19 +170,6 @@ def available_policies() -> dict[str, PolicyEntry]:
     """Every policy name: the built-in ones, then those of installed packages (entry points)."""
     builtin = {name: PolicyEntry(name, target) for name, target in POLICIES.items()}
     return {**builtin, **plugin_policies()}
-
-
-def register_policy(name: str, factory: str, description: str = "") -> None:
-    """Adds (or replaces) a built-in policy name whose factory is given as ``"module:callable"``.
-
-    Raises:
-        ValueError: ``factory`` is not of the form ``"module:callable"``.
-    """
-    module_name, sep, attr = factory.partition(":")
-    if not (module_name and sep and attr):
-        raise ValueError(f"expected a factory as 'module:callable', got {factory!r}")
-    POLICIES[name] = factory
-    DESCRIPTIONS[name] = description
 
 
 def make_policy(name: str, **kwargs: Any) -> FullPolicy:
