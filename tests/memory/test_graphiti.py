@@ -119,3 +119,17 @@ def test_graphiti_behind_the_memory_graph_wrapper(server, tmp_path):
         assert isinstance(observation["belief"], str)
     finally:
         env.close()
+
+
+def test_schemas_go_to_the_server_the_way_its_kind_takes_them(tmp_path):
+    """llama-cpp-python's server (``textmem-gym serve-llm``) rejects a ``json_schema`` format and constrains
+    ``{"type": "json_object", "schema": ...}``: the memory asks it that way, found from what the server says."""
+    with LocalOpenAIServer(graphiti_responder, profile="llama-cpp-python") as llama:
+        memory = make_memory("graphiti", base_url=llama.base_url, model="local", path=tmp_path)
+        try:
+            memory.update(*STEPS[0], {})
+            formats = [request["response_format"] for request in llama.requests]
+            assert formats and all(f["type"] == "json_object" and "schema" in f for f in formats)
+            assert not memory.failed_updates and memory.context("apple", 64)
+        finally:
+            memory.close()

@@ -1,7 +1,8 @@
 """The local parts Graphiti is given: the shipped MiniLM embeddings, a reranker over them, a private event loop.
 
 Graphiti asks three clients of its caller: an LLM client (here graphiti's own ``OpenAIGenericClient`` on
-the OpenAI-compatible endpoint), an :class:`~graphiti_core.embedder.client.EmbedderClient` and a
+the OpenAI-compatible endpoint, sending schemas as the server takes them: :class:`SchemaModeClient`), an
+:class:`~graphiti_core.embedder.client.EmbedderClient` and a
 :class:`~graphiti_core.cross_encoder.client.CrossEncoderClient`. The two last would call OpenAI by
 default; :class:`MiniLMEmbedder` and :class:`MiniLMReranker` answer them on the CPU from the shipped
 all-MiniLM-L6-v2 weights (:func:`~textmem_gym.memory.embeddings.minilm_embedder`), so nothing but the
@@ -31,7 +32,10 @@ from typing import Any, TypeVar
 import numpy as np
 from graphiti_core.cross_encoder.client import CrossEncoderClient
 from graphiti_core.embedder.client import EmbedderClient, EmbedderConfig
+from graphiti_core.llm_client.openai_generic_client import OpenAIGenericClient
+from pydantic import BaseModel
 
+from textmem_gym.llm.structured import request_params
 from textmem_gym.memory.retrieval import Embedder
 
 #: Dimensions of the shipped MiniLM embeddings.
@@ -101,6 +105,63 @@ class MiniLMReranker(CrossEncoderClient):
         return sorted(zip(passages, (float(s) for s in scores)), key=lambda pair: -pair[1])
 
 
+#: How the schema of an answer is sent: a mode of :mod:`textmem_gym.llm.structured`, or ``json_object``
+#: (Graphiti's own fallback: any JSON object, the schema written into the prompt).
+SCHEMA_MODES = ("json_schema", "json_object_schema", "json_object")
+
+
+class SchemaModeClient(OpenAIGenericClient):
+    """Graphiti's OpenAI-compatible client, sending each answer's schema the way the server takes it.
+
+    Graphiti sends ``json_schema`` (or, in its ``json_object`` mode, no schema at all). llama-cpp-python's
+    server (what ``textmem-gym serve-llm`` runs) takes neither a ``json_schema`` format nor constrains a bare
+    ``json_object`` to the answer's fields; it constrains ``{"type": "json_object", "schema": ...}``. The
+    request shapes are :func:`textmem_gym.llm.structured.request_params`'s, so this client and the library's
+    own client ask a server alike.
+
+    Args:
+        mode: One of :data:`SCHEMA_MODES`.
+        kwargs: Graphiti's ``OpenAIGenericClient`` arguments.
+
+    Example:
+        >>> from pydantic import BaseModel
+        >>> class Answer(BaseModel):
+        ...     name: str
+        >>> client = SchemaModeClient("json_object_schema", client=object())
+        >>> client._build_response_format(Answer)["schema"]["required"]
+        ['name']
+    """
+
+    def __init__(self, mode: str, **kwargs: Any) -> None:
+        if mode not in SCHEMA_MODES:
+            raise ValueError(f"unknown schema mode {mode!r}; choose from {sorted(SCHEMA_MODES)}")
+        super().__init__(structured_output_mode="json_object" if mode == "json_object" else "json_schema", **kwargs)
+        self.mode = mode
+
+    def _build_response_format(self, response_model: type[BaseModel] | None) -> dict[str, Any]:
+        if response_model is None or self.mode == "json_object":
+            return {"type": "json_object"}
+        params = request_params(self.mode, response_model.model_json_schema(), response_model.__name__)
+        return dict(params["response_format"])
+
+
+def schema_mode(base_url: str, api_key: str) -> str:
+    """The schema mode that suits the server at ``base_url`` (what it says it is; ``json_schema`` when unknown).
+
+    Example:
+        >>> schema_mode("http://127.0.0.1:9/v1", "none")  # nothing answers there: an unknown server
+        'json_schema'
+    """
+    import openai
+
+    from textmem_gym.llm.server_info import probe_server
+    from textmem_gym.llm.structured import KIND_MODES
+
+    with openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=0) as sdk:
+        kind = probe_server(sdk, base_url).kind
+    return next((mode for mode in KIND_MODES.get(kind, ()) if mode in SCHEMA_MODES), "json_schema")
+
+
 class EventLoopThread:
     """One private asyncio loop in a daemon thread; :meth:`run` waits for a coroutine run there."""
 
@@ -125,4 +186,5 @@ class EventLoopThread:
         self.loop.close()
 
 
-__all__ = ["EMBEDDING_DIMS", "EventLoopThread", "MiniLMEmbedder", "MiniLMReranker"]
+__all__ = ["EMBEDDING_DIMS", "SCHEMA_MODES", "EventLoopThread", "MiniLMEmbedder", "MiniLMReranker", "SchemaModeClient",
+           "schema_mode"]

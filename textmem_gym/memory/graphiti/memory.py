@@ -29,8 +29,8 @@ It runs fully offline but for the endpoint:
 - **embeddings and reranking**: the shipped all-MiniLM-L6-v2 (:mod:`~textmem_gym.memory.graphiti.clients`),
   loaded from its wheel, the hub never asked;
 - **LLM**: Graphiti's ``OpenAIGenericClient`` on an OpenAI-compatible endpoint (``base_url``, ``model``,
-  ``api_key``, else ``OPENAI_BASE_URL``, ``OPENAI_MODEL``, ``OPENAI_API_KEY``), structured output as a
-  JSON schema (``structured_output="json_object"`` for servers without one). Without an endpoint and a
+  ``api_key``, else ``OPENAI_BASE_URL``, ``OPENAI_MODEL``, ``OPENAI_API_KEY``), each answer's schema sent the
+  way the server takes it (:class:`~textmem_gym.memory.graphiti.clients.SchemaModeClient`). Without an endpoint and a
   model the constructor fails at once with one line;
 - **telemetry off**: ``GRAPHITI_TELEMETRY_ENABLED=false`` is set before Graphiti is imported.
 
@@ -111,7 +111,9 @@ class GraphitiMemory:
         path: Directory for the Kuzu databases (default: a temporary directory, removed by :meth:`close`).
         top_k: Facts asked from ``search`` before the budget is applied.
         max_tokens, temperature: Completion settings of Graphiti's calls.
-        structured_output: ``json_schema`` (constrained output) or ``json_object`` (the schema in the prompt).
+        structured_output: How answers' schemas are sent: ``auto`` (as the server's kind takes them:
+            ``json_object_schema`` for llama-cpp-python's server, else ``json_schema``), ``json_schema``,
+            ``json_object_schema`` or ``json_object`` (any JSON object, the schema in the prompt).
         max_coroutines: Graphiti's concurrent calls at each of its fan-outs.
 
     Raises:
@@ -129,7 +131,7 @@ class GraphitiMemory:
 
     def __init__(self, *, base_url: str | None = None, model: str | None = None, api_key: str | None = None,
                  path: str | Path | None = None, top_k: int = 20,
-                 max_tokens: int = 1024, temperature: float = 0.0, structured_output: str = "json_schema",
+                 max_tokens: int = 1024, temperature: float = 0.0, structured_output: str = "auto",
                  max_coroutines: int = 2) -> None:
         base_url = base_url or os.environ.get(ENV_BASE_URL)
         model = model or os.environ.get(ENV_MODEL)
@@ -139,14 +141,23 @@ class GraphitiMemory:
         missing = [name for name in ("graphiti_core", "kuzu") if importlib.util.find_spec(name) is None]
         if missing:
             raise ImportError(f"{' and '.join(missing)} not installed: pip install 'textmem-gym[graphiti]'")
-        if structured_output not in ("json_schema", "json_object"):
-            raise ValueError(f"unknown structured_output {structured_output!r}; choose from ['json_object', "
-                             "'json_schema']")
         os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
-        from textmem_gym.memory.graphiti.clients import EventLoopThread, MiniLMEmbedder, MiniLMReranker
+        from textmem_gym.memory.graphiti.clients import (
+            SCHEMA_MODES,
+            EventLoopThread,
+            MiniLMEmbedder,
+            MiniLMReranker,
+            schema_mode,
+        )
+
+        if structured_output not in ("auto", *SCHEMA_MODES):
+            raise ValueError(f"unknown structured_output {structured_output!r}; choose from "
+                             f"{['auto', *SCHEMA_MODES]}")
 
         self.base_url, self.model = base_url, model
         self.api_key = api_key or os.environ.get(ENV_API_KEY) or "none"
+        if structured_output == "auto":
+            structured_output = schema_mode(base_url, self.api_key)
         self.top_k = top_k
         self.max_tokens, self.temperature = max_tokens, temperature
         self.structured_output, self.max_coroutines = structured_output, max_coroutines
@@ -167,15 +178,15 @@ class GraphitiMemory:
     async def _make_llm(self) -> Any:
         """Graphiti's generic OpenAI-compatible client, with a hook reading each answer's usage (on the loop)."""
         from graphiti_core.llm_client.config import LLMConfig
-        from graphiti_core.llm_client.openai_generic_client import OpenAIGenericClient
         from openai import AsyncOpenAI, DefaultAsyncHttpxClient
+
+        from textmem_gym.memory.graphiti.clients import SchemaModeClient
 
         http = DefaultAsyncHttpxClient(event_hooks={"response": [self._count_usage]})
         client = AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, http_client=http)
         config = LLMConfig(api_key=self.api_key, model=self.model, small_model=self.model, base_url=self.base_url,
                            temperature=self.temperature, max_tokens=self.max_tokens)
-        return OpenAIGenericClient(config=config, client=client, max_tokens=self.max_tokens,
-                                   structured_output_mode=self.structured_output)  # type: ignore[arg-type]
+        return SchemaModeClient(self.structured_output, config=config, client=client, max_tokens=self.max_tokens)
 
     async def _count_usage(self, response: Any) -> None:
         """HTTP response hook: adds the usage a chat completion reports to the build tokens."""
