@@ -77,7 +77,7 @@ test-real-llm: $(LOCAL_LLM_STAMP) smollm2 java
 	$(PY) -m pytest -m real_llm tests
 
 # make test-cluster: the tests marked cluster, which start a real two-node Ray cluster (two `ray start`
-# processes on this machine) and train RLlib PPO on it (~2-4 min on 2 cores).
+# processes on this machine) and train RLlib PPO on it (~3-6 min on 2 busy cores).
 test-cluster: install
 	$(PY) -m pytest -m cluster tests
 
