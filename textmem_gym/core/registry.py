@@ -28,6 +28,7 @@ Example:
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.util
 import inspect
 import os
@@ -106,13 +107,19 @@ def describe_target(target: str) -> str:
     spec = importlib.util.find_spec(module_name)
     origin = spec.origin if spec is not None else None
     if origin and origin.endswith(".py") and os.path.isfile(origin):
-        with open(origin, encoding="utf-8") as source:
-            tree = ast.parse(source.read())
-        kinds = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
-        for node in tree.body:
-            if isinstance(node, kinds) and node.name == attr:
-                return _summary(ast.get_docstring(node, clean=True))
+        docstrings = _docstrings(origin)
+        if attr in docstrings:
+            return _summary(docstrings[attr])
     return describe_factory(load_object(target))
+
+
+@functools.lru_cache(maxsize=32)
+def _docstrings(path: str) -> dict[str, str | None]:
+    """The docstring of each top-level class and function of the module file ``path`` (parsed once)."""
+    with open(path, encoding="utf-8") as source:
+        tree = ast.parse(source.read())
+    kinds = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    return {node.name: ast.get_docstring(node, clean=True) for node in tree.body if isinstance(node, kinds)}
 
 
 def _summary(doc: str | None) -> str:
