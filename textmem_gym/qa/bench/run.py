@@ -32,13 +32,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from textmem_gym.loading import check_keywords
 from textmem_gym.memory.protocol import Memory
-from textmem_gym.memory.registry import memory_factory
+from textmem_gym.memory.registry import endpoint_options, memory_factory
 from textmem_gym.qa.bench.summary import ROW_KIND, format_bench_table, is_record, summarize
 from textmem_gym.qa.bench.trajectories import BenchTrajectory, check_playable, load_trajectories
 from textmem_gym.qa.recall import BUDGETS
@@ -332,7 +332,7 @@ def run_bench(memories: Sequence[str | Memory] = DEFAULT_MEMORIES, *, trajectori
               budgets: Sequence[int] = BUDGETS, per_kind: int = PER_KIND,
               options: dict[str, dict[str, Any]] | None = None, extractor: str = "rules",
               llm: dict[str, Any] | None = None, out: str | Path | None = None, overwrite: bool = False,
-              progress: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+              progress: Callable[[str], None] | None = None, max_steps: int | None = None) -> list[dict[str, Any]]:
     """Probes ``memories`` over the shipped trajectories (all, or those named); the summary rows of this plan.
 
     Args:
@@ -347,6 +347,8 @@ def run_bench(memories: Sequence[str | Memory] = DEFAULT_MEMORIES, *, trajectori
             holds with the same trajectory, memory and configuration are not run again.
         overwrite: Drop this plan's records from ``out`` first and run them again (other rows stay).
         progress: Called with one line at the start, per skipped or finished trajectory x memory.
+        max_steps: Commands replayed of each trajectory (default: all). A cut replay is another trajectory
+            to resume (its fingerprint differs); records keep its ``steps``.
 
     Returns:
         The summary rows (:func:`~textmem_gym.qa.bench.summary.summarize`) of the plan's records, earlier
@@ -355,6 +357,8 @@ def run_bench(memories: Sequence[str | Memory] = DEFAULT_MEMORIES, *, trajectori
     Raises:
         ValueError: An unknown memory, option or trajectory (listing the valid ones).
         TrajectoryUnavailable: A trajectory's env cannot be made here (a missing ROM, Java or NLE): before any work.
+        EndpointUnavailable: The endpoint a memory is built through does not answer, refuses the key or does
+            not serve the model: before any work, one line.
         ReplayMismatch: A trajectory replays differently from its recording.
         BenchInterrupted: Ctrl-C (finished records stay in ``out``).
     """
@@ -363,6 +367,10 @@ def run_bench(memories: Sequence[str | Memory] = DEFAULT_MEMORIES, *, trajectori
     config.probe_config(2)  # bad budgets, per_kind or extractor fail here
     labels = check_memories(memories, config.options)
     chosen = load_trajectories(trajectories)
+    if max_steps is not None:
+        if max_steps < 1:
+            raise ValueError(f"max_steps must be positive, got {max_steps}")
+        chosen = [replace(t, commands=t.commands[:max_steps], digests=t.digests[:max_steps + 1]) for t in chosen]
     if overwrite and out is None:
         raise ValueError("overwrite needs out (the results file whose records of this run are made again)")
     plan = {(t.name, t.fingerprint, label, config_id(config.recorded(spec))): (t, spec)
@@ -371,10 +379,14 @@ def run_bench(memories: Sequence[str | Memory] = DEFAULT_MEMORIES, *, trajectori
         f"{_count(len(labels), 'memory', 'memories')} = {_count(len(plan), 'run', 'runs')}")
     store = ResultsFile(out) if out is not None else None
     records = {} if overwrite else _recorded(store, list(plan), say)
-    pending = [t for t in chosen if any(key not in records for key, (p, _) in plan.items() if p is t)]
-    if pending:
-        say(f"checking that {_count(len(pending), 'trajectory', 'trajectories')} can be played here")
-        check_playable(pending)  # before any work, and before overwrite drops anything
+    unfinished = [t for t in chosen if any(key not in records for key, (p, _) in plan.items() if p is t)]
+    if unfinished:
+        say(f"checking that {_count(len(unfinished), 'trajectory', 'trajectories')} can be played here")
+        check_playable(unfinished)  # before any work, and before overwrite drops anything
+        if _uses_endpoint(memories, config):  # a dead or wrong endpoint fails here, in one line
+            from textmem_gym.llm.client import preflight
+
+            preflight(config.llm.get("model"), config.llm.get("base_url"), config.llm.get("api_key"))
     if overwrite and store is not None:
         dropped = store.drop(set(plan), key=record_key)
         say(f"overwrite: dropped {dropped} records of this run from {store.path}; running them again")
@@ -401,6 +413,14 @@ def run_bench(memories: Sequence[str | Memory] = DEFAULT_MEMORIES, *, trajectori
     except KeyboardInterrupt:
         raise BenchInterrupted(sum(1 for k in plan if k in records), len(plan), out) from None
     return summarize([records[key] for key in plan if key in records], labels)
+
+
+def _uses_endpoint(memories: Sequence[str | Memory], config: BenchConfig) -> bool:
+    """Whether a memory is built through the endpoint: the ``llm`` extractor, or a factory taking its settings."""
+    if not config.llm.get("model"):
+        return False
+    return config.extractor == "llm" or any(
+        isinstance(spec, str) and endpoint_options(memory_factory(spec), config.llm) for spec in memories)
 
 
 def _count(n: int, one: str, many: str) -> str:
