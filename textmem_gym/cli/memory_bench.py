@@ -10,6 +10,8 @@ Example:
     $ textmem-gym memory-bench --out runs/bench.jsonl --plot runs/recall.png
     $ textmem-gym memory-bench --memories arigraph,bm25,my_pkg.notes:Notes --by backend
     $ textmem-gym memory-bench --memories full-history --trajectories twx-coin-short --budgets 256,1024 --format csv
+    $ textmem-gym memory-bench --memories arigraph,davis,mem0,graphiti --extractor llm --model M --base-url URL \\
+        --trajectories twx-coin-short --max-steps 10
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import sys
 import time
 
 from textmem_gym.cli.checks import POSITIVE, writable_file
+from textmem_gym.llm.client import ENV_BASE_URL, ENV_MODEL
 
 #: Output formats of the summary rows.
 FORMATS = ("table", "csv", "json")
@@ -53,8 +56,13 @@ def cmd_memory_bench(args: argparse.Namespace) -> int:
     # of twx-coin-short with other jobs running: 167 s with two threads, 41 s with one). A value set is kept.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     started = time.perf_counter()
+    model = args.model or os.environ.get(ENV_MODEL)
+    llm = {k: v for k, v in {"model": model, "base_url": args.base_url or os.environ.get(ENV_BASE_URL)}.items() if v}
+    if args.extractor == "llm" and not model:
+        raise ValueError(f"memory-bench: --extractor llm needs a model: --model or {ENV_MODEL}")
     rows = run_bench(_names(args.memories) or DEFAULT_MEMORIES, trajectories=_names(args.trajectories),
                      budgets=budgets, per_kind=args.per_kind, options=options, out=args.out, overwrite=args.overwrite,
+                     extractor=args.extractor, llm=llm, max_steps=args.max_steps,
                      progress=None if args.quiet else lambda line: print(line, file=sys.stderr, flush=True))
     if args.plot:
         from textmem_gym.qa.bench.plot import plot_recall
@@ -93,6 +101,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     bench.add_argument("--trajectories", default=None, metavar="NAMES",
                        help=f"shipped trajectories, comma-separated (default: all; `textmem-gym list bench` describes "
                             f"them): {_trajectory_help()}")
+    bench.add_argument("--max-steps", type=POSITIVE, default=None,
+                       help="commands replayed of each trajectory (default: all); keeps a run with a model short")
+    bench.add_argument("--extractor", default="rules", choices=("rules", "llm"),
+                       help="extractor of arigraph, stma and davis (llm: the papers' prompts through --model)")
+    bench.add_argument("--model", default=None,
+                       help="model of the endpoint the llm extractor and the model-built memories (mem0, graphiti) "
+                            "use (else OPENAI_MODEL); checked before any replay")
+    bench.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (else OPENAI_BASE_URL)")
     bench.add_argument("--budgets", default="256,512,1024,2048",
                        help="token budgets of answer recall, comma-separated (default 256,512,1024,2048)")
     bench.add_argument("--per-kind", type=POSITIVE, default=PER_KIND,
