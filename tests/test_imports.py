@@ -62,6 +62,42 @@ def test_no_import_cycles() -> None:
     assert list(nx.simple_cycles(graph)) == []
 
 
+#: Import circles closed only by a function-level import, known and to be removed: each a set of modules.
+#: report/__init__.py imports report.kinds, whose episode section imports report.summary_table inside a
+#: function (summary_table belongs in a module of its own that both import).
+KNOWN_HIDDEN_CIRCLES = [{"textmem_gym.report", "textmem_gym.report.kinds"}]
+
+
+def full_import_graph() -> nx.DiGraph:
+    """Module -> first-party modules it imports anywhere: at module level and inside functions
+    (``TYPE_CHECKING`` blocks left out)."""
+    graph = nx.DiGraph()
+    known = set(MODULES)
+    for name in MODULES:
+        graph.add_node(name)
+        tree = ast.parse(_module_path(name).read_text(encoding="utf-8"))
+        typing_only = {id(node) for block in ast.walk(tree)
+                       if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+                       for node in ast.walk(block)}
+        for node in ast.walk(tree):
+            targets: list[str] = []
+            if id(node) in typing_only:
+                continue
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                targets = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+            graph.add_edges_from((name, target) for target in targets if target in known and target != name)
+    return graph
+
+
+def test_no_import_circle_hides_behind_a_function_level_import() -> None:
+    graph = full_import_graph()
+    assert graph.number_of_edges() > import_graph().number_of_edges()  # the lazy imports really were read
+    circles = [set(group) for group in nx.strongly_connected_components(graph) if len(group) > 1]
+    assert [circle for circle in circles if circle not in KNOWN_HIDDEN_CIRCLES] == [], "an import circle"
+
+
 def test_id_tables_import_no_env_code() -> None:
     graph = import_graph()
     for table in [name for name in MODULES if name.startswith("textmem_gym.envs.") and name.endswith(".ids")]:
