@@ -133,3 +133,16 @@ def test_schemas_go_to_the_server_the_way_its_kind_takes_them(tmp_path):
             assert not memory.failed_updates and memory.context("apple", 64)
         finally:
             memory.close()
+
+
+@pytest.mark.slow
+def test_graphiti_on_the_qa_protocol(server):
+    """QA's memory method feeds Graphiti paragraphs instead of observations; it ranks the paragraphs it stored."""
+    from textmem_gym.qa.data import load_dataset, shipped_data_dir
+    from textmem_gym.qa.run import MethodSpec, run_methods
+
+    examples = load_dataset("musique", shipped_data_dir())[:1]
+    spec = MethodSpec("memory", {"memory": "graphiti", "model": "local", "base_url": server.base_url})
+    (row,) = run_methods(examples, [spec], answer=False)
+    assert row["method"] == "memory:graphiti" and set(row["answer_recall"]) == {"256", "512", "1024", "2048"}
+    assert row["support_recall"] is not None  # Graphiti's facts name the paragraphs (episodes) they came from
