@@ -367,9 +367,9 @@ class BasePolicy(FullPolicy):
         (True, {})
     """
 
-    name: str = "base"  # a class attribute where FullPolicy has a property
-    privileged: frozenset[str] = frozenset()
-    multi_trial: bool = False
+    name: ClassVar[str] = "base"  # a class attribute where FullPolicy has a property
+    privileged: ClassVar[frozenset[str]] = frozenset()
+    multi_trial: ClassVar[bool] = False
     config_class: ClassVar[type[PolicyConfig] | None] = None
     config: Mapping[str, Any] | PolicyConfig = MappingProxyType({})
     arguments: Mapping[str, Any] = MappingProxyType({})
