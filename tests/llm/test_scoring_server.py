@@ -45,7 +45,8 @@ def direct() -> Iterator[Any]:
     """SmolLM2 keeping the logits of every token (``logits_all``): the reference computation."""
     import llama_cpp
 
-    llama = llama_cpp.Llama(str(smollm2_path()), n_ctx=512, logits_all=True, verbose=False)
+    llama = llama_cpp.Llama(str(smollm2_path()), n_ctx=512, logits_all=True, verbose=False, n_threads=1,
+                            n_threads_batch=1)  # one thread: two spin against each other on shared cores
     yield llama
     llama.close()
 
@@ -61,7 +62,7 @@ def direct_logprobs(llama: Any, tokens: list[int]) -> list[float]:
 @pytest.fixture(scope="module")
 def scorers() -> Iterator[dict[bool, PromptScorer]]:
     """The scorer without and with a BOS token."""
-    made = {bos: PromptScorer(smollm2_path(), n_ctx=1024, add_bos=bos) for bos in (False, True)}
+    made = {bos: PromptScorer(smollm2_path(), n_ctx=1024, add_bos=bos, threads=1) for bos in (False, True)}
     yield made
     for scorer in made.values():
         scorer.close()
@@ -98,7 +99,7 @@ def test_candidates_are_evaluated_from_the_cached_prompt(scorers: dict[bool, Pro
 @pytest.fixture(scope="module")
 def server() -> Iterator[ScoringServer]:
     """SmolLM2 behind ``textmem-gym serve-llm``'s server."""
-    with ScoringServer(smollm2_path(), n_ctx=2048) as srv:
+    with ScoringServer(smollm2_path(), n_ctx=2048, threads=1) as srv:
         yield srv
 
 
