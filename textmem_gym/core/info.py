@@ -163,6 +163,12 @@ class WrapperInfo(TypedDict, total=False):
     """The command the chosen action index stood for (``TextEncodingWrapper``)."""
     invalid_action: bool
     """The chosen index was masked, so the safe command was sent (``TextEncodingWrapper``)."""
+    episode_steps: int
+    """Steps of the episode; in its last ``info`` only (RLlib's env wrapper, ``baselines_rl.rllib_module``)."""
+    episode_reward: float
+    """Training reward of the episode, novelty bonus included; in its last ``info`` only (RLlib's env wrapper)."""
+    episode_invalid_actions: int
+    """Masked indices chosen in the episode; in its last ``info`` only (RLlib's env wrapper)."""
 
 
 class StepInfo(GameInfo, PrivilegedInfo, BackendInfo, WrapperInfo):
