@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import datetime
 import html
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -31,14 +30,10 @@ from typing import Any
 
 from textmem_gym.report.figures import Groups, curves_svg, memory_graph_png
 from textmem_gym.report.kinds import EPISODE, kind_of, report_sections, row_key
-from textmem_gym.results import METRIC_COLUMNS, ResultsFile
+from textmem_gym.report.summary import LEADING_COLUMNS, TRUST_COLUMNS, html_cell, summary_table
+from textmem_gym.results import ResultsFile
 from textmem_gym.trajectories import Trajectory, find_trajectory, read_trajectory
 
-#: Summary columns shown first, with their headings; the other aggregates follow.
-LEADING_COLUMNS = {"env_id": "env", "policy": "policy", "episodes": "episodes", "score_mean": "normalized score",
-                   "success_rate": "success", "steps_mean": "steps"}
-#: LLM-policy columns shown right after the leading ones, with their headings (rows without them show ``-``).
-TRUST_COLUMNS = {"model_actions_mean": "model actions", "fallbacks": "fallbacks", "errors": "errors"}
 #: Longest observation text shown in a steps table cell.
 MAX_CELL = 600
 
@@ -105,59 +100,6 @@ def _groups(trajectories: Iterable[Trajectory]) -> Groups:
     return dict(groups)
 
 
-def _cell(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    if isinstance(value, (dict, list)):
-        return html.escape(json.dumps(value, sort_keys=True))
-    return html.escape(str(value))
-
-
-def _causes(counts: Any) -> str:
-    """``{"unparseable": 3, "loop_guard": 1}`` -> ``unparseable 3, loop_guard 1``."""
-    if not isinstance(counts, dict) or not counts:
-        return ""
-    return ", ".join(f"{cause} {n}" for cause, n in sorted(counts.items(), key=lambda item: (-item[1], item[0])))
-
-
-def _trust_cell(row: dict[str, Any], column: str) -> str:
-    if column == "model_actions_mean":
-        return f"{row[column]:.2f}" if column in row else "-"
-    if column == "fallbacks":
-        return html.escape(_causes(row.get("fallbacks")) or ("0" if "model_actions_mean" in row else "-"))
-    return html.escape(f"{row['errors']} ({_causes(row.get('error_causes'))})" if row.get("errors") else "-")
-
-
-def summary_table(rows: list[dict[str, Any]]) -> str:
-    """The summary rows (from :func:`summarize`) as an HTML table: the leading columns; the
-    share of env actions the model chose as asked (**model actions**), the **fallbacks** by cause
-    and the strict-mode **errors** by cause, when a row carries them (``-`` for a policy without
-    fallbacks); a backend metric's mean ± std (NetHack's **deepest level**, see
-    :data:`~textmem_gym.results.METRIC_COLUMNS`); then every other aggregate the rows carry
-    (best-k-of-n, tokens, cost...)."""
-    metrics = [m for m in METRIC_COLUMNS if any(m + "_mean" in r for r in rows)]
-    trust = [k for k in TRUST_COLUMNS if any(k in r for r in rows)]
-    if trust and "fallbacks" not in trust:
-        trust.insert(1 if "model_actions_mean" in trust else 0, "fallbacks")
-    others = sorted({k for r in rows for k in r} - set(LEADING_COLUMNS) - set(TRUST_COLUMNS)
-                    - {"score_std", "error_causes"} - {m + suffix for m in metrics for suffix in ("_mean", "_std")})
-    headings = [*LEADING_COLUMNS.values(), *(METRIC_COLUMNS[m] for m in metrics), *(TRUST_COLUMNS[k] for k in trust),
-                *others]
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in headings)
-    body = []
-    for r in rows:
-        cells = [_cell(r["env_id"]), _cell(r["policy"]), _cell(r["episodes"]),
-                 f"{r['score_mean']:.3f} ± {r.get('score_std', 0.0):.3f}", f"{r['success_rate']:.2f}",
-                 f"{r['steps_mean']:.1f}"]
-        cells += [f"{r[m + '_mean']:.2f} ± {r.get(m + '_std', 0.0):.2f}" if m + "_mean" in r else "-" for m in metrics]
-        cells += [_trust_cell(r, k) for k in trust] + [_cell(r.get(k, "")) for k in others]
-        body.append("<tr>" + "".join(f'<td class="num">{c}</td>' if i > 1 else f"<td>{c}</td>"
-                                     for i, c in enumerate(cells)) + "</tr>")
-    return f'<table id="summary-table"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
-
-
 def _tokens(record: dict[str, Any]) -> float | None:
     calls = record.get("llm_calls")
     if calls is None:
@@ -214,9 +156,9 @@ def steps_table(trajectory: Trajectory) -> str:
         text = str(r.get("observation", "")).strip()
         text = text if len(text) <= MAX_CELL else text[:MAX_CELL] + " …"
         rows.append(f"<tr><td class=\"num\">{r.get('step')}</td><td>{html.escape(action)}</td>{source_cell}"
-                    f"<td class=\"obs\">{html.escape(text)}</td><td class=\"num\">{_cell(r.get('reward'))}</td>"
-                    f"<td class=\"num\">{_cell(r.get('score'))}/{_cell(r.get('max_score'))}</td>"
-                    f"<td class=\"num\">{size}</td><td class=\"num\">{_cell(r.get('admissible') or '')}</td>"
+                    f"<td class=\"obs\">{html.escape(text)}</td><td class=\"num\">{html_cell(r.get('reward'))}</td>"
+                    f"<td class=\"num\">{html_cell(r.get('score'))}/{html_cell(r.get('max_score'))}</td>"
+                    f"<td class=\"num\">{size}</td><td class=\"num\">{html_cell(r.get('admissible') or '')}</td>"
                     f"<td class=\"num\">{llm}</td></tr>")
     return f'<table class="steps"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
 
@@ -297,4 +239,5 @@ def write_report(results: Sequence[str | Path], output: str | Path = "report.htm
     return output
 
 
-__all__ = ["build_report", "load_rows", "load_trajectories", "summary_table", "write_report"]
+__all__ = ["LEADING_COLUMNS", "TRUST_COLUMNS", "build_report", "load_rows", "load_trajectories", "summary_table",
+           "write_report"]

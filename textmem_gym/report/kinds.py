@@ -82,7 +82,7 @@ def _episode_table(rows: list[Row]) -> str:
 
 
 def _episode_section(rows: list[Row]) -> str:
-    from textmem_gym.report import summary_table
+    from textmem_gym.report.summary import summary_table
     from textmem_gym.results import summarize
 
     return (f'<section id="summary"><h2>Summary</h2>\n{summary_table(summarize(rows))}\n<p class="note">normalized '
