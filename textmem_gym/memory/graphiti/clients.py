@@ -25,6 +25,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections.abc import Coroutine, Iterable
 from typing import Any, TypeVar
@@ -111,7 +112,7 @@ SCHEMA_MODES = ("json_schema", "json_object_schema", "json_object")
 
 
 class SchemaModeClient(OpenAIGenericClient):
-    """Graphiti's OpenAI-compatible client, sending each answer's schema the way the server takes it.
+    r"""Graphiti's OpenAI-compatible client, sending each answer's schema the way the server takes it.
 
     Graphiti sends ``json_schema`` (or, in its ``json_object`` mode, no schema at all). llama-cpp-python's
     server (what ``textmem-gym serve-llm`` runs) takes neither a ``json_schema`` format nor constrains a bare
@@ -130,6 +131,9 @@ class SchemaModeClient(OpenAIGenericClient):
         >>> client = SchemaModeClient("json_object_schema", client=object())
         >>> client._build_response_format(Answer)["schema"]["required"]
         ['name']
+        >>> client._strip_code_fences('```json\n{"name": "a\tb"}\n```')
+        '{"name": "a\\tb"}'
+
     """
 
     def __init__(self, mode: str, **kwargs: Any) -> None:
@@ -137,6 +141,16 @@ class SchemaModeClient(OpenAIGenericClient):
             raise ValueError(f"unknown schema mode {mode!r}; choose from {sorted(SCHEMA_MODES)}")
         super().__init__(structured_output_mode="json_object" if mode == "json_object" else "json_schema", **kwargs)
         self.mode = mode
+
+    @staticmethod
+    def _strip_code_fences(text: str) -> str:
+        """Graphiti's fence stripping, then raw control characters inside strings escaped (small models write
+        new lines into JSON strings, which a strict ``json.loads`` refuses); other text is left as it is."""
+        stripped = OpenAIGenericClient._strip_code_fences(text)
+        try:
+            return json.dumps(json.loads(stripped, strict=False))
+        except json.JSONDecodeError:
+            return stripped
 
     def _build_response_format(self, response_model: type[BaseModel] | None) -> dict[str, Any]:
         if response_model is None or self.mode == "json_object":
