@@ -91,8 +91,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     from textmem_gym.qa.bench.run import DEFAULT_MEMORIES, PER_KIND
 
     bench = sub.add_parser("memory-bench", help="probe memories over shipped trajectories of every backend "
-                                                "(no model): answer recall and cost per memory x backend x "
-                                                "question kind x budget; resumable")
+                                                "(a model only for --extractor llm, mem0, graphiti): answer "
+                                                "recall and cost per memory x backend x question kind x budget; "
+                                                "resumable")
     bench.add_argument("--memories", default=None, metavar="NAMES",
                        help=f"memories, comma-separated, in the order the table shows them: entry-point names or "
                             f"module:Class (default: {','.join(DEFAULT_MEMORIES)})")
