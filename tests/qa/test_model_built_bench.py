@@ -87,3 +87,15 @@ def test_arigraph_built_by_smollm2_in_memory_bench(tmp_path):
     row = overall(rows)["arigraph"]
     assert row["questions"] > 0 and row["build_tokens_per_step"] > 0
     assert row["config"]["extractor"] == "llm" and 0 < row["update_ms_p50"] <= row["update_ms_p95"]
+
+
+@pytest.mark.skipif(_missing("graphiti"), reason="needs the graphiti extra")
+def test_the_cli_says_a_dead_endpoint_in_one_line(capsys):
+    from textmem_gym.cli import main
+
+    with LocalOpenAIServer() as server:
+        dead = server.base_url
+    status = main(["memory-bench", "--memories", "arigraph,graphiti", "--extractor", "llm", "--model", "local",
+                   "--base-url", dead, "--trajectories", "twx-coin-short", "--max-steps", "3", "--quiet"])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(lines) == 1 and lines[0].startswith("textmem-gym: error: LLM endpoint "), lines
