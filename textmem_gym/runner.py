@@ -191,7 +191,9 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Any, config: EvalConfig
                 for row in rows:
                     record(row)
     except KeyboardInterrupt:
-        raise Interrupted(sum(1 for key in planned if key in recorded), len(planned), config.out) from None
+        # the file is the truth: Ctrl-C may land after a row's line was written, before it was noted here
+        kept = store.by_key() if store is not None else recorded
+        raise Interrupted(sum(1 for key in planned if key in kept), len(planned), config.out) from None
     finally:
         bar.close()
     return [_with_extra(recorded[key], config.row_extra) for key in planned]

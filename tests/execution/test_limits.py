@@ -91,7 +91,7 @@ def test_run_task_gives_the_limits_to_a_policy_that_names_them_and_builds_others
 def test_a_library_llm_policy_hands_the_limits_to_its_client_and_records_none_of_them():
     shared = EndpointLimits(1)
     tasks = plan_tasks(["TextMem/CookingRL-L1-v0"], [None], episodes=1, seed=0, multi_trial=False, policy="react",
-                       config=config_id(make_policy("react").policy_config()))
+                       config=config_id(make_policy("react", model="m").policy_config()))
     with LocalOpenAIServer(responder=CountingResponder(0.0)) as server:
         config = RunConfig.build("react", {"model": "m", "base_url": server.base_url}, max_steps=2, in_process=True)
         limited = run_task(config, tasks[0], limits=RequestLimits(shared, owner="driver"))

@@ -242,8 +242,9 @@ class PolicyConfig:
 _JSON_TYPES = (str, int, float, bool, list, dict)
 
 #: Keywords a policy is built with that are never recorded as its configuration: a secret, a live
-#: client, the run's shared request limits (plumbing, not a setting).
-UNRECORDED_ARGUMENTS: frozenset[str] = frozenset({"api_key", "client", "limits"})
+#: client, the run's shared request limits, the endpoint's address (plumbing, not a setting: the
+#: library's LLM policies do not record it either; a local server's port changes with every run).
+UNRECORDED_ARGUMENTS: frozenset[str] = frozenset({"api_key", "client", "limits", "base_url"})
 
 
 def recordable(value: Any) -> Any:
@@ -507,7 +508,7 @@ def unrecorded_arguments(agent: FullPolicy, arguments: Mapping[str, Any],
     Left out: an argument the configuration already records (under its name), one given its default
     value (as the factory's signature says: rows stay alike whether it is written or not), a
     ``seed`` the runner replaces before every episode (:func:`reseeded`), and plumbing
-    (:data:`UNRECORDED_ARGUMENTS`: keys, clients, request limits). Values that are not JSON are
+    (:data:`UNRECORDED_ARGUMENTS`: keys, clients, request limits, endpoint addresses). Values that are not JSON are
     recorded as their text (:func:`recordable`).
 
     Args:
