@@ -144,7 +144,9 @@ def play(episode: Episode, extractor: str, options: dict[str, Any], max_steps: i
     """Runs ``episode`` through the wrapper with ``extractor``; returns its totals and steps (and records
     the commands into ``episode`` so that other extractors replay the same ones). With ``errors``, each
     step's false positives and negatives are written there."""
-    env = MemoryGraphWrapper(gym.make(episode.env_id, privileged=True, max_episode_steps=max_steps, **episode.kwargs),
+    privileged: bool | str = True if episode.kind == "walkthrough" else "facts"  # a gold path can cost seconds
+    env = MemoryGraphWrapper(gym.make(episode.env_id, privileged=privileged, max_episode_steps=max_steps,
+                                      **episode.kwargs),
                              memory="arigraph", extractor=extractor, extractor_options=options, goto=False,
                              belief_metrics=True)
     try:
@@ -175,17 +177,21 @@ def llm_extractors(limit: int) -> dict[str, dict[str, Any]]:
     return {"llm": {"client": LLMClient(cache="readwrite")}}
 
 
-def episodes(ids: Sequence[str], game_seeds: Sequence[str], random_steps: int, bench: Sequence[str]) -> list[Episode]:
-    """The episodes to score: walkthrough and random walk per id and game seed, then the bench trajectories."""
+def episodes(ids: Sequence[str], game_seeds: Sequence[str], random_steps: int, bench: Sequence[str],
+             kinds: Sequence[str] = ("walkthrough", "random")) -> list[Episode]:
+    """The episodes to score: walkthrough and random walk (those of ``kinds``) per id and game seed, then the
+    bench trajectories."""
     out = []
     for env_id in ids:
         seeded = backend_of(env_id) in SEEDED_GAMES
         for seed_text in game_seeds:
             kwargs = {} if seed_text == "default" or not seeded else {"game_seed": int(seed_text)}
             walk_seed = zlib.crc32(f"{env_id}/{seed_text}".encode())
-            if "walkthrough" in _privileged_keys(env_id) and (seeded or seed_text == game_seeds[0]):
+            if "walkthrough" in kinds and "walkthrough" in _privileged_keys(env_id) and \
+                    (seeded or seed_text == game_seeds[0]):
                 out.append(Episode(env_id, kwargs, "walkthrough", walk_seed, random_steps))
-            out.append(Episode(env_id, kwargs, "random", walk_seed, random_steps))
+            if "random" in kinds:
+                out.append(Episode(env_id, kwargs, "random", walk_seed, random_steps))
     for trajectory in load_trajectories(list(bench)) if bench else []:
         kwargs = {k: v for k, v in trajectory.env_kwargs.items() if k != "max_episode_steps"}
         out.append(Episode(trajectory.env_id, kwargs, "bench", trajectory.seed, len(trajectory.commands),
@@ -225,6 +231,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--game-seeds", default="default",
                         help="'default' = the id's own instance (docs/results: default,1,2)")
     parser.add_argument("--random-steps", type=int, default=60)
+    parser.add_argument("--kinds", default="walkthrough,random", help="episode kinds per id: walkthrough, random")
     parser.add_argument("--max-steps", type=int, default=10_000, help="step limit of every episode")
     parser.add_argument("--bench", default="", help="shipped memory-bench trajectories to replay too")
     parser.add_argument("--extractors", default="rules,oracle")
@@ -241,7 +248,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     totals, llm = Totals(), llm_extractors(args.llm_episodes)
     llm_left, start = args.llm_episodes, time.time()
     bench = [name for name in args.bench.split(",") if name]
-    for episode in episodes(ids, args.game_seeds.split(","), args.random_steps, bench):
+    kinds = [kind for kind in args.kinds.split(",") if kind]
+    for episode in episodes(ids, args.game_seeds.split(","), args.random_steps, bench, kinds):
         extractors: dict[str, dict[str, Any]] = {name: {} for name in args.extractors.split(",")}
         if llm and llm_left > 0:
             extractors.update(llm)
