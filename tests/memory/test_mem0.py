@@ -116,3 +116,17 @@ def test_mem0_runs_through_the_probes_and_the_qa_protocol(server, mem0_home):
     (row,) = run_methods(examples, [spec], answer=False)
     assert row["method"] == "memory:mem0" and set(row["answer_recall"]) == {"256", "512", "1024", "2048"}
     assert row["support_recall"] is not None  # mem0 ranks the paragraphs it stored (sources)
+
+
+def test_a_prompt_the_server_rejects_is_counted_not_fatal(mem0_home):
+    """A model whose window mem0's extraction prompt overflows (SmolLM2's 8K against mem0's ~8.7K) fails that
+    update, counted by cause; the run goes on (an LLM fault never kills a run)."""
+    with LocalOpenAIServer(extract_by_rule, context_window=50) as small:
+        memory = check_memory(make_memory("mem0", base_url=small.base_url, model="local", path=mem0_home / "s"))
+        try:
+            for observation, action in STEPS:
+                memory.update(observation, action, {})
+            assert sum(memory.failed_updates.values()) == len(STEPS) and memory.updates == len(STEPS)
+            assert memory.context("where is the apple?", 64) == []
+        finally:
+            memory.close()

@@ -39,6 +39,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +113,9 @@ class Mem0Memory:
         self.user_id, self.top_k, self.threshold = user_id, top_k, threshold
         self.max_tokens, self.temperature = max_tokens, temperature
         self._usage = {"prompt_tokens": 0, "completion_tokens": 0}
+        #: Updates whose extraction failed, by cause (the endpoint's error class, e.g. ``BadRequestError``);
+        #: kept across resets, like the tokens spent.
+        self.failed_updates: Counter[str] = Counter()
         self._memory: Any = None
         self._collection = 0
         self.reset()
@@ -168,11 +172,23 @@ class Mem0Memory:
         self.updates = 0
 
     def update(self, observation: str, action: str, info: dict[str, Any]) -> None:
-        """``Memory.add`` of the step, with its update index as metadata."""
+        """``Memory.add`` of the step, with its update index as metadata. A step whose extraction the
+        endpoint refuses or botches (a prompt longer than the model's window, an answer mem0 cannot read)
+        adds nothing and is counted by cause in :attr:`failed_updates`; a server that cannot be reached
+        still raises."""
+        from mem0.exceptions import LLMError
+        from openai import APIConnectionError
+
         text = passage_text(observation, action)
         if text:
-            self._memory.add([{"role": "user", "content": text}], user_id=self.user_id,
-                             metadata={"update": self.updates})
+            try:
+                self._memory.add([{"role": "user", "content": text}], user_id=self.user_id,
+                                 metadata={"update": self.updates})
+            except LLMError as error:
+                cause = error.__cause__
+                if isinstance(cause, APIConnectionError):
+                    raise
+                self.failed_updates[type(cause or error).__name__] += 1
         self.updates += 1
 
     def search(self, question: str) -> list[dict[str, Any]]:
