@@ -44,7 +44,7 @@ from baselines_rl.callbacks import EPISODE_FIELDS, EVAL_FIELDS, CSVWriter
 from baselines_rl.common import EnvSpec
 from baselines_rl.ppo import PPOArgs
 from baselines_rl.storage import METADATA_ENTRY, evaluate_model
-from baselines_rl.train import TrainResult, check_common, script_main
+from baselines_rl.train import TrainResult, prepare_run, script_main
 
 ALGORITHM = "rllib_ppo"
 #: Metrics key under which env runners report finished episodes (one ``episodes.csv`` row each).
@@ -147,18 +147,12 @@ def evaluate(algo: Any, spec: EnvSpec, episodes: int, seed: int) -> list[dict[st
 def train(args: RLlibPPOArgs) -> TrainResult:
     """Trains RLlib PPO per ``args``; writes the run directory (see the module docstring)."""
     import ray
-    import torch
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
     from ray.tune.registry import register_env
 
     from baselines_rl.rllib_module import ENV_NAME, make_rllib_env
 
-    check_common(args)
-    torch.set_num_threads(args.torch_threads)
-    spec = args.env_spec()
-    run_dir = Path(args.out_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
+    spec, run_dir = prepare_run(args)
     episodes, evals = CSVWriter(run_dir / "episodes.csv", EPISODE_FIELDS), CSVWriter(run_dir / "eval.csv", EVAL_FIELDS)
     started = start_ray(args.address, num_cpus=args.n_envs + 1)
     register_env(ENV_NAME, make_rllib_env)

@@ -50,6 +50,19 @@ class TrainResult:
         return None
 
 
+def prepare_run(args: CommonArgs) -> tuple[Any, Path]:
+    """What every trainer does first: checks the arguments, sets torch's threads, makes the run
+    directory and writes ``args.json`` there; returns the env spec and the run directory."""
+    import torch
+
+    check_common(args)
+    torch.set_num_threads(args.torch_threads)
+    run_dir = Path(args.out_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
+    return args.env_spec(), run_dir
+
+
 def check_common(args: CommonArgs) -> None:
     """Rejects bad argument values with a message naming them (and an ``out_dir`` that cannot be
     written, before any env is made)."""
@@ -77,14 +90,8 @@ def run_training(args: CommonArgs, algorithm: str, build: Callable[[Any], Any]) 
         algorithm: Registered algorithm name (stored in the model file).
         build: Makes the SB3 model for a vectorized env.
     """
-    import torch
 
-    check_common(args)
-    torch.set_num_threads(args.torch_threads)
-    spec = args.env_spec()
-    run_dir = Path(args.out_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
+    spec, run_dir = prepare_run(args)
     vec_env = make_vec_env(spec, args.n_envs, args.seed, args.subprocess)
     log = TrainingLog(run_dir, spec, algorithm, args.eval_freq, args.eval_episodes,
                       args.checkpoint_freq, args.seed, args.stop_score)

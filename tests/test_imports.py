@@ -9,6 +9,7 @@ import pkgutil
 import re
 import subprocess
 import sys
+from collections.abc import Callable, Iterable
 from importlib import util
 from pathlib import Path
 
@@ -40,20 +41,30 @@ def _module_path(name: str) -> Path:
     return path / "__init__.py" if (path / "__init__.py").is_file() else path.with_suffix(".py")
 
 
-def import_graph() -> nx.DiGraph:
-    """Module -> first-party modules it imports at module level (``TYPE_CHECKING`` blocks left out)."""
+def _import_targets(node: ast.AST) -> list[str]:
+    """The modules (and ``module.name`` candidates) one import statement names; ``[]`` for any other node."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        return [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+    return []
+
+
+def _graph(statements: Callable[[ast.Module], Iterable[ast.AST]]) -> nx.DiGraph:
+    """Module -> first-party modules imported by the ``statements`` of its tree."""
     graph = nx.DiGraph()
     known = set(MODULES)
     for name in MODULES:
         graph.add_node(name)
-        for node in ast.parse(_module_path(name).read_text(encoding="utf-8")).body:
-            targets: list[str] = []
-            if isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                targets = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
-            graph.add_edges_from((name, target) for target in targets if target in known and target != name)
+        tree = ast.parse(_module_path(name).read_text(encoding="utf-8"))
+        for node in statements(tree):
+            graph.add_edges_from((name, target) for target in _import_targets(node) if target in known and target != name)
     return graph
+
+
+def import_graph() -> nx.DiGraph:
+    """Module -> first-party modules it imports at module level (``TYPE_CHECKING`` blocks left out)."""
+    return _graph(lambda tree: tree.body)
 
 
 def test_no_import_cycles() -> None:
@@ -70,24 +81,13 @@ KNOWN_HIDDEN_CIRCLES: list[set[str]] = []
 def full_import_graph() -> nx.DiGraph:
     """Module -> first-party modules it imports anywhere: at module level and inside functions
     (``TYPE_CHECKING`` blocks left out)."""
-    graph = nx.DiGraph()
-    known = set(MODULES)
-    for name in MODULES:
-        graph.add_node(name)
-        tree = ast.parse(_module_path(name).read_text(encoding="utf-8"))
+    def statements(tree: ast.Module) -> Iterable[ast.AST]:
         typing_only = {id(node) for block in ast.walk(tree)
                        if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
                        for node in ast.walk(block)}
-        for node in ast.walk(tree):
-            targets: list[str] = []
-            if id(node) in typing_only:
-                continue
-            if isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                targets = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
-            graph.add_edges_from((name, target) for target in targets if target in known and target != name)
-    return graph
+        return (node for node in ast.walk(tree) if id(node) not in typing_only)
+
+    return _graph(statements)
 
 
 def test_no_import_circle_hides_behind_a_function_level_import() -> None:
