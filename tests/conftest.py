@@ -19,6 +19,12 @@ import pytest
 CACHE_ENV = "TEXTMEM_CACHE_DIR"
 TEST_CACHE = Path(__file__).resolve().parents[1] / ".test-cache"
 os.environ[CACHE_ENV] = str(TEST_CACHE)
+# The suite's own home (set before any library is imported; inherited by the processes the tests start):
+# what third-party code writes under ``~`` (Ray's ``~/.ray`` auth token and RLlib's ``~/ray_results``, whose
+# path Ray fixes when it is imported; matplotlib's font cache) stays in the suite's folder, never the user's.
+_HOME = TEST_CACHE / "home"
+_HOME.mkdir(parents=True, exist_ok=True)
+os.environ["HOME"] = str(_HOME)
 
 #: Cache folders of artifacts built from code, named by what they are built from and written
 #: atomically: generated games, DAVIS's rules world models, ScienceWorld's JVM class archive. Every
