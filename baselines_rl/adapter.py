@@ -16,31 +16,50 @@ Example (CLI)::
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from baselines_rl.storage import load_model, predict
-from textmem_gym.core.policy import BasePolicy, Info
+from textmem_gym.core.policy import RECORDED_UNLESS_DEFAULT, ConfiguredPolicy, Info, PolicyConfig
 from textmem_gym.wrappers.encodings import ObservationEncoder
 
 
-class RLPolicy(BasePolicy):
+@dataclass(frozen=True, kw_only=True)
+class RLConfig(PolicyConfig):
+    """Settings of :class:`RLPolicy` (the model file is its name, ``rl:PATH``, not a setting): each
+    recorded in results rows when it is not its default.
+
+    Example:
+        >>> RLConfig().recorded(), RLConfig(deterministic=False).recorded()
+        ({}, {'deterministic': False})
+    """
+
+    deterministic: bool = field(default=True, metadata=RECORDED_UNLESS_DEFAULT)
+    """Greedy actions (default) or sampled ones (seeded via :meth:`RLPolicy.seed`)."""
+    device: str = field(default="cpu", metadata=RECORDED_UNLESS_DEFAULT)
+    """Torch device."""
+
+
+class RLPolicy(ConfiguredPolicy):
     """Plays a model saved by ``baselines_rl`` (MaskablePPO or masked DQN).
 
     Args:
         path: The model ``.zip``.
-        deterministic: Greedy actions (default) or sampled ones (seeded via :meth:`seed`).
-        device: Torch device.
+        config: Its settings (default: :class:`RLConfig`'s).
+        **fields: Settings to change (``deterministic``, ``device``).
     """
 
     name: ClassVar[str] = "rl"
+    config_class: ClassVar[type[RLConfig]] = RLConfig
+    config: RLConfig
 
-    def __init__(self, path: str | Path, deterministic: bool = True, device: str = "cpu"):
+    def __init__(self, path: str | Path, config: RLConfig | None = None, **fields: Any) -> None:
         import torch
 
+        super().__init__(config, **fields)
         self.path = str(path)
-        self.model, self.algorithm, self.spec = load_model(path, device=device)
-        self.deterministic = bool(deterministic)
+        self.model, self.algorithm, self.spec = load_model(path, device=self.config.device)
         self.encoding = ObservationEncoder(**self.spec.encoding, with_belief=self.spec.memory is not None)
         self._torch = torch
         self._memory: Any = None
@@ -72,7 +91,7 @@ class RLPolicy(BasePolicy):
             return self._pending.popleft()
         observation, admissible = self._inputs(observation, info)
         encoded = self.encoding.encode(observation, admissible)
-        action = int(predict(self.model, encoded, self.encoding.mask, self.deterministic))
+        action = int(predict(self.model, encoded, self.encoding.mask, self.config.deterministic))
         self._stats["actions"] += 1
         return self._expand(self.encoding.command_of(action))
 
@@ -111,11 +130,12 @@ class RLPolicy(BasePolicy):
         return self._pending.popleft() if self._pending else self.encoding.safe_command
 
 
-def make_rl_policy(path: str, **kwargs: Any) -> RLPolicy:
+def make_rl_policy(path: str, **fields: Any) -> RLPolicy:
     """rl:PATH plays a model trained by baselines_rl (MaskablePPO / masked DQN .zip)
 
-    Registry factory for ``rl:PATH`` (``PREFIXED_POLICIES["rl"]``)."""
+    Registry factory for ``rl:PATH`` (``PREFIXED_POLICIES["rl"]``); ``fields`` are :class:`RLConfig`'s
+    (the registry records those given, as it records any factory's keywords)."""
     if not path:
         raise ValueError("rl policy needs a model path: rl:PATH")
-    return RLPolicy(path, **kwargs)
+    return RLPolicy(path, **fields)
 

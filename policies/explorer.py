@@ -24,6 +24,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -33,7 +34,7 @@ from policies.explorer_commonsense import HomeIndex
 from policies.explorer_embeddings import installed as embeddings_installed
 from policies.instructions import Directions
 from textmem_gym.core.info import admissible, observation_text, step_info
-from textmem_gym.core.policy import BasePolicy, Info
+from textmem_gym.core.policy import RECORDED_UNLESS_DEFAULT, UNRECORDED, ConfiguredPolicy, Info, PolicyConfig
 from textmem_gym.memory.graph_memory import GraphMemory
 from textmem_gym.wrappers.memory_graph import ensure_memory_wrapper, find_memory_wrapper
 
@@ -81,53 +82,84 @@ def take_object(command: str) -> str | None:
     return match.group(1) if match else None
 
 
-class ExplorerPolicy(BasePolicy):
+@dataclass(frozen=True, kw_only=True)
+class ExplorerConfig(PolicyConfig):
+    """Settings of :class:`ExplorerPolicy`: each recorded in results rows when it is not its default
+    (``seed`` never: the runner re-seeds the policy per episode)."""
+
+    macro_counts_as_one_step: bool = field(default=False, metadata=RECORDED_UNLESS_DEFAULT)
+    """A ``go to <room>`` macro counts as one step against the episode's step limit (AriGraph's
+    accounting) instead of one per primitive move (the default); passed to its MemoryGraphWrapper."""
+    embeddings: bool = field(default=True, metadata=RECORDED_UNLESS_DEFAULT)
+    """Tidy with sentence embeddings as the second source of where things belong
+    (:mod:`policies.explorer_embeddings`; the ``embeddings`` extra). ``False`` when the model is not
+    installed (it warns once): the settings say what it plays with."""
+    memory: bool = field(default=True, metadata=RECORDED_UNLESS_DEFAULT)
+    """Use MemoryGraphWrapper (map, unexplored exits, ``go to``, and recall of what was read from its
+    episodic memory); ``False`` is the ablation: no wrapper, so no map, no ``go to``, and a note or
+    recipe counts only on the step it is read."""
+    memory_options: dict[str, Any] | None = field(default=None, metadata=RECORDED_UNLESS_DEFAULT)
+    """Arguments of the MemoryGraphWrapper it adds (``memory``, ``extractor``...)."""
+    seed: int | None = field(default=0, metadata=UNRECORDED)
+    """Seed of the tie-breaking randomness until the runner re-seeds it per episode."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "embeddings", self.embeddings and embeddings_installed())
+
+    def wrapper_options(self) -> dict[str, Any]:
+        """The MemoryGraphWrapper's arguments: ``memory_options`` and the macro accounting.
+
+        Example:
+            >>> ExplorerConfig(memory_options={"memory": "stma"}, macro_counts_as_one_step=True).wrapper_options()
+            {'memory': 'stma', 'macro_counts_as_one_step': True}
+        """
+        macro = {"macro_counts_as_one_step": True} if self.macro_counts_as_one_step else {}
+        return {**(self.memory_options or {}), **macro}
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExplorerWithoutMemoryConfig(ExplorerConfig):
+    """Settings of ``explorer-nomemory``: the explorer's with ``memory`` off, which its name records."""
+
+    unrecorded: ClassVar[frozenset[str]] = frozenset({"memory"})
+    memory: bool = field(default=False, init=False)
+    """Off: no MemoryGraphWrapper (the policy's name says so)."""
+
+
+class ExplorerPolicy(ConfiguredPolicy):
     """no LLM: explores with MemoryGraphWrapper (go to unexplored exits, read, take, open), critic vetoes repeats
 
     Memory-driven exploration without an LLM.
 
     Args:
-        memory: Use MemoryGraphWrapper (map, unexplored exits, ``go to``, and recall of what was
-            read from its episodic memory); ``False`` is the ablation: no wrapper, so no map, no
-            ``go to``, and a note or recipe counts only on the step it is read.
-        seed: Seed of the tie-breaking randomness.
-        memory_options: Arguments of the MemoryGraphWrapper it adds (``memory``, ``extractor``...).
-        macro_counts_as_one_step: A ``go to <room>`` macro counts as one step against the episode's
-            step limit (AriGraph's accounting) instead of one per primitive move (the default); passed
-            to its MemoryGraphWrapper. Recorded in ``policy_config()`` when on.
-        embeddings: Tidy with sentence embeddings as the second source of where things belong
-            (:mod:`policies.explorer_embeddings`; the ``embeddings`` extra). Recorded in
-            ``policy_config()`` when off, or when the model is not installed (then it warns once).
+        config: Its settings (default: :class:`ExplorerConfig`'s).
+        **fields: Settings to change (fields of :class:`ExplorerConfig`: ``memory``, ``seed``,
+            ``memory_options``, ``macro_counts_as_one_step``, ``embeddings``).
 
     Example:
         >>> ExplorerPolicy(memory=False).name
         'explorer'
+        >>> ExplorerPolicy(macro_counts_as_one_step=True).policy_config()["macro_counts_as_one_step"]
+        True
     """
 
     name: ClassVar[str] = "explorer"
+    config_class: ClassVar[type[ExplorerConfig]] = ExplorerConfig
+    config: ExplorerConfig
 
-    def __init__(self, memory: bool = True, seed: int | None = 0, memory_options: dict[str, Any] | None = None,
-                 macro_counts_as_one_step: bool = False, embeddings: bool = True):
-        self.memory, self.memory_options = bool(memory), dict(memory_options or {})
-        self.embeddings = bool(embeddings) and embeddings_installed()
-        config: dict[str, Any] = {}
-        if macro_counts_as_one_step:
-            self.memory_options["macro_counts_as_one_step"] = True
-            config["macro_counts_as_one_step"] = True
-        if not self.embeddings:
-            config["embeddings"] = False
-        if config:
-            self.config = config
-        self._rng = random.Random(seed)
+    def __init__(self, config: ExplorerConfig | None = None, **fields: Any) -> None:
+        super().__init__(config, **fields)
+        self._rng = random.Random(self.config.seed)
         self.critic, self.guard = HeuristicCritic(), LoopGuard()
         self._memory: GraphMemory | None = None
         self.reset("", step_info({}))
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds the MemoryGraphWrapper (only when ``memory`` is on)."""
-        if not self.memory:
+        if not self.config.memory:
             return env
-        env = ensure_memory_wrapper(env, **self.memory_options)
+        env = ensure_memory_wrapper(env, **self.config.wrapper_options())
         memory = find_memory_wrapper(env).memory  # type: ignore[union-attr]
         # it reads a graph memory's triples, map and episodic vertices; with another memory (a user's
         # wrapper) it reads the game only, as without memory, and follows the wrapper's go-to macros if any
@@ -166,7 +198,7 @@ class ExplorerPolicy(BasePolicy):
         self._observe_room(observation, info)
 
     def _observe_room(self, observation: Any, info: Info) -> None:
-        view = info if self.memory else step_info({})
+        view = info if self.config.memory else step_info({})
         self.room = room_from(observation_text(observation), view, self.room)
         if self.room:
             self.visited.add(self.room)
@@ -321,7 +353,8 @@ class ExplorerPolicy(BasePolicy):
         known place there (:mod:`policies.explorer_commonsense`), trying each fitting place in turn."""
         if not self.placing_goal or self._memory is None:
             return None
-        index = HomeIndex(self._memory.believed_triples(), self._memory.known_locations(), embeddings=self.embeddings)
+        index = HomeIndex(self._memory.believed_triples(), self._memory.known_locations(),
+                          embeddings=self.config.embeddings)
         if self.tidying is None or self.tidying in self.placed:
             candidates = [i for i in index.misplaced() if i not in self.tidied]
             if not candidates:
@@ -374,7 +407,7 @@ class ExplorerPolicy(BasePolicy):
 
     def _explore(self, commands: list[str], info: Info) -> str | None:
         moves = [c for c in commands if move_direction(c) is not None]
-        if self.memory:
+        if self.config.memory:
             here = set((info.get("unexplored_exits") or {}).get(self.room or "", []))
             local = [c for c in moves if move_direction(c) in here and self.critic.score(c, self.room, commands) > -1]
             if local:
@@ -391,7 +424,8 @@ class ExplorerPolicy(BasePolicy):
         return self._rng.choice(untried) if untried else None
 
     def _wander(self, commands: list[str], info: Info) -> str | None:
-        moves = [c for c in commands if move_direction(c) is not None or (self.memory and c.startswith("go to "))]
+        goto = self.config.memory
+        moves = [c for c in commands if move_direction(c) is not None or (goto and c.startswith("go to "))]
         open_moves = [c for c in moves if move_direction(c) not in self.critic.blocked[self.room]]
         return self._rng.choice(open_moves) if open_moves else None
 
@@ -406,7 +440,7 @@ class ExplorerPolicy(BasePolicy):
     def act(self, observation: Any, info: Info) -> str:
         self._recall_reading(info)
         commands = admissible(info)
-        if not self.memory:
+        if not self.config.memory:
             commands = [c for c in commands if not c.startswith("go to ")]
         action, rule = "look", "fallback"
         for name in self.RULES:
@@ -465,14 +499,14 @@ class ExplorerPolicy(BasePolicy):
         """Learns what was read: with memory, from AriGraph's new episodic vertices (so it is
         recalled for the rest of the episode); without, only from the observation of the step
         that read it, forgotten afterwards (nothing keeps it)."""
-        if self.memory and self._memory is not None:
+        if self.config.memory and self._memory is not None:
             every = self._memory.episodes()  # the memory's episodic vertices
             episodes = every[self._seen_episodes:]
             self._seen_episodes = len(every)
             texts = [e.observation.lower() for e in episodes if is_reading(e.action)]
             seen = [e.observation for e in (every if texts else episodes)]
         else:
-            if not self.memory:
+            if not self.config.memory:
                 self._forget_reading()
             texts = [self.last_read] if self.last_read else []
             seen = [self.last_text]
@@ -511,12 +545,19 @@ class ExplorerPolicy(BasePolicy):
 
     def episode_stats(self) -> dict[str, Any]:
         return {"rules": dict(self.rule_counts), "critic_substitutions": self.critic.substitutions,
-                "loop_guard_forced": self.guard.forced, "memory": self.memory}
+                "loop_guard_forced": self.guard.forced, "memory": self.config.memory}
 
 
 def explorer_without_memory(seed: int | None = 0) -> ExplorerPolicy:
     """the explorer without MemoryGraphWrapper (no map, no go to, no recall of what it read)
 
-    The memory ablation as its own policy name (``explorer-nomemory``): ``ExplorerPolicy(memory=False)``,
-    so its results are kept apart from the explorer's in one results file."""
-    return ExplorerPolicy(memory=False, seed=seed)
+    The memory ablation as its own policy name (``explorer-nomemory``): the explorer with
+    :class:`ExplorerWithoutMemoryConfig`, so its results are kept apart from the explorer's in one
+    results file by their name.
+
+    Example:
+        >>> policy = explorer_without_memory()
+        >>> policy.config.memory, policy.policy_config()
+        (False, {})
+    """
+    return ExplorerPolicy(ExplorerWithoutMemoryConfig(seed=seed))

@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 from policies.llm_agent import LLMPolicy, answer_schema
 from policies.llm_config import LLMConfig
 from textmem_gym.core.info import SkillSummary, admissible, observation_text, step_info
-from textmem_gym.core.policy import UNRECORDED, BasePolicy, Info
+from textmem_gym.core.policy import UNRECORDED, ConfiguredPolicy, Info, PolicyConfig
 from textmem_gym.llm import LLMClient
 from textmem_gym.llm.layout import FIXED, SLOW
 from textmem_gym.llm.prompts import Trimmable
@@ -53,24 +53,36 @@ SEARCH_TURNS = 15
 DESCEND_WAIT = 3
 
 
-class NetPlayHeuristic(BasePolicy):
+@dataclass(frozen=True, kw_only=True)
+class NetPlayHeuristicConfig(PolicyConfig):
+    """Settings of :class:`NetPlayHeuristic`."""
+
+    seed: int | None = field(default=None, metadata=UNRECORDED)
+    """Seed of the tie-breaking randomness (a random run when stuck), used when the runner gives none
+    (so not recorded)."""
+
+
+class NetPlayHeuristic(ConfiguredPolicy):
     """no LLM, NetHack: skill rules (fight near monsters, rest, eat, descend, else explore/search)
 
     The non-LLM skill agent (see the module docstring).
 
     Args:
-        seed: Seed of the tie-breaking randomness (a random run when stuck).
+        config: Its settings (default: :class:`NetPlayHeuristicConfig`'s).
+        **fields: Settings to change (``seed``).
     """
 
     name: ClassVar[str] = "netplay-heuristic"
+    config_class: ClassVar[type[NetPlayHeuristicConfig]] = NetPlayHeuristicConfig
+    config: NetPlayHeuristicConfig
 
-    def __init__(self, seed: int | None = None) -> None:
-        self._seed = seed
-        self.rng = random.Random(seed)
+    def __init__(self, config: NetPlayHeuristicConfig | None = None, **fields: Any) -> None:
+        super().__init__(config, **fields)
+        self.rng = random.Random(self.config.seed)
         self.reset("", step_info({}))
 
     def seed(self, seed: int | None) -> None:
-        self.rng = random.Random(seed if seed is not None else self._seed)
+        self.rng = random.Random(seed if seed is not None else self.config.seed)
 
     def reset(self, observation: Any, info: Info) -> None:
         self.stairs: dict[int, tuple[int, int]] = {}
@@ -199,7 +211,7 @@ class NetPlayPolicy(LLMPolicy):
         super().__init__(config, client=client, **fields)
         settings = self.config
         self.n_events, self.temperature, self.max_tokens = settings.n_events, settings.temperature, settings.max_tokens
-        self.fallback = NetPlayHeuristic(settings.seed)
+        self.fallback = NetPlayHeuristic(seed=settings.seed)
         self.reset("", step_info({}))
 
     def seed(self, seed: int | None) -> None:

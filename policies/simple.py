@@ -3,21 +3,31 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from textmem_gym.core.policy import BasePolicy, Info
+from textmem_gym.core.policy import UNRECORDED, ConfiguredPolicy, Info, PolicyConfig
 
 #: Sent when a policy has nothing better to do.
 SAFE_COMMAND = "look"
 
 
-class RandomPolicy(BasePolicy):
+@dataclass(frozen=True, kw_only=True)
+class RandomConfig(PolicyConfig):
+    """Settings of :class:`RandomPolicy`."""
+
+    seed: int | None = field(default=0, metadata=UNRECORDED)
+    """Seed used until the runner re-seeds it per episode (so not recorded)."""
+
+
+class RandomPolicy(ConfiguredPolicy):
     """uniform over the admissible commands (seeded)
 
     Chooses uniformly among ``info["admissible_commands"]``; seeded per episode.
 
     Args:
-        seed: Seed used until the runner re-seeds it per episode.
+        config: Its settings (default: :class:`RandomConfig`'s).
+        **fields: Settings to change (``seed``).
 
     Example:
         >>> policy = RandomPolicy(seed=0)
@@ -26,9 +36,12 @@ class RandomPolicy(BasePolicy):
     """
 
     name: ClassVar[str] = "random"
+    config_class: ClassVar[type[RandomConfig]] = RandomConfig
+    config: RandomConfig
 
-    def __init__(self, seed: int | None = 0):
-        self._rng = random.Random(seed)
+    def __init__(self, config: RandomConfig | None = None, **fields: Any) -> None:
+        super().__init__(config, **fields)
+        self._rng = random.Random(self.config.seed)
 
     def seed(self, seed: int | None) -> None:
         self._rng = random.Random(seed)
@@ -38,7 +51,12 @@ class RandomPolicy(BasePolicy):
         return self._rng.choice(commands) if commands else SAFE_COMMAND
 
 
-class WalkthroughPolicy(BasePolicy):
+@dataclass(frozen=True, kw_only=True)
+class WalkthroughConfig(PolicyConfig):
+    """Settings of :class:`WalkthroughPolicy`: none (it replays the walkthrough)."""
+
+
+class WalkthroughPolicy(ConfiguredPolicy):
     """PRIVILEGED ORACLE: replays the game's walkthrough (upper bound, not an agent)
 
     PRIVILEGED ORACLE: replays ``info["walkthrough"]``; an upper bound, not an agent.
@@ -55,8 +73,11 @@ class WalkthroughPolicy(BasePolicy):
 
     name: ClassVar[str] = "walkthrough"
     privileged: ClassVar[frozenset[str]] = frozenset({"walkthrough"})
+    config_class: ClassVar[type[WalkthroughConfig]] = WalkthroughConfig
+    config: WalkthroughConfig
 
-    def __init__(self) -> None:
+    def __init__(self, config: WalkthroughConfig | None = None) -> None:
+        super().__init__(config)
         self._commands: list[str] = []
         self._next = 0
 

@@ -57,7 +57,7 @@ def test_config_fields_lists_name_type_default_and_doc():
     assert "fallback agent" in next(f for f in config_fields(NetPlayConfig) if f.name == "seed").doc
     assert "affordance" not in {f.name for f in config_fields(SayCanConfig)}  # fixed: recorded, not set
     with pytest.raises(TypeError, match="has no PolicyConfig"):
-        config_fields(load_object(POLICIES["random"]))
+        config_fields(load_object(POLICIES["explorer-nomemory"]))  # a factory function
 
 
 def test_the_client_fields_are_the_llm_clients_keywords_with_its_defaults():
@@ -94,7 +94,7 @@ def test_the_settings_reach_the_llm_client():
     assert client.retry_policy.max_retries == 1
     assert make_policy("react", model="m").llm.client.structured_output == "auto"  # unset: the client's default
     netplay = make_policy("netplay", model="m", seed=3)  # NetPlay's seed seeds its fallback agent, not the model
-    assert netplay.llm.client.seed is None and netplay.fallback._seed == 3
+    assert netplay.llm.client.seed is None and netplay.fallback.config.seed == 3
 
 
 def test_results_record_the_same_settings_as_before():

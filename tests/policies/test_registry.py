@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import math
 import re
 
@@ -18,7 +17,7 @@ from policies import (
     make_policy,
 )
 from policies.explorer import ExplorerPolicy
-from policies.simple import RandomPolicy, WalkthroughPolicy
+from policies.simple import RandomConfig, RandomPolicy, WalkthroughPolicy
 from textmem_gym.core.policy import PolicyAdapter
 from textmem_gym.core.registry import (
     FactoryParameters,
@@ -61,8 +60,10 @@ def test_module_factory_names_build_any_importable_policy():
 
 
 def test_bad_constructor_arguments_name_the_bad_one_and_the_accepted_ones(monkeypatch):
-    accepted = list(inspect.signature(ExplorerPolicy).parameters)
-    assert "memory" in accepted
+    parameters = factory_parameters(ExplorerPolicy)  # its settings' fields, then its signature's ``config``
+    assert parameters is not None
+    accepted = list(parameters.annotations)
+    assert "memory" in accepted and accepted[-1] == "config"
     with pytest.raises(ValueError, match=re.escape(f"policy 'explorer' does not accept 'memroy'; it accepts: {accepted}")):
         make_policy("explorer", memroy=False)
     monkeypatch.setitem(PREFIXED_POLICIES, "fixed", "tests.policies.test_registry:_fixed")
@@ -72,8 +73,18 @@ def test_bad_constructor_arguments_name_the_bad_one_and_the_accepted_ones(monkey
         make_policy("tests.policies.test_registry:_fixed")
 
 
-class _Open(RandomPolicy):
-    """Passes every argument on to RandomPolicy."""
+class _Plain(BasePolicy):
+    """A policy without a settings dataclass: its settings are its keywords."""
+
+    def __init__(self, seed: int | None = 0):
+        self.rng_seed = seed
+
+    def act(self, observation, info):
+        return "look"
+
+
+class _Open(_Plain):
+    """Passes every argument on to _Plain."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -95,8 +106,10 @@ def test_llm_policy_keywords_are_their_settings_fields_checked_up_front():
     check_policy_arguments("ariadne", {"top_k": 1, "strict": True, "timeout": 5.0})
     assert accepts_argument("ariadne", "strict") and accepts_argument("netplay", "cache")
     assert not accepts_argument("explorer", "strict")
+    # so are a non-LLM policy's (its settings dataclass, then ``config``)
+    assert _read(factory_parameters(RandomPolicy)) == ({"seed": int | None, "config": RandomConfig | None}, False)
     # any other factory is read from its own signature: a **kwargs there is open-ended (no walk up the MRO)
-    assert _read(factory_parameters(RandomPolicy)) == ({"seed": int | None}, False)
+    assert _read(factory_parameters(_Plain)) == ({"seed": int | None}, False)
     assert _read(factory_parameters(_Open)) == ({}, True)
     assert factory_parameters(_anything).open_ended
 

@@ -385,6 +385,39 @@ class BasePolicy(FullPolicy):
         return {**recorded, **{k: v for k, v in self.arguments.items() if k not in recorded}}
 
 
+class ConfiguredPolicy(BasePolicy):
+    """A :class:`BasePolicy` whose settings are one :class:`PolicyConfig`, its ``config_class``: built as
+    ``Policy(config=None, **fields)`` (``make_policy(name, **fields)``, ``--policy-arg``), it keeps them,
+    resolved once here, as :attr:`config` and reads them there (never copied onto ``self``);
+    :meth:`policy_config` is their :meth:`PolicyConfig.recorded`.
+
+    Args:
+        config: Its settings (an instance of its ``config_class``; default: the defaults).
+        **fields: Settings to change (fields of its ``config_class``).
+
+    Raises:
+        TypeError: ``config`` is not a ``config_class``, or a field name is not one of its fields.
+
+    Example:
+        >>> @dataclasses.dataclass(frozen=True, kw_only=True)
+        ... class SayConfig(PolicyConfig):
+        ...     word: str = "look"
+        ...     '''What it says.'''
+        >>> class Say(ConfiguredPolicy):
+        ...     config_class = SayConfig
+        ...     def act(self, observation, info):
+        ...         return self.config.word
+        >>> Say(word="wait").act("", {}), Say(SayConfig(word="jump")).policy_config()
+        ('wait', {'word': 'jump'})
+    """
+
+    config_class: ClassVar[type[PolicyConfig]] = PolicyConfig
+    config: PolicyConfig
+
+    def __init__(self, config: PolicyConfig | None = None, **fields: Any) -> None:
+        self.config = self.config_class.resolve(config, **fields)
+
+
 class NotAPolicy(TypeError):
     """The object given as a policy has no ``act(observation, info)`` method."""
 

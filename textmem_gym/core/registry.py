@@ -22,7 +22,7 @@ Example:
     >>> make_policy("random", sead=1)
     Traceback (most recent call last):
     ...
-    ValueError: policy 'random' does not accept 'sead'; it accepts: ['seed']
+    ValueError: policy 'random' does not accept 'sead'; it accepts: ['seed', 'config']
 """
 
 from __future__ import annotations
@@ -245,7 +245,7 @@ def policy_parameters(name: str) -> FactoryParameters | None:
 
     Example:
         >>> policy_parameters("random").annotations
-        {'seed': int | None}
+        {'seed': int | None, 'config': policies.simple.RandomConfig | None}
     """
     factory, args = _factory(name)
     return factory_parameters(factory, skip=len(args))
@@ -289,7 +289,8 @@ def factory_parameters(factory: Callable[..., Any], skip: int = 0) -> FactoryPar
     Example:
         >>> from policies.simple import RandomPolicy
         >>> factory_parameters(RandomPolicy)
-        FactoryParameters(annotations={'seed': int | None}, open_ended=False)
+        FactoryParameters(annotations={'seed': int | None, 'config': policies.simple.RandomConfig | None},
+                          open_ended=False)
         >>> from policies.ariadne import AriadnePolicy
         >>> parameters = factory_parameters(AriadnePolicy)
         >>> list(parameters.annotations)[:3], parameters.annotations["timeout"], parameters.open_ended
