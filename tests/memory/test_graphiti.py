@@ -79,6 +79,28 @@ def test_a_temporary_store_is_removed_on_close(server):
     assert not path.exists()
 
 
+def test_steps_batched_into_one_episode_are_all_read(server, tmp_path):
+    """``steps_per_episode=2``: Graphiti extracts once per two steps; a read adds the pending step first,
+    and the facts of a batch name the steps it holds."""
+    memory = make_memory("graphiti", base_url=server.base_url, model="local", path=tmp_path, steps_per_episode=2,
+                         previous_episodes=1)
+    try:
+        for observation, action in STEPS:
+            memory.update(observation, action, {})
+
+        def extractions() -> int:
+            return [r["response_format"]["json_schema"]["name"] for r in server.requests].count("ExtractedEntities")
+
+        assert extractions() == 1  # steps 0 and 1 in one episode; step 2 pending
+        assert any(line.startswith("The apple is on the table.") for line in memory.context("where is the apple?", 64))
+        assert extractions() == 2 and not memory.failed_updates
+        assert memory.sources("what did I take from the wooden table?", 2) == [0, 1]
+    finally:
+        memory.close()
+    with pytest.raises(ValueError, match="steps_per_episode must be positive"):
+        make_memory("graphiti", base_url=server.base_url, model="local", steps_per_episode=0)
+
+
 def test_an_extraction_the_server_rejects_is_counted_not_hidden(tmp_path):
     """A server without structured output answers Graphiti's JSON-schema requests with HTTP 400: the
     episode adds nothing and is counted by cause; the memory keeps going."""

@@ -8,7 +8,12 @@ sentence each and a bi-temporal validity (``valid_at`` / ``invalid_at`` as the t
   the action and the observation, or one QA paragraph) as a ``text`` episode whose reference time is
   the step (step ``n`` is ``2000-01-01T00:00Z`` plus ``n`` minutes: :func:`step_time`). Graphiti asks
   the model to extract entities and facts, resolves them against the graph and invalidates the facts
-  the new ones contradict;
+  the new ones contradict. With ``steps_per_episode=k`` the texts of ``k`` updates make one episode
+  (each line ``step n: ...``, the reference time that of its first step): Graphiti's calls are paid
+  once per ``k`` steps. An episode not yet full is added before any read (``context``, ``sources``,
+  ``triple_history``), so a read always sees every update and its latency includes that episode;
+  ``previous_episodes`` caps the earlier episodes Graphiti shows the model with each new one (its own
+  default is 10);
 - :meth:`GraphitiMemory.context` is ``Graphiti.search(question)`` (hybrid BM25 + vector search, fused
   by reciprocal rank): the facts, best first, each with its validity in steps, cut to the budget;
 - :meth:`GraphitiMemory.triple_history` (the ``history`` part) reads every fact edge with its
@@ -115,6 +120,8 @@ class GraphitiMemory:
             ``json_object_schema`` for llama-cpp-python's server, else ``json_schema``), ``json_schema``,
             ``json_object_schema`` or ``json_object`` (any JSON object, the schema in the prompt).
         max_coroutines: Graphiti's concurrent calls at each of its fan-outs.
+        steps_per_episode: Updates whose texts make one Graphiti episode (1: one episode per step).
+        previous_episodes: Earlier episodes Graphiti reads with each new one (``None``: Graphiti's own 10).
 
     Raises:
         ValueError: No endpoint or no model, given or in the environment (one line).
@@ -132,7 +139,7 @@ class GraphitiMemory:
     def __init__(self, *, base_url: str | None = None, model: str | None = None, api_key: str | None = None,
                  path: str | Path | None = None, top_k: int = 20,
                  max_tokens: int = 1024, temperature: float = 0.0, structured_output: str = "auto",
-                 max_coroutines: int = 2) -> None:
+                 max_coroutines: int = 2, steps_per_episode: int = 1, previous_episodes: int | None = None) -> None:
         base_url = base_url or os.environ.get(ENV_BASE_URL)
         model = model or os.environ.get(ENV_MODEL)
         if not base_url or not model:
@@ -150,6 +157,9 @@ class GraphitiMemory:
             schema_mode,
         )
 
+        if steps_per_episode < 1 or (previous_episodes is not None and previous_episodes < 0):
+            raise ValueError(f"steps_per_episode must be positive and previous_episodes non-negative, got "
+                             f"{steps_per_episode} and {previous_episodes}")
         if structured_output not in ("auto", *SCHEMA_MODES):
             raise ValueError(f"unknown structured_output {structured_output!r}; choose from "
                              f"{['auto', *SCHEMA_MODES]}")
@@ -161,6 +171,7 @@ class GraphitiMemory:
         self.top_k = top_k
         self.max_tokens, self.temperature = max_tokens, temperature
         self.structured_output, self.max_coroutines = structured_output, max_coroutines
+        self.steps_per_episode, self.previous_episodes = steps_per_episode, previous_episodes
         self._owns_path = path is None
         self.path = Path(path) if path is not None else Path(tempfile.mkdtemp(prefix="textmem-graphiti-"))
         self.path.mkdir(parents=True, exist_ok=True)
@@ -218,30 +229,49 @@ class GraphitiMemory:
         self._database += 1
         self._graphiti = self._loop.run(self._open(self.path / f"kuzu-{self._database}"))
         self.updates = 0
-        self._episodes: dict[str, int] = {}
+        #: Episode uuid -> the updates whose texts it holds.
+        self._episodes: dict[str, list[int]] = {}
+        self._order: list[str] = []
+        self._pending: list[tuple[int, str]] = []
         self._started: list[datetime] = []
 
     def update(self, observation: str, action: str, info: dict[str, Any]) -> None:
-        """``Graphiti.add_episode`` of the step, at the step's reference time."""
-        from graphiti_core.nodes import EpisodeType
-
+        """The step's text joins the pending episode, added (``Graphiti.add_episode``) once it holds
+        ``steps_per_episode`` steps."""
         text = passage_text(observation, action)
         self._started.append(datetime.now(timezone.utc))
         if text:
-            try:
-                added = self._loop.run(self._graphiti.add_episode(
-                    name=f"step {self.updates}", episode_body=text, source_description="text game",
-                    reference_time=step_time(self.updates), source=EpisodeType.text))
-            except self._failures as error:
-                self.failed_updates[type(error).__name__] += 1
-                logger.warning("graphiti: update %d added nothing: %s: %s", self.updates, type(error).__name__,
-                               str(error).splitlines()[0] if str(error) else "")
-            else:
-                self._episodes[added.episode.uuid] = self.updates
+            self._pending.append((self.updates, text))
         self.updates += 1
+        if len(self._pending) >= self.steps_per_episode:
+            self.flush()
+
+    def flush(self) -> None:
+        """Adds the pending steps as one episode at the reference time of the first; a botched extraction
+        adds nothing and counts each of its steps in :attr:`failed_updates` by cause."""
+        if not self._pending:
+            return
+        from graphiti_core.nodes import EpisodeType
+
+        pending, self._pending = self._pending, []
+        steps = [step for step, _ in pending]
+        body = pending[0][1] if len(pending) == 1 else "\n".join(f"step {step}: {text}" for step, text in pending)
+        previous = None if self.previous_episodes is None else self._order[len(self._order) - self.previous_episodes:]
+        try:
+            added = self._loop.run(self._graphiti.add_episode(
+                name=f"steps {steps[0]}-{steps[-1]}", episode_body=body, source_description="text game",
+                reference_time=step_time(steps[0]), source=EpisodeType.text, previous_episode_uuids=previous))
+        except self._failures as error:
+            self.failed_updates[type(error).__name__] += len(steps)
+            logger.warning("graphiti: updates %s added nothing: %s: %s", steps, type(error).__name__,
+                           str(error).splitlines()[0] if str(error) else "")
+        else:
+            self._episodes[added.episode.uuid] = steps
+            self._order.append(added.episode.uuid)
 
     def search(self, question: str) -> list[Any]:
-        """Graphiti's ranked facts (``EntityEdge``) for ``question``."""
+        """Graphiti's ranked facts (``EntityEdge``) for ``question`` (pending steps added first)."""
+        self.flush()
         if not question.strip() or not self._episodes:
             return []
         found: list[Any] = self._loop.run(self._graphiti.search(question, num_results=self.top_k))
@@ -263,15 +293,13 @@ class GraphitiMemory:
         found: list[int] = []
         for edge in self.search(question):
             for uuid in edge.episodes:
-                update = self._episodes.get(uuid)
-                if update is not None and update not in found:
-                    found.append(update)
+                found += [update for update in self._episodes.get(uuid, ()) if update not in found]
         return found[:max(k, 0)]
 
     def _interval(self, edge: Any) -> tuple[int, int | None]:
         """``(start, end)`` steps of a fact edge (see the module docstring)."""
         last = max(self.updates - 1, 0)
-        stated = [self._episodes[uuid] for uuid in edge.episodes if uuid in self._episodes]
+        stated = [step for uuid in edge.episodes for step in self._episodes.get(uuid, ())[:1]]
         start = time_step(edge.valid_at, last)
         if start is None:
             start = min(stated) if stated else last
@@ -285,6 +313,7 @@ class GraphitiMemory:
 
     def triple_history(self) -> list[Triple]:
         """Every fact edge as ``(subject, relation, object)`` with its validity interval, oldest first."""
+        self.flush()
         if not self._episodes:
             return []
         from graphiti_core.edges import EntityEdge
@@ -299,7 +328,7 @@ class GraphitiMemory:
         triples = []
         for edge in edges:
             start, end = self._interval(edge)
-            steps = sorted({self._episodes[uuid] for uuid in edge.episodes if uuid in self._episodes})
+            steps = sorted({step for uuid in edge.episodes for step in self._episodes.get(uuid, ())})
             triples.append(Triple(0, names.get(edge.source_node_uuid, "?"), edge.name,
                                   names.get(edge.target_node_uuid, "?"), start, end, steps=steps))
         triples.sort(key=lambda triple: (triple.start, triple.subject, triple.relation, triple.object))
