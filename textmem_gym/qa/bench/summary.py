@@ -17,6 +17,10 @@ summary never stands for fewer records than the file holds:
 - ``build_tokens`` (total) and ``build_tokens_per_step``: tokens a model spent building the memory
   (0 with rules extraction);
 - ``update_ms_p50`` / ``update_ms_p95`` / ``update_ms_mean``: one ``update`` call's milliseconds;
+- ``failed_updates`` and ``failed_by_cause``: updates whose model-made part added nothing (a prompt the
+  endpoint refused, an answer that was not the schema...), in all and by cause (the error's class name),
+  for memories that count them (mem0, graphiti); ``None`` for the others. A failure is never replaced by
+  a fallback counted as the model's work;
 - ``context_ms_p50`` / ``context_ms_p95`` / ``context_ms_mean``: one ``context`` call's milliseconds at
   the row's budget; ``context_tokens``: mean tokens it returned there;
 - ``questions``, ``trajectories`` (names), ``config`` and ``config_id``: what was asked, of which
@@ -39,7 +43,7 @@ import csv
 import io
 import json
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -57,12 +61,14 @@ LEGEND = ("R@B: answer recall at B tokens (% of questions whose gold answer is i
           "struct EM: % exact match of the answer read off the memory's beliefs; n: questions; "
           "tok/step: build tokens per step (0 with rules extraction); update ms, context ms: p50/p95 "
           "milliseconds of one call (context at the largest budget); ctx tok: mean tokens context returned "
-          "at each budget; -: not offered or nothing measured.")
+          "at each budget; failed: updates whose model-made part added nothing, by cause (memories that "
+          "count them); -: not offered or nothing measured.")
 #: Columns of :func:`to_csv`, in order.
 CSV_COLUMNS: tuple[str, ...] = (
     "memory", "backend", "question_kind", "budget", "questions", "answer_recall", "first_mention", "structural_em",
     "build_tokens", "build_tokens_per_step", "update_ms_p50", "update_ms_p95", "update_ms_mean", "context_ms_p50",
-    "context_ms_p95", "context_ms_mean", "context_tokens", "trajectories", "config_id", "config")
+    "context_ms_p95", "context_ms_mean", "context_tokens", "failed_updates", "failed_by_cause", "trajectories",
+    "config_id", "config")
 
 
 def is_record(row: dict[str, Any]) -> bool:
@@ -146,7 +152,40 @@ def _costs(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
                                                                                  for r in records)
     return {"build_tokens": tokens, "build_tokens_per_step": round(tokens / updates, 2) if updates else None,
             "update_ms_p50": _percentile(timings, 50), "update_ms_p95": _percentile(timings, 95),
-            "update_ms_mean": _mean(timings)}
+            "update_ms_mean": _mean(timings), **_failures(records)}
+
+
+def _failures(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Failed updates in all and by cause, most frequent first (``None`` where no record counts them).
+
+    Example:
+        >>> _failures([{"failed_updates": {"BadRequestError": 2}}, {"failed_updates": {"ValidationError": 3}}])
+        {'failed_updates': 5, 'failed_by_cause': {'ValidationError': 3, 'BadRequestError': 2}}
+        >>> _failures([{}])
+        {'failed_updates': None, 'failed_by_cause': None}
+    """
+    counted = [r["failed_updates"] for r in records if isinstance(r.get("failed_updates"), dict)]
+    if not counted:
+        return {"failed_updates": None, "failed_by_cause": None}
+    causes: Counter[str] = Counter()
+    for by_cause in counted:
+        causes.update({str(cause): int(n) for cause, n in by_cause.items()})
+    return {"failed_updates": sum(causes.values()), "failed_by_cause": dict(causes.most_common())}
+
+
+def format_failures(total: int | None, by_cause: dict[str, int] | None) -> str:
+    """The ``failed`` cell: ``-`` where not counted, else the total and its causes.
+
+    Example:
+        >>> format_failures(3, {"BadRequestError": 2, "ValidationError": 1})
+        '3 (BadRequestError 2, ValidationError 1)'
+        >>> format_failures(0, {}), format_failures(None, None)
+        ('0', '-')
+    """
+    if total is None:
+        return "-"
+    causes = ", ".join(f"{cause} {n}" for cause, n in (by_cause or {}).items())
+    return f"{total} ({causes})" if causes else str(total)
 
 
 def _mean(values: Iterable[float]) -> float | None:
@@ -178,9 +217,10 @@ def format_bench_table(rows: Sequence[dict[str, Any]], by: str = "all") -> str:
         >>> row = {"memory": "m", "backend": "all", "question_kind": "location", "budget": 256,
         ...        "answer_recall": 0.5, "first_mention": None, "structural_em": None, "questions": 4,
         ...        "build_tokens_per_step": 0.0, "update_ms_p50": 1.25, "update_ms_p95": 2.5,
-        ...        "context_ms_p50": 0.5, "context_ms_p95": 0.75, "context_tokens": 200.0, "trajectories": ["t"]}
+        ...        "context_ms_p50": 0.5, "context_ms_p95": 0.75, "context_tokens": 200.0, "trajectories": ["t"],
+        ...        "failed_updates": 1, "failed_by_cause": {"BadRequestError": 1}}
         >>> print(format_bench_table([row]).splitlines()[2])
-        | m | location | 4 | 50 | - | 0 | 1.25/2.50 | 0.50/0.75 | 200 |
+        | m | location | 4 | 50 | - | 0 | 1.25/2.50 | 0.50/0.75 | 200 | 1 (BadRequestError 1) |
     """
     if by not in ("all", "backend"):
         raise ValueError(f"unknown grouping {by!r}; choose from ['all', 'backend']")
@@ -244,7 +284,7 @@ def _table(rows: Sequence[dict[str, Any]]) -> str:
     for row in rows:
         cells[(row["memory"], row["question_kind"])][row["budget"]] = row
     header = ["memory", "kind", "n", *[f"R@{b}" for b in budgets], *([f"FM@{b}" for b in budgets] if mentions else []),
-              "struct EM", "tok/step", "update ms", "context ms", "ctx tok"]
+              "struct EM", "tok/step", "update ms", "context ms", "ctx tok", "failed"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for (memory, kind), by_budget in cells.items():
         first, last = by_budget[min(by_budget)], by_budget[max(by_budget)]
@@ -254,7 +294,8 @@ def _table(rows: Sequence[dict[str, Any]]) -> str:
         lines.append("| " + " | ".join([
             memory, kind, str(first["questions"]), *recall, *mention, _percent(first["structural_em"]),
             _number(first["build_tokens_per_step"], "{:.0f}"), _pair(first["update_ms_p50"], first["update_ms_p95"]),
-            _pair(last["context_ms_p50"], last["context_ms_p95"]), tokens]) + " |")
+            _pair(last["context_ms_p50"], last["context_ms_p95"]), tokens,
+            format_failures(first.get("failed_updates"), first.get("failed_by_cause"))]) + " |")
     return "\n".join(lines)
 
 
@@ -280,13 +321,14 @@ def to_csv(rows: Sequence[dict[str, Any]]) -> str:
         >>> row = {"memory": "m", "backend": "all", "question_kind": "all", "budget": 256, "answer_recall": 0.5,
         ...        "trajectories": ["a", "b"], "config": {"per_kind": 2}}
         >>> print(to_csv([row]).splitlines()[1])
-        m,all,all,256,,0.5,,,,,,,,,,,,a;b,,"{""per_kind"": 2}"
+        m,all,all,256,,0.5,,,,,,,,,,,,,,a;b,,"{""per_kind"": 2}"
     """
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for row in rows:
         values = {**row, "trajectories": ";".join(row.get("trajectories") or ()),
+              "failed_by_cause": json.dumps(row["failed_by_cause"]) if row.get("failed_by_cause") else None,
                   "config": json.dumps(row.get("config"), sort_keys=True) if row.get("config") else None}
         writer.writerow(["" if values.get(c) is None else values[c] for c in CSV_COLUMNS])
     return buffer.getvalue()
@@ -297,5 +339,5 @@ def to_json(rows: Sequence[dict[str, Any]]) -> str:
     return json.dumps(list(rows), indent=1, sort_keys=True)
 
 
-__all__ = ["BACKENDS", "CSV_COLUMNS", "LEGEND", "ROW_KIND", "format_backend_matrix", "format_bench_table", "is_record",
-           "summarize", "to_csv", "to_json"]
+__all__ = ["BACKENDS", "CSV_COLUMNS", "LEGEND", "ROW_KIND", "format_backend_matrix", "format_bench_table",
+           "format_failures", "is_record", "summarize", "to_csv", "to_json"]
