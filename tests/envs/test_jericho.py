@@ -286,3 +286,15 @@ def test_admissible_commands_work_when_ctypes_util_was_imported_first():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "'open mailbox'" in proc.stdout
+
+
+def test_the_games_own_words_come_at_reset_only_and_name_no_place():
+    env = JerichoEnv("zork1")  # not privileged: the dictionary is no ground truth
+    try:
+        _, info = env.reset(seed=0)
+        words = info["vocabulary"]
+        assert {"mailbo", "lanter", "north"} <= set(words) and words == sorted(words) == env.vocabulary()
+        assert all(len(word) <= 6 for word in words)  # a version 3 story file cuts its words at 6 letters
+        assert "vocabulary" not in env.step("look")[4]
+    finally:
+        env.close()

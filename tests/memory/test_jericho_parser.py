@@ -199,3 +199,64 @@ def test_taken_believes_the_players_word_when_the_room_printed_it_until_the_game
     _read(rules, store, "Living Room\nYour collection of treasures consists of:\n    A platinum bar", "look", 9)
     active = [t.as_tuple() for t in store.active()]
     assert ("platinum bar", "is on", "trophy case") in active and not any(t[0] == "bar" for t in active)
+
+
+#: The game's words (a few of Zork I's dictionary, as the env hands them over at reset).
+ZORK_WORDS = {"vocabulary": ["a", "altar", "attic", "black", "book", "bell", "brass", "candle", "case", "coil",
+                             "corner", "fuse", "genera", "ground", "knife", "large", "lanter", "nasty", "rope",
+                             "table", "trophy", "skelet"]}
+
+
+def test_a_holder_the_room_lists_is_in_the_room_only_by_the_games_words():
+    altar = "Altar\nThis is the south end of a large temple.\nOn the altar is a large black book, open to page 569."
+    assert ("trophy case", "is at", "living room") not in _read(JerichoRules(), TripleStore(), LIVING_ROOM_CASE,
+                                                                 "west")  # without the game's words
+    rules, store = JerichoRules(), TripleStore()
+    rules.extract("", "", ZORK_WORDS, store)
+    assert ("altar", "is at", "altar") not in _read(rules, store, altar, "")  # its own room's name
+    assert ("trophy case", "is at", "living room") in _read(rules, store, LIVING_ROOM_CASE, "west", 1)
+    # "in the corner", "on the ground": places about the room, never holders
+    attic = _read(rules, store, LIT_ATTIC, "up", 2)
+    assert ("table", "is at", "attic") in attic and not any(t[0] in ("corner", "ground") for t in attic)
+
+
+def test_two_rooms_holding_a_holder_of_one_name_leave_neither_believed():
+    rules, store = JerichoRules(), TripleStore()
+    rules.extract("", "", ZORK_WORDS, store)
+    _read(rules, store, LIT_ATTIC, "up", 1)
+    _read(rules, store, KITCHEN, "down", 2)  # Zork's kitchen table is another table
+    assert not any(t.subject == "table" for t in store.active())
+
+
+def test_a_thing_here_by_one_word_of_the_games_and_a_thing_that_falls_from_the_hands():
+    rules, store = JerichoRules(), TripleStore()
+    rules.extract("", "", ZORK_WORDS, store)
+    maze = _read(rules, store, "Maze\nThis is part of a maze. A skeleton, probably the remains of a luckless "
+                 "adventurer, lies here.", "north", 1)
+    assert ("skeleton", "is at", "maze") in maze
+    _read(rules, store, "There is a brass bell here.", "look", 2)
+    _read(rules, store, "Taken.", "take bell", 3)
+    _read(rules, store, "The bell suddenly becomes red hot and falls to the ground.", "ring bell", 4)
+    assert ("brass bell", "is in", "inventory") not in [t.as_tuple() for t in store.active()]
+
+
+def test_the_players_word_after_a_word_of_the_games_is_not_the_games_name():
+    rules, store = JerichoRules(), TripleStore()
+    rules.extract("", "", ZORK_WORDS, store)
+    _read(rules, store, "Altar\nThis is the south end of a large temple.\nOn the altar is a large black book.", "s", 1)
+    assert _read(rules, store, "Taken.", "get book", 2) == []  # "black book" is the game's name here
+    _read(rules, store, LIT_ATTIC, "up", 3)
+    assert _read(rules, store, "Taken.", "get rope", 4) == [("rope", "is in", "inventory")]  # "coil of rope"
+
+
+def test_a_put_the_game_tells_in_its_own_words_and_titles_with_their_part():
+    rules, store = JerichoRules(), TripleStore()
+    rules.extract("", "", ZORK_WORDS, store)
+    _read(rules, store, "There is a fuse here.", "look", 1)
+    _read(rules, store, "Taken.", "take fuse", 2)
+    _read(rules, store, "When you plug the fuse into the generator, it springs to life.", "put fuse in generator", 3)
+    assert ("fuse", "is in", "inventory") not in [t.as_tuple() for t in store.active()]
+    _read(rules, store, "You can't put the fuse into the generator.", "put fuse in generator", 4)
+    view = read_jericho("Maintanence Stairwell (Top)\nYou are at the top of a stairwell.\n"
+                        "You can see your Car (which is closed) here.", "south")
+    assert view.rooms == ["Maintanence Stairwell (Top)"] and view.things == [("Car", "is at", None, 0, True)]

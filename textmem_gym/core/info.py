@@ -119,6 +119,9 @@ class BackendInfo(TypedDict, total=False):
     prints (Jericho; ``None`` where Jericho knows no player object, e.g. lgop)."""
     interpreter_error: str
     """Why the interpreter was stopped; the step is then truncated (Jericho)."""
+    vocabulary: list[str]
+    """The words the game's parser knows (its dictionary, cut as the story file stores them); at ``reset``
+    only. Not privileged: any word may be typed, and it tells nothing of where things are (Jericho)."""
     scienceworld_score: int
     """ScienceWorld's raw score in [-100, 100] (``score`` is it clipped at 0)."""
     task: str

@@ -77,7 +77,9 @@ class JerichoEnv(TextGameEnv):
         ``state_visits`` (how many times this episode has been in that world state, 1 on the
         first visit: for loop detection) and ``location_id`` (``"z<N>"``: the Z-machine object the
         player is in, a room's stable identity while its printed name changes, see
-        :func:`~textmem_gym.envs.jericho.world.location_id`). ``admissible_commands`` is computed on first read,
+        :func:`~textmem_gym.envs.jericho.world.location_id`); at ``reset`` only, ``vocabulary`` (the words the
+        game's parser knows, from the story file's dictionary: :meth:`vocabulary`; memories read the
+        game's names with it). ``admissible_commands`` is computed on first read,
         without spaCy, by simulating template commands (see
         :mod:`~textmem_gym.envs.jericho.admissible`), and cached by world state; ``look`` and
         ``inventory`` are always in it. Privileged, opt-in: ``facts`` (the Z-machine object
@@ -112,6 +114,8 @@ class JerichoEnv(TextGameEnv):
         ('West of House', 'There is a small mailbox here.')
         >>> info["max_score"], sorted(info["admissible_commands"])
         (350.0, ['inventory', 'look', 'north', 'open mailbox', 'south', 'west'])
+        >>> [word for word in info["vocabulary"] if word.startswith("mail")]  # the game's words, cut at 6 letters
+        ['mail', 'mailbo']
         >>> obs, reward, terminated, truncated, info = env.step("open mailbox")
         >>> obs, reward, terminated, info["state_visits"]
         ('Opening the small mailbox reveals a leaflet.', 0.0, False, 1)
@@ -143,6 +147,7 @@ class JerichoEnv(TextGameEnv):
         self._actions = AdmissibleCommands(self._frotz, capacity=admissible_cache_size)
         self._world_state_hash = WorldStateHasher(self._frotz)
         self._visits: Counter[str] = Counter()
+        self._words: list[str] | None = None
         max_score = self._frotz.get_max_score() if self.supported else 0
         goal = f" (maximum score {max_score})" if max_score > 0 else ""
         self.objective = (f"Play the interactive fiction game {self.game}: explore, solve its puzzles "
@@ -158,7 +163,9 @@ class JerichoEnv(TextGameEnv):
         elif self._rng_seeded:
             self.interpreter_seed = int(self.np_random.integers(1, _SEED_MODULUS))
         self._rng_seeded = self._rng_seeded or seed is not None
-        return super().reset(seed=seed, options=options)
+        observation, info = super().reset(seed=seed, options=options)
+        info["vocabulary"] = self.vocabulary()
+        return observation, info
 
     # -- backend hooks -------------------------------------------------------------------
     def _game_reset(self) -> GameState:
@@ -194,6 +201,16 @@ class JerichoEnv(TextGameEnv):
         short names (``"jewel-encrusted egg"``): read from memory, so no move is spent."""
         self._check_open()
         return [item.name for item in self._frotz.get_inventory() if item.name]
+
+    def vocabulary(self) -> list[str]:
+        """The words the game's parser knows: its dictionary, sorted, as the story file stores them (cut
+        at 6 letters in version 1-3 games, 9 later: ``"lanter"``). Not privileged: a player may type any
+        word, and the dictionary says nothing of where things are or which exist; the object tree's names
+        (privileged ``facts``) are another matter."""
+        self._check_open()
+        if self._words is None:
+            self._words = sorted({word.word for word in self._frotz.get_dictionary() if word.word.strip()})
+        return list(self._words)
 
     # -- helpers -------------------------------------------------------------------------
     def _halt(self) -> None:

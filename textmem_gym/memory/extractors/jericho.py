@@ -101,6 +101,8 @@ _POSTURE = re.compile(r"\s*\((?:on|in|sitting on|lying on|standing on)\b[^)]*\)\
 #: A title with a comma (``Street, by Pizza Parlor``): title-case parts.
 _COMMA_TITLE = re.compile(r"^[A-Z][\w'-]*(?: [A-Z][\w'-]*)*, (?:(?:by|near|in|on|at|of|the) )*[A-Z][\w'-]*"
                           r"(?: (?:[A-Z][\w'-]*|of|the|and|in|on|at|a|an|to|by))*$")
+#: A title's own parenthesized part (``Maintanence Stairwell (Top)``).
+_PART = re.compile(r" \([A-Z][\w'-]*(?: [A-Za-z][\w'-]*)*\)$")
 #: Title-case lines that are never rooms.
 _NOT_ROOMS = frozenset({"taken", "dropped", "ok", "okay", "done", "opened", "closed", "time passes", "darkness",
                         "oh", "what", "huh", "nothing happens", "yes", "no", "sorry", "thanks", "thank you", "hello",
@@ -124,7 +126,8 @@ def _title(line: str, bracketed: bool) -> str | None:
     if bracketed:
         return None
     title = _POSTURE.sub("", line.strip())
-    if not (2 < len(title) <= 40 and (IF_TITLE.match(title) or _COMMA_TITLE.match(title))) \
+    plain = _PART.sub("", title)  # "Maintanence Stairwell (Top)": the room's own name keeps its part
+    if not (2 < len(title) <= 40 and (IF_TITLE.match(plain) or _COMMA_TITLE.match(plain))) \
             or title.lower() in _NOT_ROOMS:
         return None
     if len(title) > 3 and title.upper() == title:  # a banner (ZORK, ENCHANTER), not a room
@@ -227,6 +230,10 @@ _PROSE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"^(?:Sitting|Lying|Resting) on (?:the|a|an) (?P<holder>.+?) is {_THING}[.!]$"), ON),
     (re.compile(rf"^On (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies) {_THING}[.!]$"), ON),
     (re.compile(rf"^In (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies) {_THING}[.!]$"), IN),
+    (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?),? (?:lies|sits|stands|rests|hangs|lie|sit|stand|rest|hang) "
+                r"here[.!]$"), AT),
+    (re.compile(rf"^(?:Beside|Near|Next to|Behind|Below|Beneath|Under|Above|At) (?:the|a|an|you)\b.*? "
+                rf"(?:is|are|lies|sits|stands|rests|hangs) {_THING}[.!]$"), AT),
     (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?) (?:is|are) (?:sitting |lying |resting )?on (?:the|a|an) "
                 r"(?P<holder>.+?)[.!]$"), ON),
     (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?) (?:is|are) (?:sitting |lying )?in (?:the|a|an) "
@@ -374,11 +381,12 @@ def _read_sentence(sentence: str, block: int, view: JerichoView) -> None:
         return
     for pattern in _PLAIN:
         match = pattern.match(sentence)
-        if match and _DESCRIBED.search(match.group("thing")):  # "a silver chalice, intricately engraved,"
-            view.things.append((_head(match.group("thing")), AT, None, block, False))
+        thing = re.sub(r"\s*\([^)]*\)", "", match.group("thing")) if match else ""  # "your Car (which is closed)"
+        if match and _DESCRIBED.search(thing):  # "a silver chalice, intricately engraved,"
+            view.things.append((_head(thing), AT, None, block, False))
             return
         if match:
-            view.things += [(name, AT, None, block, True) for name in split_things(match.group("thing"))]
+            view.things += [(name, AT, None, block, True) for name in split_things(thing)]
             return
     for pattern, relation in _PROSE:
         match = pattern.match(sentence)
@@ -390,8 +398,73 @@ def _read_sentence(sentence: str, block: int, view: JerichoView) -> None:
 
 def _head(phrase: str) -> str:
     """A prose phrase up to its first comma or relative clause (``flaming torch, made of ivory``)."""
-    phrase = re.split(r",|\s+(?:which|that|with|of great|smelling|open to)\s", phrase, maxsplit=1)[0]
+    phrase = re.split(r",|\s+(?:which|that|who|whose|with|of great|smelling|open to)\s", phrase, maxsplit=1)[0]
     return bare(phrase)
+
+
+# -- the game's words -------------------------------------------------------------------------
+#: Words before a noun that leave it the game's whole name (``coil of rope``: ``rope``).
+_NAME_STARTS = frozenset({"", "a", "an", "the", "some", "of", "your", "his", "her", "its", "their"})
+#: Nouns of a place about a room rather than a thing in it (``on the ground``, ``in the corner``).
+_PLACE_NOUNS = frozenset({"ground", "floor", "wall", "walls", "ceiling", "corner", "branch", "room", "sky",
+                          "air", "shore", "bank", "north", "south", "east", "west", "here", "there"})
+
+
+class Vocabulary:
+    """The words the game's parser knows (``info["vocabulary"]`` at reset: the story file's dictionary,
+    words cut at its length, 6 or 9 letters). Not privileged: any player can type any word; it tells which
+    words can name a thing, never where a thing is.
+
+    Example:
+        >>> words = Vocabulary(["a", "bird", "birds", "brass", "lanter", "nest", "hand-", "pump"])
+        >>> words.knows("brass lantern"), words.knows("battery-powered brass lantern"), words.knows("bird's nest")
+        (True, False, True)
+        >>> words.game_words("battery-powered brass lantern"), Vocabulary([]).knows("anything")
+        ('brass lantern', True)
+    """
+
+    def __init__(self, words: Iterable[str]) -> None:
+        self.words = frozenset(w.lower() for w in words)
+        self.cut = max((len(w) for w in self.words), default=0)
+
+    def knows_word(self, word: str) -> bool:
+        """Whether the game's parser reads ``word`` (cut as the dictionary cuts; ``bird's`` as ``birds``)."""
+        word = word.lower()
+        forms = {word, word.replace("'", ""), re.sub(r"'s$", "", word)}
+        return any(self._known(form) for form in forms)
+
+    def _known(self, word: str) -> bool:
+        return word in self.words or _cut(word, self.cut) in self.words
+
+    def knows(self, name: str) -> bool:
+        """Whether every word of ``name`` is the game's (always, for a game whose words are not known)."""
+        return not self.words or all(self.knows_word(w) for w in re.findall(r"[\w'-]+", name))
+
+    def game_words(self, phrase: str) -> str:
+        """The end of ``phrase`` made of the game's words (``battery-powered brass lantern`` ->
+        ``brass lantern``; ``""`` when its last word is not the game's)."""
+        words = phrase.split()
+        start = len(words)
+        while start > 0 and self.knows(words[start - 1]):
+            start -= 1
+        return " ".join(words[start:])
+
+
+def _cut(word: str, length: int) -> str:
+    """``word`` as a dictionary of ``length`` Z-characters stores it (a letter takes one, any other
+    character two: ``hand-held`` -> ``hand-``).
+
+    Example:
+        >>> _cut("lantern", 6), _cut("hand-held", 6), _cut("ab", 6)
+        ('lanter', 'hand-', 'ab')
+    """
+    kept, used = [], 0
+    for char in word:
+        used += 1 if "a" <= char <= "z" else 2
+        if used > length:
+            break
+        kept.append(char)
+    return "".join(kept)
 
 
 # -- the parser -------------------------------------------------------------------------------
@@ -412,11 +485,16 @@ class JerichoRules:
         self.holders: set[str] = set()
         self.kinds = HolderKinds()
         self.typed: set[str] = set()
+        self.fixtures: dict[str, str] = {}
+        self.ambiguous: set[str] = set()
+        self.vocabulary = Vocabulary(())
         self._room_text = ""
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         """Triples of one step and the believed ones it shows to be gone."""
         out = Extraction()
+        if "vocabulary" in info:  # at reset: the game's own words
+            self.vocabulary = Vocabulary(info["vocabulary"])
         view = read_jericho(observation, action)
         self.kinds.read(observation.lower())
         if view.rooms:
@@ -429,7 +507,7 @@ class JerichoRules:
         elif view.dark:
             self.location = DARK_PLACE
         self._things(out, view, store)
-        self._feedback(out, view, action, store)
+        self._feedback(out, view, observation, action, store)
         self._let_go(out, observation, action, store)
         out.location = self.location
         return out
@@ -453,6 +531,8 @@ class JerichoRules:
         """Learns the plain names ``view`` prints; a longer name believed before that ends with a new
         one (``exquisite jade figurine``, then ``A jade figurine``) was the same thing described: its
         believed places are dropped (the short name is the game's own)."""
+        view.things = [(self._game_name(t), r, h, b, plain) if plain else (t, r, h, b, plain)
+                       for t, r, h, b, plain in view.things]
         new = {normalize(t) for t, _, _, _, plain in view.things if plain}
         new |= {normalize(t) for t in (*view.taken, *view.dropped, *(view.inventory or ())) if t}
         new |= {normalize(t) for t in view.states if t}
@@ -472,6 +552,11 @@ class JerichoRules:
         self.names |= new
         self.holders |= {normalize(h) for _, _, h, _, _ in view.things if h and h != INVENTORY and _holder_name(h)}
 
+    def _game_name(self, name: str) -> str:
+        """A listed name without leading words the game does not know (``folded pile of plastic``, when
+        ``folded`` is no word of the game's); itself when none of it is."""
+        return self.vocabulary.game_words(name) or name
+
     def resolve(self, phrase: str) -> str | None:
         """The plainly printed name ``phrase`` stands for (itself, or the longest known name it
         ends with: ``battery-powered brass lantern`` -> ``brass lantern``), else ``None``.
@@ -484,8 +569,18 @@ class JerichoRules:
         phrase = normalize(phrase)
         if phrase in self.names:
             return phrase
-        ends = [n for n in self.names if phrase.endswith(" " + n)]
+        ends = [n for n in self.names | self.holders if phrase.endswith(" " + n)]
         return max(ends, key=len) if ends else None
+
+    def _one_word(self, word: str) -> str | None:
+        """A prose thing named by one word of the game's (``A skeleton ... lies here``): the one known name
+        ending with it (``bottle``: ``glass bottle``), else the word itself; ``None`` for anything else, and
+        for a game whose words are not known."""
+        if " " in word or not self.vocabulary.words or word in _PLACE_NOUNS or word in _NAME_STARTS \
+                or not self.vocabulary.knows_word(word):
+            return None
+        ends = [n for n in self.names | self.holders if n.endswith(" " + word)]
+        return ends[0] if len(ends) == 1 else (word if not ends else None)
 
     def _named(self, phrase: str, typed: bool = False) -> str | None:
         """The known thing a command's object names (``egg`` -> ``jewel-encrusted egg``, when one
@@ -502,11 +597,20 @@ class JerichoRules:
         ends = [n for n in known if n.endswith(" " + phrase)]
         if ends or not typed:
             return ends[0] if len(ends) == 1 else None
-        if len(phrase) > 2 and _bare_noun(phrase, self._room_text):  # the room's prose printed the player's word
+        if len(phrase) > 2 and _bare_noun(phrase, self._room_text) and self._whole_name(phrase):
+            # the room's prose printed the player's word, with no word of the game's before it
             self.names.add(phrase)
             self.typed.add(phrase)
             return phrase
         return None
+
+    def _whole_name(self, word: str) -> bool:
+        """Whether the last room's prose prints ``word`` after no word the game knows but an article
+        (``a large coil of rope``: ``rope``; ``a large black book``: the game's name may be ``black book``).
+        Always, for a game whose words are not known."""
+        before = re.findall(rf"([\w'-]+)\s+{re.escape(word)}(?![\w-])", self._room_text)
+        return not any(w not in _NAME_STARTS and self.vocabulary.words and self.vocabulary.knows_word(w)
+                       for w in before)
 
     def _walked(self, out: Extraction, previous: str | None, room: str, action: str) -> None:
         direction = move_direction(action)
@@ -519,9 +623,14 @@ class JerichoRules:
         for thing, relation, holder, block, plain in view.things:
             where = normalize(holder) if holder else (rooms[block] if block >= 0 else "")
             name: str | None = normalize(thing)
-            if not plain:  # prose: resolved against plainly printed names
-                name = self.resolve(thing)
+            if not plain:  # prose: resolved against plainly printed names; a thing here by one word of the game's
+                name = self.resolve(thing) or (self._one_word(normalize(thing)) if relation == AT else None)
                 where = (self.resolve(holder) or normalize(holder)) if holder else where
+            if holder and block >= 0 and self._place(where):  # ``in the corner``: the room
+                holder, where, relation = None, rooms[block], AT
+            if holder and block >= 0 and self._fixture(where, rooms[block], view, out):
+                out.triples.append((where, AT, rooms[block]))
+                shown.setdefault(rooms[block], set()).add(where)
             if name and where and name != where and (not holder or _holder_name(where)):
                 if holder and holder != INVENTORY:
                     relation = self.kinds.relation(where, relation)
@@ -529,9 +638,29 @@ class JerichoRules:
                 shown.setdefault(where, set()).add(name)
         out.triples += [(normalize(t), IS, state) for t, state in view.states.items() if t]
         for room in rooms:
-            self._snapshot(out, store, room, shown.get(room, set()))
+            self._snapshot(out, store, room, shown.get(room, set()) | set(self.fixtures))
         for holder in view.listed - {INVENTORY}:
             self._snapshot(out, store, normalize(holder), shown.get(normalize(holder), set()), relations=(IN, ON))
+
+    def _place(self, holder: str) -> bool:
+        """Whether ``holder`` names a place about the room (``corner of the room``, ``ground``) rather than a thing."""
+        return bool(self.vocabulary.words) and (not _holder_name(holder) or holder.split()[-1] in _PLACE_NOUNS)
+
+    def _fixture(self, holder: str, room: str, view: JerichoView, out: Extraction) -> bool:
+        """Whether ``holder``, which a line of ``room``'s description puts something on or in (``On the
+        altar is``), is a thing of that room by a name the game knows: not a place about the room (``on the
+        ground``), not listed in or on something else, every word the game's (only with its words), and no
+        holder of the same name seen in another room (Zork's kitchen table and attic table: neither is
+        believed)."""
+        if not (self.vocabulary.words and holder and holder != room and self.vocabulary.knows(holder)) \
+                or holder in self.ambiguous or any(normalize(t) == holder and h for t, _, h, _, _ in view.things):
+            return False
+        other = self.fixtures.setdefault(holder, room)
+        if other != room:
+            self.ambiguous.add(holder)
+            out.outdated.append((holder, AT, other))
+            return False
+        return True
 
     @staticmethod
     def _snapshot(out: Extraction, store: TripleStore, holder: str, shown: set[str],
@@ -541,7 +670,8 @@ class JerichoRules:
         out.outdated += [t.as_tuple() for t in store.incident(holder)
                          if t.object == holder and t.relation in relations and t.subject not in shown]
 
-    def _feedback(self, out: Extraction, view: JerichoView, action: str, store: TripleStore) -> None:
+    def _feedback(self, out: Extraction, view: JerichoView, observation: str, action: str,
+                  store: TripleStore) -> None:
         obj = _object(action)
         lit = None if self.location == DARK_PLACE else self.location
         for thing in view.taken:
@@ -556,7 +686,7 @@ class JerichoRules:
             name = self._named(obj)
             if name:
                 out.triples.append((name, IS, view.states[""]))
-        if view.done and _verb(action) in _PUT:
+        if (view.done or self._put_told(action, observation)) and _verb(action) in _PUT:
             self._put(out, action, store)
         if view.inventory is not None:
             carried = {normalize(t) for t in view.inventory}
@@ -567,13 +697,31 @@ class JerichoRules:
 
     def _let_go(self, out: Extraction, observation: str, action: str, store: TripleStore) -> None:
         """``tie rope to railing`` answered with the rope's name (``The rope drops over the side``): the
-        thing is tied to something else, no longer believed carried."""
+        thing is tied to something else, no longer believed carried; ``The bell ... falls to the ground``:
+        a carried thing the game let fall, no longer believed carried."""
+        for phrase in _FALLS.findall(observation):
+            name = self._named(phrase)
+            if name:
+                out.outdated += [t.as_tuple() for t in store.incident(name)
+                                 if t.subject == name and t.relation == IN and t.object == INVENTORY]
         if _verb(action) not in _TIE:
             return
         name = self._named(_object(action))
         if name and printed(name.split()[-1], observation.lower()):
             out.outdated += [t.as_tuple() for t in store.incident(name)
                              if t.subject == name and t.relation == IN and t.object == INVENTORY]
+
+    @staticmethod
+    def _put_told(action: str, observation: str) -> bool:
+        """Whether the game answered ``put X in Y`` by telling it in its own words (``When you plug the fuse
+        into the generator, it springs to life``): the last words of X and Y, in that order, joined by
+        ``in``/``into``/``on``/``onto``."""
+        parts = re.split(r"\s+(?:in|into|inside|on|onto)\s+", action.strip().lower(), maxsplit=1)
+        if len(parts) != 2 or not parts[0].split()[1:] or not parts[1].split():
+            return False
+        thing, holder = re.escape(parts[0].split()[-1]), re.escape(parts[1].split()[-1])
+        return re.search(rf"\b{thing} (?:in|into|inside|on|onto) (?:the |your )?(?:[\w'-]+ )?{holder}\b",
+                         observation.lower()) is not None and not _REFUSED.search(observation)
 
     def _put(self, out: Extraction, action: str, store: TripleStore) -> None:
         """``put X in Y`` answered ``Done.``: X is in (on) Y, or at least no longer carried."""
@@ -591,6 +739,11 @@ class JerichoRules:
                              if t.subject == thing and t.relation == IN and t.object == INVENTORY]
 
 
+#: Words of an answer that refuses.
+_REFUSED = re.compile(r"\b(?:can't|cannot|won't|isn't|aren't|don't|doesn't|no room|not|too)\b", re.I)
+#: A thing the game lets fall (``The bell suddenly becomes red hot and falls to the ground``).
+_FALLS = re.compile(r"\b(?:The|the|Your|your) ([a-z][\w'-]*(?: [a-z][\w'-]*)??) (?:[\w ,'-]+? and )?(?:falls?|drops?) "
+                    r"to the (?:ground|floor)\b")
 _PLACES = re.compile(r"^(?:front|middle|center|centre|corner|end|side|top|bottom|edge|back|rest|two ends)\b|\bof the\b")
 
 
