@@ -7,7 +7,7 @@ and ``--overwrite`` runs them again. The summary (one row per memory x backend x
 budget, with ``all`` rows) prints as a table (``--by backend``: one per backend), CSV or JSON.
 
 Example:
-    $ textmem-gym memory-bench --out runs/bench.jsonl --plot runs/recall.png
+    $ textmem-gym memory-bench --out runs/bench.jsonl --plot runs/recall.png --plot-cost runs/cost.png
     $ textmem-gym memory-bench --memories arigraph,bm25,my_pkg.notes:Notes --by backend
     $ textmem-gym memory-bench --memories full-history --trajectories twx-coin-short --budgets 256,1024 --format csv
     $ textmem-gym memory-bench --memories arigraph,davis,mem0,graphiti --extractor llm --model M --base-url URL \\
@@ -68,6 +68,10 @@ def cmd_memory_bench(args: argparse.Namespace) -> int:
         from textmem_gym.qa.bench.plot import plot_recall
 
         plot_recall(rows, args.plot)
+    if args.plot_cost:
+        from textmem_gym.qa.bench.plot import plot_cost
+
+        plot_cost(rows, args.plot_cost, budget=1024 if 1024 in budgets else max(budgets))
     if args.format == "table":
         shown = format_backend_matrix(rows) if args.by == "matrix" else format_bench_table(rows, by=args.by)
     else:
@@ -75,6 +79,7 @@ def cmd_memory_bench(args: argparse.Namespace) -> int:
     print(shown)
     kept = [f"records in {args.out}"] if args.out else []
     kept += [f"figure in {args.plot}"] if args.plot else []
+    kept += [f"accuracy-cost figure in {args.plot_cost}"] if args.plot_cost else []
     print(f"{len(rows)} summary rows in {time.perf_counter() - started:.0f} s" + (f"; {'; '.join(kept)}" if kept
                                                                                    else ""), file=sys.stderr)
     return 0
@@ -127,6 +132,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                        help="print the summary rows as a markdown table, CSV or JSON (default table)")
     bench.add_argument("--plot", default=None, type=writable_file, metavar="FILE",
                        help="write the figure of answer recall against budget per memory (PNG; the plot extra)")
+    bench.add_argument("--plot-cost", default=None, type=writable_file, metavar="FILE",
+                       help="write the figure of first-mention accuracy at 1,024 tokens (else the largest budget) "
+                            "against build tokens per step and p95 query latency, one point per memory (PNG)")
     bench.add_argument("--quiet", action="store_true", help="no progress lines")
     bench.set_defaults(handler=cmd_memory_bench)
 
