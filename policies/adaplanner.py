@@ -174,13 +174,8 @@ class AdaPlannerPolicy(CriticTurns, LLMPolicy):
     def __init__(self, config: AdaPlannerConfig | None = None, *, client: LLMClient | None = None,
                  **fields: Any) -> None:
         super().__init__(config, client=client, **fields)
-        settings = self.config
-        self.plan_format = settings.plan_format
-        self.temperature, self.max_tokens, self.max_refinements = (settings.temperature, settings.max_tokens,
-                                                                   settings.max_refinements)
-        self.skills, self.history_steps, self.observation_chars = (settings.skills, settings.history_steps,
-                                                                   settings.observation_chars)
-        self.skill_library = Path(settings.skill_library) if settings.skill_library else None
+        library = self.config.skill_library
+        self.skill_library = Path(library) if library else None
         self.library: list[dict[str, str]] = self._load_library()
         self.critic = HeuristicCritic()
         self.reset("", step_info({}))
@@ -201,7 +196,7 @@ class AdaPlannerPolicy(CriticTurns, LLMPolicy):
     def similar_skills(self, task: str) -> list[dict[str, str]]:
         """The ``skills`` stored plans whose tasks are the most similar to ``task`` (newest first on ties)."""
         ranked = sorted(enumerate(self.library), key=lambda item: (-word_overlap(task, item[1]["task"]), -item[0]))
-        return [skill for _, skill in ranked[:self.skills]]
+        return [skill for _, skill in ranked[:self.config.skills]]
 
     # -- episode -----------------------------------------------------------------------------
     def reset(self, observation: Any, info: Info) -> None:
@@ -288,7 +283,7 @@ class AdaPlannerPolicy(CriticTurns, LLMPolicy):
         request = self._advance()
         while isinstance(request, Ask):
             request = self._send(self.answer(request.question))
-        refinements_left = self.counts["out_of_plan_refinements"] < self.max_refinements
+        refinements_left = self.counts["out_of_plan_refinements"] < self.config.max_refinements
         if commands and refinements_left and resolve_action(request.command, commands)[1] in INVALID_COUNTERS:
             assert self.run is not None
             self.run.throw(CommandRefused(0, f"{request.command!r} is not among the possible actions now"))
@@ -326,14 +321,15 @@ class AdaPlannerPolicy(CriticTurns, LLMPolicy):
             "Plans that solved similar tasks before (your skills):\n" + "\n\n".join(kept) + "\n") if kept else "")
 
     def _history_section(self) -> Trimmable:
-        lines = [f"> {a} -> {compact(o, self.observation_chars)}" for a, o in self.turns[-self.history_steps:]]
+        chars, steps = self.config.observation_chars, self.config.history_steps
+        lines = [f"> {a} -> {compact(o, chars)}" for a, o in self.turns[-steps:]]
         return Trimmable("history", lines, render=lambda kept: "\n" + "\n".join(kept) if kept else "none yet")
 
     def plan_form(self) -> str:
         """The plan form of the next call: ``plan_format``; for ``"auto"``, ``"steps"`` where the
         client sends answer schemas (structured output), else ``"code"``."""
-        if self.plan_format != AUTO_FORMAT:
-            return self.plan_format
+        if self.config.plan_format != AUTO_FORMAT:
+            return self.config.plan_format
         return "steps" if self.llm.client.structured_mode != "none" else "code"
 
     def _prompt_and_schema(self, kind: str, commands: list[str]) -> tuple[str, str, dict[str, Any]]:
@@ -351,14 +347,14 @@ class AdaPlannerPolicy(CriticTurns, LLMPolicy):
         form, prompt, schema = self._prompt_and_schema("adaplanner_plan", commands)
         answer = self.llm.ask("adaplanner_plan", lambda: self.prompts.render(
             prompt, task=self.goal, skills=skills.text(), observation=compact(self.observation),
-            actions=json.dumps(commands, ensure_ascii=False)), temperature=self.temperature,
-            max_tokens=self.max_tokens, schema=schema, trim=[skills])
+            actions=json.dumps(commands, ensure_ascii=False)), temperature=self.config.temperature,
+            max_tokens=self.config.max_tokens, schema=schema, trim=[skills])
         return self._take_plan(form, "adaplanner_plan", answer, schema, 1)
 
     def refine(self, feedback: str, start: int, commands: list[str]) -> str | None:
         """Out-of-plan refinement after ``feedback`` at step ``start``; ``None`` when the refined plan
         runs, else the fallback cause."""
-        if self.counts["out_of_plan_refinements"] >= self.max_refinements:
+        if self.counts["out_of_plan_refinements"] >= self.config.max_refinements:
             return "plans_rejected"
         self.counts["out_of_plan_refinements"] += 1
         skills, history = self._skills_section(), self._history_section()
@@ -366,8 +362,8 @@ class AdaPlannerPolicy(CriticTurns, LLMPolicy):
         answer = self.llm.ask("adaplanner_refine", lambda: self.prompts.render(
             prompt, task=self.goal, skills=skills.text(), plan=self.plan_text,
             error=feedback, history=history.text(), observation=compact(self.observation),
-            actions=json.dumps(commands, ensure_ascii=False)), temperature=self.temperature,
-            max_tokens=self.max_tokens, schema=schema, trim=[history, skills])
+            actions=json.dumps(commands, ensure_ascii=False)), temperature=self.config.temperature,
+            max_tokens=self.config.max_tokens, schema=schema, trim=[history, skills])
         return self._take_plan(form, "adaplanner_refine", answer, schema, start)
 
     def _take_plan(self, form: str, kind: str, answer: str | None, schema: dict[str, Any],
@@ -419,7 +415,7 @@ class AdaPlannerPolicy(CriticTurns, LLMPolicy):
         schema = answer_schema("adaplanner_ask")
         answer = self.llm.ask("adaplanner_ask", lambda: self.prompts.render(
             "adaplanner_ask", task=self.goal, history=history.text(), observation=compact(self.observation),
-            question=compact(question, 500)), temperature=self.temperature, max_tokens=100, schema=schema,
+            question=compact(question, 500)), temperature=self.config.temperature, max_tokens=100, schema=schema,
             trim=[history])
         value = self.llm.read("adaplanner_ask", answer, schema).get("answer") if answer is not None else None
         return compact(str(value)) if value is not None else ""

@@ -18,7 +18,7 @@ reuses while the memory is unchanged.
 
 Example:
     >>> policy = AriadnePolicy()
-    >>> (policy.name, policy.n_prev, policy.top_k)
+    >>> (policy.name, policy.config.n_prev, policy.config.top_k)
     ('ariadne', 5, 2)
 """
 
@@ -106,21 +106,16 @@ class AriadnePolicy(LLMAgent):
 
     def __init__(self, config: AriadneConfig | None = None, *, client: LLMClient | None = None,
                  **fields: Any) -> None:
-        settings = self.config_class.resolve(config, **fields)
-        self.top_k, self.extractor, self.episode_chars = settings.top_k, settings.extractor, settings.episode_chars
-        self.macro_counts_as_one_step = settings.macro_counts_as_one_step
-        self.memory_options = dict(settings.memory_options or {})
-        self.similarity = settings.similarity
         self.resolved_similarity: str | None = None
         self.memory: Any = None
         self.env_navigates = False
         self._retrieved: tuple[tuple[Any, ...], Retrieval] | None = None
-        super().__init__(settings, client=client)
+        super().__init__(config, client=client, **fields)
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds the MemoryGraphWrapper holding this agent's AriGraph (or adopts an existing one)."""
         if self.resolved_similarity is None and find_memory_wrapper(env) is None:
-            self.resolved_similarity = self.llm.similarity(self.similarity)  # probed outside the episode
+            self.resolved_similarity = self.llm.similarity(self.config.similarity)  # probed outside the episode
         self.llm.start_early()  # an LLM extractor reads the first observation during env.reset
         existing = find_memory_wrapper(env)
         if existing is not None:
@@ -130,17 +125,17 @@ class AriadnePolicy(LLMAgent):
             self.memory = existing.memory
             self.env_navigates = navigates(env)
             return env
-        extractor_options = {"ask": self.extraction_ask} if self.extractor == "llm" else None
-        options = dict(self.memory_options)
+        extractor_options = {"ask": self.extraction_ask} if self.config.extractor == "llm" else None
+        options = dict(self.config.memory_options or {})
         if self.resolved_similarity is None:
-            self.resolved_similarity = self.llm.similarity(self.similarity)
+            self.resolved_similarity = self.llm.similarity(self.config.similarity)
         if self.resolved_similarity == "openai":
             options.setdefault("similarity_options", {"client": self.llm.client})
-        self.memory = make_memory("arigraph", extractor=self.extractor, extractor_options=extractor_options,
-                                  episodes=self.top_k, similarity=self.resolved_similarity, **options)
+        self.memory = make_memory("arigraph", extractor=self.config.extractor, extractor_options=extractor_options,
+                                  episodes=self.config.top_k, similarity=self.resolved_similarity, **options)
         self.env_navigates = navigates(env)
         return ensure_memory_wrapper(env, memory=self.memory, goto=not self.env_navigates, belief=self.render_belief,
-                                     macro_counts_as_one_step=self.macro_counts_as_one_step)
+                                     macro_counts_as_one_step=self.config.macro_counts_as_one_step)
 
     def extraction_ask(self, kind: str, prompt: str | Callable[[], str], *,
                        trim: Sequence[Trimmable] = (), schema: Mapping[str, Any] | None = None) -> str | None:
@@ -174,7 +169,7 @@ class AriadnePolicy(LLMAgent):
         queries = [compact(observation, 400)] + ([compact(plan, 400)] if plan != "{}" else [])
         key = (memory, memory.version, queries)
         if self._retrieved is None or self._retrieved[0] != key:
-            self._retrieved = (key, memory.retrieve(queries, episodes=self.top_k + self.n_prev))
+            self._retrieved = (key, memory.retrieve(queries, episodes=self.config.top_k + self.config.n_prev))
         return self._retrieved[1]
 
     def memory_sections(self, observation: str, info: Info) -> list[Section]:
@@ -183,15 +178,15 @@ class AriadnePolicy(LLMAgent):
                                "or wrap the env with policy.wrap_env(env)")
         found = self._retrieve(self.memory, observation, self.plan)
         shown = {turn.observation for turn in self.history_turns()} | {observation}
-        episodes = [e for e, _ in found.episodes if e.observation not in shown][: self.top_k]
-        rendered = [f"[step {e.step}, after '{e.action}'] {compact(e.observation, self.episode_chars)}"
+        episodes = [e for e, _ in found.episodes if e.observation not in shown][: self.config.top_k]
+        rendered = [f"[step {e.step}, after '{e.action}'] {compact(e.observation, self.config.episode_chars)}"
                     for e in episodes]
         # trim order: episodic memories (least relevant first), then triples (last subjects first)
         return [
             Section("Information from the memory module that can be relevant to current situation",
                     Trimmable("triples", render_triples(found.triples).split("; "), drop="last", empty="nothing yet"),
                     SLOW),
-            Section(f"Your {self.top_k} most relevant episodic memories from the past for the current situation",
+            Section(f"Your {self.config.top_k} most relevant episodic memories from the past for the current situation",
                     Trimmable("episodic_memories", rendered, drop="last"), SLOW),
         ]
 
@@ -214,7 +209,7 @@ class AriadnePolicy(LLMAgent):
 
     def episode_stats(self) -> dict[str, Any]:
         stats = super().episode_stats()
-        stats["similarity"] = self.resolved_similarity or self.similarity
+        stats["similarity"] = self.resolved_similarity or self.config.similarity
         return stats
 
 

@@ -86,9 +86,7 @@ class SummaryPolicy(LLMAgent):
 
     def __init__(self, config: SummaryConfig | None = None, *, client: LLMClient | None = None,
                  **fields: Any) -> None:
-        settings = self.config_class.resolve(config, **fields)
-        self.summary_temperature = settings.summary_temperature
-        super().__init__(settings, client=client)
+        super().__init__(config, client=client, **fields)
 
     def memory_reset(self, observation: str, info: Info) -> None:
         self.summary = "none yet"
@@ -96,12 +94,12 @@ class SummaryPolicy(LLMAgent):
     def remember(self, turn: Turn, info: Info) -> None:
         history = self.render_history(self.history_turns())
         sections = [Section("Main goal", self.goal, FIXED),
-                    Section(self.history_label.format(n=self.n_prev), history, STEP),
+                    Section(self.history_label.format(n=self.config.n_prev), history, STEP),
                     Section("Your current observation", compact(turn.observation), STEP),
                     Section("Your previous summary", self.summary, SLOW)]
         answer = self.llm.ask("summary", lambda: self.prompts.render("summary",
                                                                      sections=self.render_sections(sections)),
-                              temperature=self.summary_temperature, max_tokens=self.max_tokens,
+                              temperature=self.config.summary_temperature, max_tokens=self.config.max_tokens,
                               trim=self.trimmables(sections))
         if answer is None or not answer.strip():
             self.counts["llm_fallbacks"] += 1
@@ -152,11 +150,8 @@ class RAGPolicy(LLMAgent):
     config: RAGConfig
 
     def __init__(self, config: RAGConfig | None = None, *, client: LLMClient | None = None, **fields: Any) -> None:
-        settings = self.config_class.resolve(config, **fields)
-        self.k, self.decay, self.scoring, self.similarity = (settings.k, settings.decay, settings.scoring,
-                                                             settings.similarity)
         self._resolved_similarity: str | None = None
-        super().__init__(settings, client=client)
+        super().__init__(config, client=client, **fields)
 
     def wrap_env(self, env: Any) -> Any:
         """Decides the similarity (``auto``: probes the endpoint's embeddings) before the episode."""
@@ -166,22 +161,22 @@ class RAGPolicy(LLMAgent):
     def resolved_similarity(self) -> str:
         """``openai`` when the endpoint serves embeddings (probed once when ``similarity="auto"``), else ``bm25``."""
         if self._resolved_similarity is None:
-            self._resolved_similarity = self.llm.similarity(self.similarity)
+            self._resolved_similarity = self.llm.similarity(self.config.similarity)
         return self._resolved_similarity
 
     def memory_reset(self, observation: str, info: Info) -> None:
         if not observation:  # the constructor resets with no observation: no LLM call then
-            self.stream = MemoryStream(self.decay)
+            self.stream = MemoryStream(self.config.decay)
             return
         options = {"client": self.llm.client} if self.resolved_similarity() == "openai" else {}
-        weights = (1.0, 1.0, 1.0) if self.scoring == "generative" else (0.0, 0.0, 1.0)
-        self.stream = MemoryStream(self.decay, weights, similarity=self.resolved_similarity(), **options)
+        weights = (1.0, 1.0, 1.0) if self.config.scoring == "generative" else (0.0, 0.0, 1.0)
+        self.stream = MemoryStream(self.config.decay, weights, similarity=self.resolved_similarity(), **options)
         self._add_memory(compact(observation), "observation")
 
     def rate_importance(self, text: str) -> float:
         """The LLM's 1..10 importance rating (5 when the answer has no number; 5 without a call
         when ``scoring="similarity"``, which does not use it)."""
-        if self.scoring != "generative":
+        if self.config.scoring != "generative":
             return 5.0
         schema = answer_schema("importance")
         prompt = self.prompts.render("importance", goal=self.goal, memory=compact(text, 600))
@@ -201,19 +196,19 @@ class RAGPolicy(LLMAgent):
     def retrieved(self, observation: str) -> list[Any]:
         """The ``k`` memories for the observation and the plan, older than the recent history."""
         query = f"{observation} {self.plan if self.plan != '{}' else ''}"
-        return self.stream.retrieve(query, step=len(self.turns), k=self.k,
+        return self.stream.retrieve(query, step=len(self.turns), k=self.config.k,
                                     exclude_after=len(self.turns) - len(self.history_turns()) - 1,
-                                    by_relevance=self.scoring == "similarity")
+                                    by_relevance=self.config.scoring == "similarity")
 
     def memory_sections(self, observation: str, info: Info) -> list[Section]:
         found = self.retrieved(observation)
-        items = [f"[step {m.step}] {compact(m.text, self.observation_chars)}" for m in found]
-        return [Section(f"Your {self.k} most relevant memories from the past for the current situation",
+        items = [f"[step {m.step}] {compact(m.text, self.config.observation_chars)}" for m in found]
+        return [Section(f"Your {self.config.k} most relevant memories from the past for the current situation",
                         Trimmable("memories", items, drop="last"), SLOW)]
 
     def episode_stats(self) -> dict[str, Any]:
         stats = super().episode_stats()
-        stats["similarity"] = self._resolved_similarity or self.similarity
+        stats["similarity"] = self._resolved_similarity or self.config.similarity
         return stats
 
 
@@ -247,9 +242,7 @@ class SimulacraPolicy(RAGPolicy):
 
     def __init__(self, config: SimulacraConfig | None = None, *, client: LLMClient | None = None,
                  **fields: Any) -> None:
-        settings = self.config_class.resolve(config, **fields)
-        self.reflect_every, self.reflections_shown = settings.reflect_every, settings.reflections_shown
-        super().__init__(settings, client=client)
+        super().__init__(config, client=client, **fields)
 
     def memory_reset(self, observation: str, info: Info) -> None:
         super().memory_reset(observation, info)
@@ -257,15 +250,15 @@ class SimulacraPolicy(RAGPolicy):
 
     def remember(self, turn: Turn, info: Info) -> None:
         super().remember(turn, info)
-        if len(self.turns) % self.reflect_every == 0:
+        if len(self.turns) % self.config.reflect_every == 0:
             self.reflect(turn.observation)
 
     def reflect(self, observation: str) -> None:
         """Writes reflections over the memories retrieved for the current situation."""
-        found = self.stream.retrieve(f"{self.goal} {observation}", step=len(self.turns), k=self.k * 2)
+        found = self.stream.retrieve(f"{self.goal} {observation}", step=len(self.turns), k=self.config.k * 2)
         memories = "\n".join(f"{i}. {compact(m.text, 400)}" for i, m in enumerate(found, 1))
         prompt = self.prompts.render("simulacra_reflection", goal=self.goal, memories=memories)
-        answer = self.llm.ask("reflection", prompt, temperature=0.2, max_tokens=self.max_tokens)
+        answer = self.llm.ask("reflection", prompt, temperature=0.2, max_tokens=self.config.max_tokens)
         if answer is None:
             self.counts["llm_fallbacks"] += 1
             return
@@ -274,7 +267,7 @@ class SimulacraPolicy(RAGPolicy):
             self.stream.add(line, step=len(self.turns), importance=8.0, kind="reflection")
 
     def memory_sections(self, observation: str, info: Info) -> list[Section]:
-        shown = "; ".join(self.reflections[-self.reflections_shown:]) or "none yet"
+        shown = "; ".join(self.reflections[-self.config.reflections_shown:]) or "none yet"
         return super().memory_sections(observation, info) + [Section("Your reflections on past memories", shown, SLOW)]
 
 
@@ -311,11 +304,9 @@ class ReflexionPolicy(RAGPolicy):
 
     def __init__(self, config: ReflexionConfig | None = None, *, client: LLMClient | None = None,
                  **fields: Any) -> None:
-        settings = self.config_class.resolve(config, **fields)
-        self.max_reflections, self.trajectory_steps = settings.max_reflections, settings.trajectory_steps
         self.trial_reflections: dict[str, list[str]] = {}
         self.game_key: str | None = None
-        super().__init__(settings, client=client)
+        super().__init__(config, client=client, **fields)
 
     def wrap_env(self, env: Any) -> Any:
         """Keys this game's reflections by env id + game seed."""
@@ -332,10 +323,10 @@ class ReflexionPolicy(RAGPolicy):
 
     def memory_reset(self, observation: str, info: Info) -> None:
         super().memory_reset(observation, info)
-        self.reflections_read = min(len(self.trial_reflections.get(self.key, [])), self.max_reflections)
+        self.reflections_read = min(len(self.trial_reflections.get(self.key, [])), self.config.max_reflections)
 
     def memory_sections(self, observation: str, info: Info) -> list[Section]:
-        previous = self.trial_reflections.get(self.key, [])[-self.max_reflections:]
+        previous = self.trial_reflections.get(self.key, [])[-self.config.max_reflections:]
         text = " | ".join(f"Trial {i}: {r}" for i, r in enumerate(previous, 1)) or "none (first trial)"
         reflections = Section("Your reflections from previous trials", text, FIXED)  # fixed for the episode
         return super().memory_sections(observation, info) + [reflections]
@@ -346,11 +337,11 @@ class ReflexionPolicy(RAGPolicy):
         outcome = (f"{'lost' if info.get('lost') else 'not finished'}, score {info.get('score', 0)} "
                    f"of {info.get('max_score', '?')} after {len(self.turns)} steps")
         trajectory = "\n".join(f"> {t.action} -> {compact(t.observation, 300)}"
-                               for t in self.turns[-self.trajectory_steps:])
-        previous = "; ".join(self.trial_reflections.get(self.key, [])[-self.max_reflections:]) or "none"
+                               for t in self.turns[-self.config.trajectory_steps:])
+        previous = "; ".join(self.trial_reflections.get(self.key, [])[-self.config.max_reflections:]) or "none"
         answer = self.llm.ask("trial_reflection", self.prompts.render("reflexion", goal=self.goal, outcome=outcome,
                                                                       previous=previous, trajectory=trajectory),
-                              temperature=0.2, max_tokens=self.max_tokens)
+                              temperature=0.2, max_tokens=self.config.max_tokens)
         if answer is None or not answer.strip():
             self.counts["llm_fallbacks"] += 1
             return

@@ -152,12 +152,6 @@ class DAVISPolicy(LLMPolicy):
 
     def __init__(self, config: DAVISConfig | None = None, *, client: LLMClient | None = None, **fields: Any) -> None:
         super().__init__(config, client=client, **fields)
-        settings = self.config
-        self.world_model, self.train_variations = settings.world_model, settings.train_variations
-        self.horizon, self.max_questions, self.extractor, self.history = (settings.horizon, settings.max_questions,
-                                                                          settings.extractor, settings.history)
-        self.max_tokens, self.temperature = settings.max_tokens, settings.temperature
-        self.macro_counts_as_one_step = settings.macro_counts_as_one_step
         self.critic = HeuristicCritic()
         self.memory: DAVISMemory | None = None
         self.reset("", step_info({}))
@@ -167,8 +161,8 @@ class DAVISPolicy(LLMPolicy):
         """The :class:`~textmem_gym.llm.calls.Ask` of this agent and its memory (extraction, graph QA):
         :meth:`~textmem_gym.llm.LLMCalls.ask` at this policy's temperature and completion limit,
         fitted to the context window by dropping items of ``trim``."""
-        return self.llm.ask(kind, prompt, temperature=self.temperature, max_tokens=self.max_tokens, trim=trim,
-                            schema=schema)
+        return self.llm.ask(kind, prompt, temperature=self.config.temperature, max_tokens=self.config.max_tokens,
+                            trim=trim, schema=schema)
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds a MemoryGraphWrapper (``go to`` off: ScienceWorld has its own ``go to``) holding
@@ -177,19 +171,19 @@ class DAVISPolicy(LLMPolicy):
         self.memory = adopt_memory(env, DAVISMemory, self.name)
         if self.memory is not None:
             return env
-        world = self.world_model
+        world = self.config.world_model
         if world == "auto":
             task = scienceworld_task(env)
             if task is not None:
                 from textmem_gym.envs.scienceworld.gold import gold_trajectories
                 from textmem_gym.memory.davis.world_model import build_world_model
 
-                world = build_world_model(task, self.train_variations, gold=gold_trajectories)
+                world = build_world_model(task, self.config.train_variations, gold=gold_trajectories)
             else:
                 world = None
-        self.memory = DAVISMemory(self.extractor, llm=self._ask, world_model=world)
+        self.memory = DAVISMemory(self.config.extractor, llm=self._ask, world_model=world)
         return ensure_memory_wrapper(env, memory=self.memory, goto=False,
-                                     macro_counts_as_one_step=self.macro_counts_as_one_step)
+                                     macro_counts_as_one_step=self.config.macro_counts_as_one_step)
 
     # -- episode -------------------------------------------------------------------------
     def reset(self, observation: Any, info: Info) -> None:
@@ -239,12 +233,12 @@ class DAVISPolicy(LLMPolicy):
     def recent_steps(self) -> Trimmable:
         """The last ``history`` steps of the belief (oldest trimmed first)."""
         return Trimmable("history", [f"> {t.action} -> {compact(t.observation, 300)} (reward {t.reward:g})"
-                                     for t in self.turns[-self.history:]])
+                                     for t in self.turns[-self.config.history:]])
 
     def predict(self, trajectory: list[Prediction], monologue: list[str]) -> Prediction | None:
         """Algorithm 2: one transition prediction, asking the graph up to ``max_questions`` times."""
         schema = answer_schema("davis_world_model")
-        for asked in range(self.max_questions + 1):
+        for asked in range(self.config.max_questions + 1):
             recent = self.recent_steps()
             inner = Trimmable("monologue", monologue, sep="\n", empty="(none)")
 
@@ -253,17 +247,18 @@ class DAVISPolicy(LLMPolicy):
                     "davis_world_model", goal=self.goal, belief=self.belief(recent), executed=len(self.turns),
                     reflections="\n".join(self.reflections[-3:]) or "(none)", monologue=inner.text(),
                     trajectory=_numbered(trajectory) or "(none)",
-                    predicted=len(trajectory), horizon=self.horizon, questions_left=self.max_questions - asked)
+                    predicted=len(trajectory), horizon=self.config.horizon,
+                    questions_left=self.config.max_questions - asked)
 
-            answer = self.llm.ask("davis_world_model", build, temperature=self.temperature,
-                                  max_tokens=self.max_tokens, schema=schema, trim=[recent, inner])
+            answer = self.llm.ask("davis_world_model", build, temperature=self.config.temperature,
+                                  max_tokens=self.config.max_tokens, schema=schema, trim=[recent, inner])
             if answer is None:
                 self.counts["llm_fallbacks"] += 1
                 self.failure = self.llm.failure_cause()
                 return None
             self.llm.read("davis_world_model", answer, schema)
             kind, value = parse_prediction(answer)
-            if kind == "question" and asked < self.max_questions:
+            if kind == "question" and asked < self.config.max_questions:
                 self.counts["questions"] += 1
                 found = self.memory.graph_qa(value)  # type: ignore[union-attr]
                 monologue.append(f"Q: {value}\nA: {compact(found.answer, 800)}")
@@ -281,7 +276,7 @@ class DAVISPolicy(LLMPolicy):
         self.counts["plans"] += 1
         trajectory: list[Prediction] = []
         monologue: list[str] = []
-        while len(trajectory) < self.horizon:
+        while len(trajectory) < self.config.horizon:
             step = self.predict(trajectory, monologue)
             if step is None:
                 break
@@ -297,8 +292,8 @@ class DAVISPolicy(LLMPolicy):
         answer = self.llm.ask("davis_actor", lambda: self.prompts.render(
             "davis_actor", goal=self.goal, observation=compact(self.last_observation, 1200),
             trajectory=_numbered(trajectory), actions=json.dumps([p.action for p in trajectory]),
-            commands=shown.text()), temperature=self.temperature, max_tokens=self.max_tokens, schema=schema,
-            trim=[shown])
+            commands=shown.text()), temperature=self.config.temperature, max_tokens=self.config.max_tokens,
+            schema=schema, trim=[shown])
         rows = self.llm.read("davis_actor", answer, schema).get("commands")
         if not isinstance(rows, list):
             self.counts["llm_fallbacks" if answer is None else "parse_failures"] += 1
@@ -316,8 +311,8 @@ class DAVISPolicy(LLMPolicy):
                                      predicted_reward=f"{step.reward:g}", actual_observation=compact(actual, 800),
                                      actual_reward=f"{reward:g}")
         schema = answer_schema("davis_critic")
-        answer = self.llm.ask("davis_critic", prompt, temperature=self.temperature, max_tokens=self.max_tokens,
-                              schema=schema)
+        answer = self.llm.ask("davis_critic", prompt, temperature=self.config.temperature,
+                              max_tokens=self.config.max_tokens, schema=schema)
         value = self.llm.read("davis_critic", answer, schema).values
         if not isinstance(value.get("consistent"), bool):
             self.counts["llm_fallbacks" if answer is None else "parse_failures"] += 1

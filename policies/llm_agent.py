@@ -49,7 +49,7 @@ from typing import Any, ClassVar
 from policies.critic import HeuristicCritic, room_from
 from policies.llm_config import LLMConfig
 from textmem_gym.core.info import admissible, observation_text, step_info
-from textmem_gym.core.policy import BasePolicy, Info
+from textmem_gym.core.policy import ConfiguredPolicy, Info
 from textmem_gym.llm import LLMClient
 from textmem_gym.llm.answers import match_command
 from textmem_gym.llm.calls import LLMCalls
@@ -104,7 +104,7 @@ def answer_schema(name: str, actions: Sequence[str] | None = None) -> dict[str, 
     return with_actions(PROMPTS.schema(name), actions)
 
 
-class LLMPolicy(BasePolicy):
+class LLMPolicy(ConfiguredPolicy):
     """The base of the policies that ask a model through :attr:`llm`: settings and the runner's LLM hooks.
 
     Args:
@@ -140,7 +140,7 @@ class LLMPolicy(BasePolicy):
     prompts: LayoutFolder
 
     def __init__(self, config: LLMConfig | None = None, *, client: LLMClient | None = None, **fields: Any) -> None:
-        self.config = self.config_class.resolve(config, **fields)
+        super().__init__(config, **fields)
         self.llm = self.config.calls(client)
         self.prompts = LayoutFolder(PROMPTS.package, self.config.prompt_layout, self.prompt_changes)
 
@@ -223,11 +223,7 @@ class LLMAgent(LLMPolicy):
 
     def __init__(self, config: AgentConfig | None = None, *, client: LLMClient | None = None, **fields: Any) -> None:
         super().__init__(config, client=client, **fields)
-        settings = self.config
-        self.prompt_suffix = PROMPT_STYLES[settings.prompt_style]
-        self.n_prev, self.max_tokens, self.observation_chars = (settings.n_prev, settings.max_tokens,
-                                                                settings.observation_chars)
-        self.plan_temperature, self.action_temperature = settings.plan_temperature, settings.action_temperature
+        self.prompt_suffix = PROMPT_STYLES[self.config.prompt_style]
         self.critic = HeuristicCritic()
         self.reset("", step_info({}))
 
@@ -271,7 +267,7 @@ class LLMAgent(LLMPolicy):
 
     def history_turns(self) -> list[Turn]:
         """The turns shown as history (the last ``n_prev`` by default)."""
-        return self.turns[-self.n_prev:] if self.n_prev else []
+        return self.turns[-self.config.n_prev:] if self.config.n_prev else []
 
     def exploration_section(self, info: Info) -> Section | None:
         """Unexplored exits, when the memory knows them and the plan needs exploring."""
@@ -280,16 +276,16 @@ class LLMAgent(LLMPolicy):
     # -- working memory ------------------------------------------------------------------
     def render_history(self, turns: list[Turn]) -> Trimmable:
         """The history section: one ``> action -> observation`` line per turn (oldest trimmed first)."""
-        goal = self.goal
+        goal, chars = self.goal, self.config.observation_chars
         lines = []
         for turn in turns:
-            text = compact(turn.observation.replace(goal, "") if goal else turn.observation, self.observation_chars)
+            text = compact(turn.observation.replace(goal, "") if goal else turn.observation, chars)
             lines.append(f"> {turn.action} -> {text}")
         return Trimmable("history", lines, render=lambda items: "\n" + "\n".join(items) if items else "none yet")
 
     def working_memory(self, observation: str, info: Info) -> list[Section]:
         """The goal, the recent history, the current observation, then the memory's sections."""
-        label = self.history_label.format(n=self.n_prev)
+        label = self.history_label.format(n=self.config.n_prev)
         sections = [Section("Main goal", self.goal, FIXED),
                     Section(label, self.render_history(self.history_turns()), STEP),
                     Section("Your current observation", compact(observation), STEP)]
@@ -312,7 +308,7 @@ class LLMAgent(LLMPolicy):
         previous = [Section("Your previous plan", self.plan, SLOW)]
         answer = self.llm.ask("plan", lambda: self.prompts.render(
             "planning" + self.prompt_suffix, sections=self.render_sections(sections + previous)),
-            temperature=self.plan_temperature, max_tokens=self.max_tokens, schema=schema,
+            temperature=self.config.plan_temperature, max_tokens=self.config.max_tokens, schema=schema,
             trim=self.trimmables(sections))
         if answer is None:
             self.counts["llm_fallbacks"] += 1
@@ -344,8 +340,8 @@ class LLMAgent(LLMPolicy):
         answer = self.llm.ask("action", lambda: self.prompts.render("decision" + self.prompt_suffix,
                                                                     sections=self.render_sections(sections),
                                                                     actions=shown.text()),
-                              temperature=self.action_temperature, max_tokens=self.max_tokens, schema=schema,
-                              trim=self.trimmables(sections) + [shown])
+                              temperature=self.config.action_temperature, max_tokens=self.config.max_tokens,
+                              schema=schema, trim=self.trimmables(sections) + [shown])
         if answer is None:
             self.counts["llm_fallbacks"] += 1
             return self.llm.fallback(self.llm.failure_cause(), self.critic.best_untried(self.room, commands)

@@ -209,9 +209,7 @@ class NetPlayPolicy(LLMPolicy):
     def __init__(self, config: NetPlayConfig | None = None, *, client: LLMClient | None = None,
                  **fields: Any) -> None:
         super().__init__(config, client=client, **fields)
-        settings = self.config
-        self.n_events, self.temperature, self.max_tokens = settings.n_events, settings.temperature, settings.max_tokens
-        self.fallback = NetPlayHeuristic(seed=settings.seed)
+        self.fallback = NetPlayHeuristic(seed=self.config.seed)
         self.reset("", step_info({}))
 
     def seed(self, seed: int | None) -> None:
@@ -252,15 +250,16 @@ class NetPlayPolicy(LLMPolicy):
 
     def recent_events(self) -> Trimmable:
         """The last ``n_events`` events (oldest trimmed first)."""
-        return Trimmable("events", self.events[-self.n_events:] if self.n_events else [], sep="\n", empty="none yet")
+        n_events = self.config.n_events
+        return Trimmable("events", self.events[-n_events:] if n_events else [], sep="\n", empty="none yet")
 
     def act(self, observation: Any, info: Info) -> str:
         text = observation_text(observation)
         self.counts["steps"] += 1
         events = self.recent_events()
         schema = answer_schema("netplay")
-        answer = self.llm.ask("skill", lambda: self.prompt(text, info, events), temperature=self.temperature,
-                              max_tokens=self.max_tokens, schema=schema, trim=[events])
+        answer = self.llm.ask("skill", lambda: self.prompt(text, info, events), temperature=self.config.temperature,
+                              max_tokens=self.config.max_tokens, schema=schema, trim=[events])
         parsed = self.llm.read("skill", answer, schema, need=("skill",))
         skill = " ".join(str(parsed.get("skill") or "").split())
         if skill:

@@ -214,11 +214,6 @@ class RAPPolicy(CriticTurns, LLMPolicy):
 
     def __init__(self, config: RAPConfig | None = None, *, client: LLMClient | None = None, **fields: Any) -> None:
         super().__init__(config, client=client, **fields)
-        settings = self.config
-        self.memory_variations, self.k, self.window, self.similarity = (settings.memory_variations, settings.k,
-                                                                        settings.window, settings.similarity)
-        self.n_prev, self.temperature, self.max_tokens = settings.n_prev, settings.temperature, settings.max_tokens
-        self.observation_chars = settings.observation_chars
         self.memory = TrajectoryMemory()
         self.critic = HeuristicCritic()
         self.reset("", step_info({}))
@@ -227,8 +222,8 @@ class RAPPolicy(CriticTurns, LLMPolicy):
         """Fills the memory: the gold paths of other training variations of a ScienceWorld task."""
         played = played_variation(env)
         excluded = [f"{played[1]}-{played[2]}"] if played is not None else []
-        self.memory = TrajectoryMemory(self._embed() if self.similarity == "embeddings" else None, excluded)
-        for path in gold_examples(env, self.memory_variations):
+        self.memory = TrajectoryMemory(self._embed() if self.config.similarity == "embeddings" else None, excluded)
+        for path in gold_examples(env, self.config.memory_variations):
             self.add_trajectory(path)
         return env
 
@@ -266,12 +261,12 @@ class RAPPolicy(CriticTurns, LLMPolicy):
     def make_plan(self, observation: str) -> None:
         """RAP's planning: a short plan from the plans of the trajectories of the most similar tasks."""
         self.counts["plan_calls"] += 1
-        examples = "\n".join(f"Task: {t.task}\nPlan: {t.plan}" for t in self.memory.by_task(self.goal, self.k))
+        examples = "\n".join(f"Task: {t.task}\nPlan: {t.plan}" for t in self.memory.by_task(self.goal, self.config.k))
         schema = answer_schema("rap_plan")
         prompt = self.prompts.render("rap_plan", examples=examples or "(none)", task=self.goal,
-                                     observation=compact(observation, self.observation_chars))
+                                     observation=compact(observation, self.config.observation_chars))
         answer = self.llm.ask("rap_plan", prompt,
-                              temperature=self.temperature, max_tokens=self.max_tokens, schema=schema)
+                              temperature=self.config.temperature, max_tokens=self.config.max_tokens, schema=schema)
         plan = self.llm.read("rap_plan", answer, schema).get("plan") if answer is not None else None
         self.plan = compact(str(plan), 400) if plan else ""
 
@@ -280,12 +275,12 @@ class RAPPolicy(CriticTurns, LLMPolicy):
         text, commands = observation_text(observation), admissible(info)
         if self.counts["steps"] == 1:
             self.make_plan(text)
-        found = self.memory.retrieve(self.goal, self.plan, self.key or text, k=self.k, window=self.window)
+        found = self.memory.retrieve(self.goal, self.plan, self.key or text, k=self.config.k, window=self.config.window)
         self.retrieved.update(r.label for r in found)
         examples = Trimmable("examples", [r.text for r in found], drop="last",
                              render=lambda kept: "\n\n".join(kept) or "(none)")
-        history = Trimmable("history", [f"> {a} -> {compact(o, self.observation_chars)}"
-                                        for a, o in self.turns[-self.n_prev:]],
+        history = Trimmable("history", [f"> {a} -> {compact(o, self.config.observation_chars)}"
+                                        for a, o in self.turns[-self.config.n_prev:]],
                             render=lambda kept: "\n" + "\n".join(kept) if kept else "none yet")
         context = " ".join([self.goal, self.plan, text, self.key])
         ranked = rank_commands(commands, context)
@@ -295,8 +290,9 @@ class RAPPolicy(CriticTurns, LLMPolicy):
         schema = answer_schema("rap_action", ranked[:MAX_ENUM])
         answer = self.llm.ask("rap_action", lambda: self.prompts.render(
             "rap_action", examples=examples.text(), task=self.goal, plan=self.plan or "(none)", history=history.text(),
-            observation=compact(text, self.observation_chars * 2), actions=shown.text()),
-            temperature=self.temperature, max_tokens=self.max_tokens, schema=schema, trim=[history, examples, shown])
+            observation=compact(text, self.config.observation_chars * 2), actions=shown.text()),
+            temperature=self.config.temperature, max_tokens=self.config.max_tokens, schema=schema,
+            trim=[history, examples, shown])
         default = self.critic.best_untried(self.room, commands) or SAFE_COMMAND
         if answer is None:
             self.counts["llm_fallbacks"] += 1

@@ -173,22 +173,17 @@ class ReflActPolicy(LLMPolicy):
     def __init__(self, config: ReflActConfig | None = None, *, client: LLMClient | None = None,
                  **fields: Any) -> None:
         super().__init__(config, client=client, **fields)
-        settings = self.config
-        self.transport, self.critic_mode = settings.transport, settings.critic
-        self.temperature, self.history, self.narrative_every, self.max_tokens = (
-            settings.temperature, settings.history, settings.narrative_every, settings.max_tokens)
         self.critic, self.guard = HeuristicCritic(), LoopGuard()
-        self.macro_counts_as_one_step = settings.macro_counts_as_one_step
         self.reset("", step_info({}))
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds MemoryGraphWrapper (the AriGraph belief state of the prompt); with
         ``transport="mcp"``, the same game served over MCP instead (see ``transport``)."""
-        if self.transport == "mcp":
+        if self.config.transport == "mcp":
             from textmem_gym.serving.client import MCPGameEnv
 
             return MCPGameEnv.serving(env)
-        return ensure_memory_wrapper(env, macro_counts_as_one_step=self.macro_counts_as_one_step)
+        return ensure_memory_wrapper(env, macro_counts_as_one_step=self.config.macro_counts_as_one_step)
 
     def reset(self, observation: Any, info: Info) -> None:
         self.llm.begin_episode()
@@ -234,7 +229,7 @@ class ReflActPolicy(LLMPolicy):
     def trimmables(self) -> list[Trimmable]:
         """The recent history (oldest trimmed first) and the belief state (last lines first)."""
         recent = Trimmable("history", [f"> {t.action} -> {compact(t.observation, 200)}"
-                                       for t in self.turns[-self.history:]],
+                                       for t in self.turns[-self.config.history:]],
                            render=lambda items: "\n" + "\n".join(items) if items else "none")
         lines = [compact(line) for line in (self.belief or "")[:1500].splitlines() if line.strip()]
         return [recent, Trimmable("belief", lines, drop="last", sep=" ", empty="none")]
@@ -259,7 +254,7 @@ class ReflActPolicy(LLMPolicy):
             return self.prompts.render("reflact", sections=self.sections(text, [recent, belief]), actions=shown.text(),
                                  critic=vetoed.text() + feedback)
 
-        answer = self.llm.ask("reflact", prompt, temperature=self.temperature, max_tokens=self.max_tokens,
+        answer = self.llm.ask("reflact", prompt, temperature=self.config.temperature, max_tokens=self.config.max_tokens,
                               schema=schema, trim=trim)
         fields = self.llm.read("reflact", answer, schema, need=("action",)).values
         cause: str | None = None
@@ -275,14 +270,14 @@ class ReflActPolicy(LLMPolicy):
             action, how = resolve_action(fields["action"], commands)
         else:
             action = self.critic.best_untried(self.room, commands) or SAFE_COMMAND
-        better = self.critic.replacement(action, self.room, commands) if self.critic_mode != "off" else None
+        better = self.critic.replacement(action, self.room, commands) if self.config.critic != "off" else None
         # Asked again only when the model proposed the command and an acceptable one is offered.
-        if better is not None and self.critic_mode == "constrain" and how not in ("fallback", "default") \
+        if better is not None and self.config.critic == "constrain" and how not in ("fallback", "default") \
                 and (not commands or len(allowed) < len(commands)):
             self.counts["critic_reasks"] += 1
             feedback = REASK_LINE.format(action=action, reason=self.critic.why(action, self.room))
-            answer = self.llm.ask("reflact_reask", lambda: prompt(feedback), temperature=self.temperature,
-                                  max_tokens=self.max_tokens, schema=schema, trim=trim)
+            answer = self.llm.ask("reflact_reask", lambda: prompt(feedback), temperature=self.config.temperature,
+                                  max_tokens=self.config.max_tokens, schema=schema, trim=trim)
             again = self.llm.read("reflact_reask", answer, schema, need=("action",)).values
             if "action" in again:
                 retry, retry_how = resolve_action(again["action"], commands)
@@ -293,7 +288,7 @@ class ReflActPolicy(LLMPolicy):
         if how in INVALID_COUNTERS:
             self.counts[INVALID_COUNTERS[how]] += 1
             cause = f"invalid_{'mapped' if how == 'mapped' else 'defaulted'}"
-        if self.critic_mode != "off":  # the critic's last word: a rejected command is never played
+        if self.config.critic != "off":  # the critic's last word: a rejected command is never played
             action, _, substituted = self.critic.review(action, self.room, commands)
             self.counts["critic_substitutions"] += int(substituted)
             cause = cause or ("critic_substitution" if substituted else None)
@@ -307,7 +302,7 @@ class ReflActPolicy(LLMPolicy):
         """``(allowed, rejected)``: the admissible commands the model may choose and those the critic
         rejects (with ``critic="constrain"``; otherwise, or when it would reject them all, every
         command is allowed and none is named rejected)."""
-        rejected = self.critic.rejected(self.room, commands) if self.critic_mode == "constrain" else []
+        rejected = self.critic.rejected(self.room, commands) if self.config.critic == "constrain" else []
         if len(rejected) == len(commands):
             return list(commands), []
         withheld = set(rejected)
@@ -334,7 +329,7 @@ class ReflActPolicy(LLMPolicy):
         self.since_score = 0 if changed else self.since_score + 1
         if terminated or truncated:
             return
-        if changed or len(self.turns) % self.narrative_every == 0:
+        if changed or len(self.turns) % self.config.narrative_every == 0:
             self._synthesize()
         if self.room != before:
             self._hint(admissible(info))

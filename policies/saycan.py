@@ -147,11 +147,6 @@ class SayCanPolicy(CriticTurns, LLMPolicy):
     def __init__(self, config: SayCanConfig | None = None, *, client: LLMClient | None = None,
                  **fields: Any) -> None:
         super().__init__(config, client=client, **fields)
-        settings = self.config
-        self.max_candidates, self.examples, self.example_steps = (settings.max_candidates, settings.examples,
-                                                                  settings.example_steps)
-        self.history_steps, self.observation_chars, self.recent_excluded = (
-            settings.history_steps, settings.observation_chars, settings.recent_excluded)
         self.example_paths: list[Any] = []
         self.logprobs_served: bool | None = None  # found at the first scoring
         self.critic = HeuristicCritic()
@@ -159,7 +154,7 @@ class SayCanPolicy(CriticTurns, LLMPolicy):
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Loads the example trajectories (ScienceWorld: gold paths of other training variations)."""
-        self.example_paths = gold_examples(env, self.examples)
+        self.example_paths = gold_examples(env, self.config.examples)
         return env
 
     # -- episode -----------------------------------------------------------------------------
@@ -186,7 +181,7 @@ class SayCanPolicy(CriticTurns, LLMPolicy):
     def afforded(self, commands: list[str]) -> list[str]:
         """SwiftSage's affordance: the admissible commands less the recent actions, door commands
         other than ``open``, and ``focus on`` things absent from the recent observations."""
-        recent = {a for a, _ in self.turns[-self.recent_excluded:]} if self.recent_excluded else set()
+        recent = {a for a, _ in self.turns[-self.config.recent_excluded:]} if self.config.recent_excluded else set()
         seen = set(re.findall(r"[a-z0-9]+", " ".join([self.first] + [o for _, o in self.turns[-5:]]).lower()))
         kept = []
         for command in commands:
@@ -200,17 +195,18 @@ class SayCanPolicy(CriticTurns, LLMPolicy):
     def _example_steps(self) -> Trimmable:
         lines = []
         for path in self.example_paths:
-            lines.append(compact(path.observation, self.observation_chars * 2))
-            lines += [f"> {action}\n{compact(obs, self.observation_chars)}" for action, obs, _ in
-                      path.steps[:self.example_steps]]
+            lines.append(compact(path.observation, self.config.observation_chars * 2))
+            lines += [f"> {action}\n{compact(obs, self.config.observation_chars)}" for action, obs, _ in
+                      path.steps[:self.config.example_steps]]
         return Trimmable("example", lines, drop="last", keep=1,
                          render=lambda kept: "\n".join(kept) if kept else "(none)")
 
     def prompt(self) -> str:
         """The scoring prompt: the example, the task, the steps so far, ending with ``>``; fitted to the
         context window (when known) by dropping the oldest history steps, then the example's last steps."""
-        history = [compact(self.first, self.observation_chars * 2)] if len(self.turns) < self.history_steps else []
-        history += [f"> {a}\n{compact(o, self.observation_chars)}" for a, o in self.turns[-self.history_steps:]]
+        chars, steps = self.config.observation_chars, self.config.history_steps
+        history = [compact(self.first, chars * 2)] if len(self.turns) < steps else []
+        history += [f"> {a}\n{compact(o, chars)}" for a, o in self.turns[-steps:]]
         past = Trimmable("history", history, keep=1, render="\n".join)
         example = self._example_steps()
 
@@ -230,9 +226,9 @@ class SayCanPolicy(CriticTurns, LLMPolicy):
         commands = admissible(info)
         candidates = self.afforded(commands) or commands
         context = " ".join([self.goal, observation_text(observation)] + [a for a, _ in self.turns[-3:]])
-        if len(candidates) > self.max_candidates:
+        if len(candidates) > self.config.max_candidates:
             self.counts["candidates_cut"] += 1
-            candidates = rank_commands(candidates, context)[:self.max_candidates]
+            candidates = rank_commands(candidates, context)[:self.config.max_candidates]
         if not candidates:
             return self.llm.fallback("invalid_defaulted", SAFE_COMMAND)
         if self.logprobs_served is not False:
@@ -280,7 +276,8 @@ class SayCanPolicy(CriticTurns, LLMPolicy):
 
     def choose_by_chat(self, observation: str, candidates: list[str]) -> str:
         """The ``no_logprobs`` fallback: the model picks from the candidates by chat."""
-        history = "\n".join(f"> {a} -> {compact(o, self.observation_chars)}" for a, o in self.turns[-5:]) or "none"
+        chars = self.config.observation_chars
+        history = "\n".join(f"> {a} -> {compact(o, chars)}" for a, o in self.turns[-5:]) or "none"
         schema = answer_schema("saycan_choice", candidates)
         answer = self.llm.ask("saycan_choice", self.prompts.render(
             "saycan_choice", task=self.goal, history=history, observation=compact(observation),

@@ -148,14 +148,7 @@ class STMAPolicy(LLMPolicy):
 
     def __init__(self, config: STMAConfig | None = None, *, client: LLMClient | None = None, **fields: Any) -> None:
         super().__init__(config, client=client, **fields)
-        settings = self.config
-        self.memory_options = dict(settings.memory_options or {})
-        self.similarity = settings.similarity
         self.resolved_similarity: str | None = None
-        self.extractor, self.memory_llm = settings.extractor, settings.memory_llm
-        self.max_replans, self.max_tokens, self.temperature = (settings.max_replans, settings.max_tokens,
-                                                               settings.temperature)
-        self.macro_counts_as_one_step = settings.macro_counts_as_one_step
         self.critic = HeuristicCritic()
         self.memory: STMAMemory | None = None
         self.reset("", step_info({}))
@@ -163,8 +156,8 @@ class STMAPolicy(LLMPolicy):
     def _ask(self, kind: str, prompt: str | Callable[[], str], *, trim: Sequence[Trimmable] = (),
              schema: Mapping[str, Any] | None = None) -> str | None:
         """The memory's :class:`~textmem_gym.llm.calls.Ask`: fitted, counted by kind, recorded."""
-        return self.llm.ask(kind, prompt, temperature=self.temperature, max_tokens=self.max_tokens, trim=trim,
-                            schema=schema)
+        return self.llm.ask(kind, prompt, temperature=self.config.temperature, max_tokens=self.config.max_tokens,
+                            trim=trim, schema=schema)
 
     def _budgeted(self, kind: str, template: str, context: dict[str, str], commands: list[str],
                   schema: dict[str, Any], **fields: Any) -> str | None:
@@ -181,13 +174,13 @@ class STMAPolicy(LLMPolicy):
             return self.prompts.render(template, **{**context, "temporal": temporal.text(),
                                                     "spatial": spatial.text()}, actions=shown.text(), **fields)
 
-        return self.llm.ask(kind, build, temperature=self.temperature, max_tokens=self.max_tokens, schema=schema,
-                            trim=[temporal, spatial, shown])
+        return self.llm.ask(kind, build, temperature=self.config.temperature, max_tokens=self.config.max_tokens,
+                            schema=schema, trim=[temporal, spatial, shown])
 
     def wrap_env(self, env: gym.Env) -> gym.Env:
         """Adds a MemoryGraphWrapper holding this agent's STMA memory (or adopts an existing one)."""
         if self.resolved_similarity is None and find_memory_wrapper(env) is None:
-            self.resolved_similarity = self.llm.similarity(self.similarity)  # probed outside the episode
+            self.resolved_similarity = self.llm.similarity(self.config.similarity)  # probed outside the episode
         self.llm.start_early()  # the LLM summarizer reads the first observation during env.reset
         self.memory = adopt_memory(env, STMAMemory, self.name)
         if self.memory is not None:  # the env's memory retrieves as it was built to
@@ -196,15 +189,15 @@ class STMAPolicy(LLMPolicy):
             elif self.resolved_similarity != "openai":
                 self.resolved_similarity = "embeddings"
             return env
-        mode = "llm" if self.memory_llm else "rules"
+        mode = "llm" if self.config.memory_llm else "rules"
         if self.resolved_similarity == "openai":
             entities: dict[str, Any] = {"entity_similarity": "embeddings", "client": self.llm.client}
         else:
             entities = {"entity_similarity": "bm25"}
-        self.memory = STMAMemory(self.extractor, llm=self._ask, summarizer=mode, aggregator=mode,
-                                 **{**entities, **self.memory_options})
+        self.memory = STMAMemory(self.config.extractor, llm=self._ask, summarizer=mode, aggregator=mode,
+                                 **{**entities, **(self.config.memory_options or {})})
         return ensure_memory_wrapper(env, memory=self.memory, goto=False,
-                                     macro_counts_as_one_step=self.macro_counts_as_one_step)
+                                     macro_counts_as_one_step=self.config.macro_counts_as_one_step)
 
     # -- episode -------------------------------------------------------------------------
     def reset(self, observation: Any, info: Info) -> None:
@@ -283,7 +276,7 @@ class STMAPolicy(LLMPolicy):
         text, commands = observation_text(observation), admissible(info)
         self.counts["steps"] += 1
         context = self._context(text)
-        for attempt in range(self.max_replans + 1):
+        for attempt in range(self.config.max_replans + 1):
             if not self.queue:
                 self.counts["replans"] += int(attempt > 0)
                 self.plan(context, commands)
@@ -306,6 +299,6 @@ class STMAPolicy(LLMPolicy):
         if self.memory is not None:
             stats["memory_llm_failures"] = self.memory.llm_failures
             stats["embedding_calls"] = self.memory.embedding_calls
-        stats["similarity"] = self.resolved_similarity or self.similarity
+        stats["similarity"] = self.resolved_similarity or self.config.similarity
         return stats
 

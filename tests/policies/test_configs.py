@@ -74,10 +74,10 @@ def test_python_and_the_registry_set_the_same_settings():
     built = make_policy("ariadne", top_k=3, extractor="rules", timeout=5.0)
     direct = AriadnePolicy(AriadneConfig(top_k=3, extractor="rules", timeout=5.0))
     assert built.config == direct.config and built.policy_config() == direct.policy_config()
-    assert (built.top_k, built.extractor) == (3, "rules")
+    assert (built.config.top_k, built.config.extractor) == (3, "rules")
     # a config plus fields: the fields win
     assert AriadnePolicy(AriadneConfig(top_k=3), top_k=4).config.top_k == 4
-    assert make_policy("ariadne", config=AriadneConfig(n_prev=2)).n_prev == 2
+    assert make_policy("ariadne", config=AriadneConfig(n_prev=2)).config.n_prev == 2
     with pytest.raises(TypeError, match="expected a AriadneConfig, got AgentConfig"):
         AriadnePolicy(AgentConfig())
     with pytest.raises(TypeError, match=re.escape("AriadneConfig has no field 'top_kk'; its fields: [")):

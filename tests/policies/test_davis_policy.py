@@ -32,10 +32,10 @@ def test_davis_finishes_find_living_thing_through_the_full_pipeline():
     assert stats["questions"] == stats["plans"] and stats["calls_by_kind"]["davis_qa"] == stats["questions"]
     assert stats["critic_calls"] == stats["calls_by_kind"]["davis_belief"] == result["steps"] - 1  # not after the win
     assert any("Belief: The agent has executed" in p for p in answerer.prompts["davis_world_model"])
-    assert max(1, stats["predictions"]) <= stats["plans"] * policy.horizon
+    assert max(1, stats["predictions"]) <= stats["plans"] * policy.config.horizon
     # the world model: read-only, five training variations, none of them the test variation
     world = memory.world_model
-    assert world.read_only and len({f.episode for f in world.facts}) == policy.train_variations
+    assert world.read_only and len({f.episode for f in world.facts}) == policy.config.train_variations
     assert all(str(f.episode).startswith("train-") for f in world.facts)
     qa = answerer.prompts["davis_qa"][0]
     assert "[ep train-" in qa and "agent, focus on," in qa
