@@ -10,7 +10,7 @@ gives (:meth:`~textmem_gym.memory.extractors.base.TextParser.observed_truth`; Te
 :class:`~textmem_gym.memory.ground_truth.ObservedTruth` when the backend reads as a text adventure).
 ``--bench`` also replays shipped memory-bench trajectories (``twx-cooking-long``...). Totals are
 micro-averaged over steps, per backend and relation class (spatial, containment, state) and overall;
-the JSON on stdout (and in ``--json``) holds them per extractor, backend and class.
+the JSON on stdout (and in ``--json``) holds them per extractor, backend and class, and per id (``ids``).
 
 Targets: rules precision >= 0.95 and recall >= 0.85 on every backend on ids and seeds the parsers were
 not tuned on (TextWorld, whose parser is the reference: precision >= 0.98 and recall >= 0.95); oracle
@@ -120,6 +120,15 @@ class Totals:
                     every[cls] += counts[cls]
             out[extractor] = {b: {c: v.as_dict() for c, v in t.items()} for b, t in {**backends, "all": every}.items()}
         return out
+
+
+    def ids_dict(self) -> dict[str, Any]:
+        """``{id: {extractor: {class: counts}}}``: each game's own precision and recall per relation class
+        (a game the parser was tuned on is told from one it was not)."""
+        out: dict[str, Any] = defaultdict(dict)
+        for (env_id, extractor), counts in self.by_id.items():
+            out[env_id][extractor] = {c: v.as_dict() for c, v in counts.items()}
+        return dict(out)
 
 
 def commands(env: gym.Env, episode: Episode, info: dict[str, Any]) -> Iterator[str]:
@@ -265,7 +274,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
               f"rules P/R so far {fmt(rules)}", file=sys.stderr, flush=True)
     result = {"episodes": totals.episodes, "steps": totals.steps, "seconds": round(time.time() - start, 1),
               "targets": {b: {"precision": p, "recall": r} for b, (p, r) in TARGETS.items()},
-              "extractors": totals.as_dict()}
+              "extractors": totals.as_dict(), "ids": totals.ids_dict()}
     print_table(totals, sys.stderr)
     print(json.dumps(result, indent=1))
     if args.json:

@@ -260,3 +260,9 @@ def test_a_put_the_game_tells_in_its_own_words_and_titles_with_their_part():
     view = read_jericho("Maintanence Stairwell (Top)\nYou are at the top of a stairwell.\n"
                         "You can see your Car (which is closed) here.", "south")
     assert view.rooms == ["Maintanence Stairwell (Top)"] and view.things == [("Car", "is at", None, 0, True)]
+
+
+def test_the_players_word_within_one_name_the_room_printed_is_that_thing():
+    rules, store = JerichoRules(), TripleStore()
+    _read(rules, store, "Crawl Space\nYou are in a crawl space.\n\nYou can see a Toner Cartridge here.", "s")
+    assert _read(rules, store, "Taken.", "take toner", 1) == [("toner cartridge", "is in", "inventory")]

@@ -584,7 +584,8 @@ class JerichoRules:
 
     def _named(self, phrase: str, typed: bool = False) -> str | None:
         """The known thing a command's object names (``egg`` -> ``jewel-encrusted egg``, when one
-        known name alone ends with it); with ``typed`` (``Taken.``), else the command's own words when
+        known name alone ends with it); with ``typed`` (``Taken.``), else the one name of the last room's
+        text holding the word (``toner``: ``toner cartridge``), else the command's own words when
         the last room description printed them (``get rope`` after ``A large coil of rope is lying in
         the corner.``: ``rope``, learned as a name until a plain name ending with it is printed); else
         ``None``."""
@@ -597,6 +598,9 @@ class JerichoRules:
         ends = [n for n in known if n.endswith(" " + phrase)]
         if ends or not typed:
             return ends[0] if len(ends) == 1 else None
+        within = [n for n in self.names if printed(phrase, n) and printed(n, self._room_text)]
+        if within:  # ``take toner`` after ``You can see a Toner Cartridge here.``: one of the room's names
+            return within[0] if len(within) == 1 else None
         if len(phrase) > 2 and _bare_noun(phrase, self._room_text) and self._whole_name(phrase):
             # the room's prose printed the player's word, with no word of the game's before it
             self.names.add(phrase)
