@@ -55,6 +55,7 @@ def test_mem0_and_graphiti_in_memory_bench_with_their_cost(tmp_path, monkeypatch
         assert 0 < row["update_ms_p50"] <= row["update_ms_p95"], name
         assert row["context_ms_p95"] is not None and row["context_tokens"] > 0, name  # context answers
         assert 0.0 <= row["answer_recall"] <= 1.0
+        assert row["failed_updates"] == 0 and row["failed_by_cause"] == {}, name  # counted, none here
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [record["steps"] for record in records] == [8, 8]  # the cap: 8 commands replayed
     assert all(record["config"]["model"] == "local" for record in records)
