@@ -266,3 +266,13 @@ def test_the_players_word_within_one_name_the_room_printed_is_that_thing():
     rules, store = JerichoRules(), TripleStore()
     _read(rules, store, "Crawl Space\nYou are in a crawl space.\n\nYou can see a Toner Cartridge here.", "s")
     assert _read(rules, store, "Taken.", "take toner", 1) == [("toner cartridge", "is in", "inventory")]
+
+
+def test_a_list_that_names_no_holder_is_the_rooms_one_holder_and_a_drop_names_a_carried_thing():
+    rules, store = JerichoRules(), TripleStore()
+    rules.extract("", "", ZORK_WORDS, store)
+    _read(rules, store, LIVING_ROOM_CASE, "west", 1)  # the trophy case: the living room's one holder
+    listed = _read(rules, store, "Living Room\nYour collection of treasures consists of:\n    A platinum bar", "look", 2)
+    assert ("platinum bar", "is on", "trophy case") in listed
+    store.add("pile of plastic", "is in", "inventory", 3)
+    assert _read(rules, store, "Dropped.", "drop pile", 4) == [("pile of plastic", "is at", "living room")]

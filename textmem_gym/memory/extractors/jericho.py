@@ -626,6 +626,8 @@ class JerichoRules:
         shown: dict[str, set[str]] = {}
         for thing, relation, holder, block, plain in view.things:
             where = normalize(holder) if holder else (rooms[block] if block >= 0 else "")
+            if holder == "" and rooms:  # Zork's "Your collection of treasures consists of:": the room's one holder
+                where = self._one_fixture(rooms[-1])
             name: str | None = normalize(thing)
             if not plain:  # prose: resolved against plainly printed names; a thing here by one word of the game's
                 name = self.resolve(thing) or (self._one_word(normalize(thing)) if relation == AT else None)
@@ -636,7 +638,7 @@ class JerichoRules:
                 out.triples.append((where, AT, rooms[block]))
                 shown.setdefault(rooms[block], set()).add(where)
             if name and where and name != where and (not holder or _holder_name(where)):
-                if holder and holder != INVENTORY:
+                if holder is not None and holder != INVENTORY:
                     relation = self.kinds.relation(where, relation)
                 out.triples.append((name, relation, where))
                 shown.setdefault(where, set()).add(name)
@@ -645,6 +647,11 @@ class JerichoRules:
             self._snapshot(out, store, room, shown.get(room, set()) | set(self.fixtures))
         for holder in view.listed - {INVENTORY}:
             self._snapshot(out, store, normalize(holder), shown.get(normalize(holder), set()), relations=(IN, ON))
+
+    def _one_fixture(self, room: str) -> str:
+        """The one holder believed in ``room`` (``""``: none, or several)."""
+        held = [holder for holder, at in self.fixtures.items() if at == room and holder not in self.ambiguous]
+        return held[0] if len(held) == 1 else ""
 
     def _place(self, holder: str) -> bool:
         """Whether ``holder`` names a place about the room (``corner of the room``, ``ground``) rather than a thing."""
@@ -683,7 +690,8 @@ class JerichoRules:
             if name:
                 out.triples.append((name, IN, INVENTORY))
         for thing in view.dropped:
-            name = normalize(thing) if thing else (self._named(obj) if len(view.dropped) == 1 else None)
+            name = normalize(thing) if thing else \
+                (self._named(obj) or _carried_within(obj, store) if len(view.dropped) == 1 else None)
             if name and lit:
                 out.triples.append((name, AT, lit))
         if "" in view.states and _verb(action) in ("open", "close", "shut"):
@@ -768,6 +776,20 @@ def _bare_noun(word: str, text: str) -> bool:
             return False
         found = True
     return found
+
+
+def _carried_within(phrase: str, store: TripleStore) -> str | None:
+    """The one believed carried thing whose name holds the command's word (``drop pile``: ``pile of plastic``).
+
+    Example:
+        >>> store = TripleStore(); _ = store.add("pile of plastic", IN, INVENTORY, 0)
+        >>> _carried_within("the pile", store), _carried_within("plastic bag", store)
+        ('pile of plastic', None)
+    """
+    phrase = normalize(re.sub(r"^(?:the|a|an)\s+", "", phrase.strip(), flags=re.I))
+    carried = [t.subject for t in store.incident(INVENTORY) if t.relation == IN and t.object == INVENTORY]
+    within = [name for name in carried if phrase and printed(phrase, name)]
+    return within[0] if len(within) == 1 else None
 
 
 def _holder_name(name: str) -> bool:
