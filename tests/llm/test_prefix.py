@@ -7,9 +7,7 @@ import random
 import pytest
 
 from textmem_gym.llm import LLMCalls, LocalModelMissingError, LocalOpenAIServer, smollm2_path
-from textmem_gym.llm.prefix import PrefixTracker, common_prefix_length, gguf_tokenizer, render
-from textmem_gym.llm.server_info import chatml
-from textmem_gym.llm.usage import estimate_tokens
+from textmem_gym.llm.usage import PrefixTracker, chatml, common_prefix_length, estimate_tokens, gguf_tokenizer, render
 
 RULES = "You are the action selector of an agent. Answer in JSON. " * 20
 

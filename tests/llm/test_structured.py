@@ -12,7 +12,7 @@ import pytest
 
 from tests.llm.conftest import TEST_KEY, ask
 from textmem_gym.llm import CacheMissError, LLMClient, LLMError, LocalOpenAIServer
-from textmem_gym.llm.structured import mode_of_body
+from textmem_gym.llm.request import mode_of_body
 
 pytestmark = pytest.mark.llm
 

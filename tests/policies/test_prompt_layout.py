@@ -23,7 +23,7 @@ from policies import POLICIES, make_policy
 from policies.llm_agent import LLMPolicy
 from textmem_gym.cli.arguments import check_policy_kwargs
 from textmem_gym.llm import LocalOpenAIServer
-from textmem_gym.llm.layout import LAYOUTS, SLOW, LayoutFolder, Section, template_parts
+from textmem_gym.llm.prompts import LAYOUTS, SLOW, LayoutFolder, Section, template_parts
 from textmem_gym.loading import load_object
 from textmem_gym.runner import run_episode
 

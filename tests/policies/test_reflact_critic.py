@@ -17,7 +17,7 @@ import pytest
 from policies import make_policy
 from tests.policies.answerer import prompt_kind
 from textmem_gym.llm import LocalOpenAIServer
-from textmem_gym.llm.structured import mode_of_body
+from textmem_gym.llm.request import mode_of_body
 from textmem_gym.llm.testing.profiles import request_schema
 from textmem_gym.runner import run_episode
 from textmem_gym.wrappers.memory_graph import ensure_memory_wrapper

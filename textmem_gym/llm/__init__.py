@@ -1,13 +1,14 @@
 """LLM access for textmem_gym: an OpenAI-compatible client and a local server for tests.
 
-* :class:`LLMClient` -- chat (sync/async), embeddings and a preflight check (:mod:`.client`), composed
-  of one module per concern: the endpoints and the life of one request (:mod:`.request`), token and
-  cost accounting (:class:`UsageTotals`, :mod:`.usage`), structured output (:mod:`.structured`),
-  retries with backoff (:class:`RetryPolicy`, :mod:`.retry`), request slots and the run's shared
-  :class:`RequestLimits` (:mod:`.slots`) and a SQLite response cache (:mod:`.cache`).
-* :class:`LLMCalls` -- a policy's calls: prompts from templates (:class:`PromptFolder`), fitted to the
-  context window, counted per episode (:mod:`.calls`, with :class:`Trimmable` sections and the
-  memories' :class:`ClientAsk`).
+* :class:`LLMClient` -- chat (sync/async), embeddings and a preflight check (:mod:`.client`): a
+  pipeline of small steps it composes, each of its own concern: building the request, its
+  structured output and the life of one call (:mod:`.request`), retries with backoff
+  (:class:`RetryPolicy`, :mod:`.retry`), request slots and the run's shared :class:`RequestLimits`
+  (:mod:`.slots`), a SQLite response cache (:mod:`.cache`), and token, cost and prompt-prefix
+  accounting (:class:`UsageTotals`, :mod:`.usage`).
+* :class:`LLMCalls` -- a policy's calls: prompts from templates (:class:`PromptFolder`, laid out by
+  how often each section changes, :mod:`.prompts`), fitted to the context window, counted per
+  episode (:mod:`.calls`, with :class:`Trimmable` sections and the memories' :class:`ClientAsk`).
 * :func:`parse_answer`, :func:`parse_json_object` -- the one free-text parser (:mod:`.answers`).
 * :class:`LocalOpenAIServer` -- a real HTTP server speaking the OpenAI API on 127.0.0.1 with
   scripted answers and injectable :class:`Fault` s.
@@ -29,11 +30,10 @@ from textmem_gym.llm.client import LLMClient, preflight
 from textmem_gym.llm.errors import CacheMissError, ContextLengthError, EndpointDown, EndpointUnavailable, LLMError
 from textmem_gym.llm.llama_server import LlamaCppServer, LocalModelMissingError, smollm2_path
 from textmem_gym.llm.prompts import PromptFolder, Trimmable
-from textmem_gym.llm.request import ChatResult
+from textmem_gym.llm.request import STRUCTURED_SETTINGS, ChatResult
 from textmem_gym.llm.retry import RetryPolicy
 from textmem_gym.llm.server_info import EndpointWarning, ServerInfo
 from textmem_gym.llm.slots import RequestLimits
-from textmem_gym.llm.structured import STRUCTURED_SETTINGS
 from textmem_gym.llm.testing.faults import FAULT_KINDS, Fault
 from textmem_gym.llm.testing.server import LocalOpenAIServer
 from textmem_gym.llm.usage import DEFAULT_PRICES, PriceTable, UsageTotals, estimate_prompt_tokens

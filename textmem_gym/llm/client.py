@@ -6,16 +6,25 @@ runs against OpenAI, vLLM, Ollama, llama.cpp or :class:`~textmem_gym.llm.LocalOp
 The API key lives only inside the SDK client: it is not part of ``repr``, cache keys, cache
 rows, log lines or error messages.
 
-:class:`LLMClient` builds each request and drives its steps; what it composes, one module each:
+:class:`LLMClient` composes one chat call as a pipeline of small steps, each a function or class of
+its own concern:
 
-* :mod:`.request`: the endpoints, how their answers are read, and the life of one request (cache
-  lookup, attempts, storage, accounting);
-* :mod:`.usage`: token estimates, prices and the client's :class:`~textmem_gym.llm.usage.UsageTotals`;
-* :mod:`.structured`: how an answer's JSON schema is sent to each kind of server (``structured_output``);
-* :mod:`.retry`: faults, backoff with jitter, and the error a call ends in;
-* :mod:`.slots`: the request slots, the client's own ``concurrency`` and the run's shared ``limits``;
-* :mod:`.cache` (record / replay), :mod:`.server_info` (server kind, context window, tokenizer,
-  preflight) and :mod:`.errors`.
+1. **build** the request: its body and cache key (:class:`~textmem_gym.llm.request.Requests`), its
+   schema sent in the structured-output mode of the moment
+   (:class:`~textmem_gym.llm.request.StructuredChoice`), all in :mod:`.request`;
+2. **look up** the response cache (:mod:`.cache`; record / replay);
+3. **send** it through the SDK holding a request slot and, with a run's shared ``limits``, a lease
+   (:class:`~textmem_gym.llm.slots.RequestLimits`, :mod:`.slots`);
+4. **retry** faults with backoff and jitter (:class:`~textmem_gym.llm.retry.RetryPolicy`, :mod:`.retry`;
+   a call that needs no retry runs none of it);
+5. **read** the answer (the endpoint's normaliser in :mod:`.request`) and store it;
+6. **account** its tokens, cost and latency (:class:`~textmem_gym.llm.usage.UsageTotals`, :mod:`.usage`).
+
+Steps 2 to 6 are the life of one request (:class:`~textmem_gym.llm.request.Call`). What the server
+is (kind, context window, tokenizer, preflight) is asked once (:mod:`.server_info`); errors are in
+:mod:`.errors`. Above the client, :class:`~textmem_gym.llm.calls.LLMCalls` fits the prompt
+(:mod:`.prompts`), tracks its reusable prefix (:class:`~textmem_gym.llm.usage.PrefixTracker`) and
+reads the answer (:mod:`.answers`).
 
 The steps of a call are written once, as a generator of effects (send, wait, blocking work), driven
 by a blocking loop for :meth:`LLMClient.chat` and an event-loop one for :meth:`LLMClient.achat`. The
@@ -50,11 +59,20 @@ import openai
 
 from textmem_gym.llm.cache import ResponseCache, cache_file, cache_mode
 from textmem_gym.llm.errors import ContextLengthError, EndpointDown, LLMError, Secret, safe_url
-from textmem_gym.llm.request import Call, CallContext, ChatResult, Messages, PromptLogprobs, Request, Requests
+from textmem_gym.llm.request import (
+    Call,
+    CallContext,
+    ChatResult,
+    Messages,
+    PromptLogprobs,
+    Request,
+    Requests,
+    StructuredChoice,
+    is_rejection,
+)
 from textmem_gym.llm.retry import TRANSPORT_KINDS, RetryPolicy
 from textmem_gym.llm.server_info import ServerInfo, check_endpoint, count_tokens, probe_server
 from textmem_gym.llm.slots import DEFAULT_CONCURRENCY, RequestLimits
-from textmem_gym.llm.structured import StructuredChoice, is_rejection
 from textmem_gym.llm.usage import PriceTable, UsageTotals, estimate_with_margin
 
 #: The async SDK client of one event loop and its concurrency limit.
@@ -101,7 +119,7 @@ class LLMClient:
         structured_output: How ``chat(schema=...)`` sends its schema: ``"auto"`` (the way the
             server takes, found once and kept; a way the server rejects is dropped for the next,
             down to free text), ``"on"`` (the server's way; a rejection is an error), ``"off"``
-            (free text) or a mode name (:data:`~textmem_gym.llm.structured.MODES`) to force it.
+            (free text) or a mode name (:data:`~textmem_gym.llm.request.MODES`) to force it.
         context_window: The model's context window in tokens; default: what the server states
             (see :mod:`.server_info`), else what a context-length error stated, else unknown.
         limits: The shared request limits of a run (:class:`~textmem_gym.llm.slots.RequestLimits`):

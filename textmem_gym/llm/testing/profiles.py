@@ -42,7 +42,7 @@ class ServerProfile:
 
     Attributes:
         owned_by: ``owned_by`` of the model in ``GET /v1/models``.
-        structured: The structured-output modes it takes (see :mod:`textmem_gym.llm.structured`).
+        structured: The structured-output modes it takes (see :mod:`textmem_gym.llm.request`).
         rejection_status: HTTP status answering a mode it does not take.
         props: Serves llama.cpp's ``GET /props`` (with ``n_ctx``).
         max_model_len: States vLLM's ``max_model_len`` in ``GET /v1/models``.

@@ -38,8 +38,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from textmem_gym.llm.request import mode_of_body
 from textmem_gym.llm.scoring_server import ScoringRequestError, is_scoring_request, scoring_arguments
-from textmem_gym.llm.structured import mode_of_body
 from textmem_gym.llm.testing.exchange import (
     ChatExchange,
     CompletionExchange,

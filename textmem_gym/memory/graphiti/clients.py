@@ -36,7 +36,7 @@ from graphiti_core.embedder.client import EmbedderClient, EmbedderConfig
 from graphiti_core.llm_client.openai_generic_client import OpenAIGenericClient
 from pydantic import BaseModel
 
-from textmem_gym.llm.structured import request_params
+from textmem_gym.llm.request import request_params
 from textmem_gym.memory.retrieval import Embedder
 
 #: Dimensions of the shipped MiniLM embeddings.
@@ -106,7 +106,7 @@ class MiniLMReranker(CrossEncoderClient):
         return sorted(zip(passages, (float(s) for s in scores)), key=lambda pair: -pair[1])
 
 
-#: How the schema of an answer is sent: a mode of :mod:`textmem_gym.llm.structured`, or ``json_object``
+#: How the schema of an answer is sent: a mode of :mod:`textmem_gym.llm.request`, or ``json_object``
 #: (Graphiti's own fallback: any JSON object, the schema written into the prompt).
 SCHEMA_MODES = ("json_schema", "json_object_schema", "json_object")
 
@@ -117,7 +117,7 @@ class SchemaModeClient(OpenAIGenericClient):
     Graphiti sends ``json_schema`` (or, in its ``json_object`` mode, no schema at all). llama-cpp-python's
     server (what ``textmem-gym serve-llm`` runs) takes neither a ``json_schema`` format nor constrains a bare
     ``json_object`` to the answer's fields; it constrains ``{"type": "json_object", "schema": ...}``. The
-    request shapes are :func:`textmem_gym.llm.structured.request_params`'s, so this client and the library's
+    request shapes are :func:`textmem_gym.llm.request.request_params`'s, so this client and the library's
     own client ask a server alike.
 
     Args:
@@ -168,8 +168,8 @@ def schema_mode(base_url: str, api_key: str) -> str:
     """
     import openai
 
+    from textmem_gym.llm.request import KIND_MODES
     from textmem_gym.llm.server_info import probe_server
-    from textmem_gym.llm.structured import KIND_MODES
 
     with openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=0) as sdk:
         kind = probe_server(sdk, base_url).kind
