@@ -85,6 +85,7 @@ from policies.plan_interpreter import (
     steps_to_code,
     strip_fences,
 )
+from policies.shared_settings import HISTORY_STEPS, MAX_TOKENS, OBSERVATION_CHARS, TEMPERATURE
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm import LLMClient
@@ -125,20 +126,16 @@ def word_overlap(a: str, b: str) -> float:
 class AdaPlannerConfig(LLMConfig):
     """Settings of :class:`AdaPlannerPolicy`."""
 
-    temperature: float = 0.0
-    """Sampling temperature of every call."""
-    max_tokens: int = 800
-    """Completion limit of plan and refinement calls."""
+    temperature: float = TEMPERATURE.field(0.0)
+    max_tokens: int = MAX_TOKENS.field(800)
     max_refinements: int = 10
     """Out-of-plan refinements per episode; then fallbacks act."""
     skills: int = 2
     """Stored successful plans shown in the planning prompts (most similar tasks first)."""
     skill_library: str | None = None
     """A JSON file the skills are read from and saved to (``None``: in memory)."""
-    history_steps: int = 8
-    """Recent steps shown to the refinement and ``ask`` prompts."""
-    observation_chars: int = 500
-    """Characters kept of each observation in prompts."""
+    history_steps: int = HISTORY_STEPS.field(8)
+    observation_chars: int = OBSERVATION_CHARS.field(500)
     plan_format: str = AUTO_FORMAT
     """``"auto"`` (``"steps"`` where the endpoint takes structured output, else ``"code"``), ``"code"`` (the
     paper's Python plan) or ``"steps"`` (a structured list of admissible actions and expected words,
@@ -174,24 +171,28 @@ class AdaPlannerPolicy(CriticTurns, LLMPolicy):
     def __init__(self, config: AdaPlannerConfig | None = None, *, client: LLMClient | None = None,
                  **fields: Any) -> None:
         super().__init__(config, client=client, **fields)
-        library = self.config.skill_library
-        self.skill_library = Path(library) if library else None
         self.library: list[dict[str, str]] = self._load_library()
         self.critic = HeuristicCritic()
         self.reset("", step_info({}))
 
     # -- skills ------------------------------------------------------------------------------
+    def library_file(self) -> Path | None:
+        """The skill library's file (``skill_library``), ``None`` when the skills are kept in memory."""
+        return Path(self.config.skill_library) if self.config.skill_library else None
+
     def _load_library(self) -> list[dict[str, str]]:
-        if self.skill_library is None or not self.skill_library.exists():
+        path = self.library_file()
+        if path is None or not path.exists():
             return []
-        return [dict(skill) for skill in json.loads(self.skill_library.read_text(encoding="utf-8"))]
+        return [dict(skill) for skill in json.loads(path.read_text(encoding="utf-8"))]
 
     def store_skill(self, task: str, plan: str) -> None:
         """Keeps ``plan`` as the skill of ``task`` (replacing an equal plan); saved to the library file."""
         self.library = [s for s in self.library if s["plan"] != plan] + [{"task": task, "plan": plan}]
-        if self.skill_library is not None:
-            self.skill_library.parent.mkdir(parents=True, exist_ok=True)
-            self.skill_library.write_text(json.dumps(self.library, indent=1, ensure_ascii=False), encoding="utf-8")
+        path = self.library_file()
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(self.library, indent=1, ensure_ascii=False), encoding="utf-8")
 
     def similar_skills(self, task: str) -> list[dict[str, str]]:
         """The ``skills`` stored plans whose tasks are the most similar to ``task`` (newest first on ties)."""

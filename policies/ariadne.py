@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 
 from policies.llm_agent import AgentConfig, LLMAgent, Turn, compact
+from policies.shared_settings import MACRO_COUNTS_AS_ONE_STEP
 from textmem_gym.core.info import admissible
 from textmem_gym.core.policy import RECORDED_SCALARS, Info
 from textmem_gym.envs.text_game import TextGameEnv
@@ -75,10 +76,7 @@ class AriadneConfig(AgentConfig):
     values are recorded as settings of their own."""
     episode_chars: int = 500
     """Characters shown of each episodic memory."""
-    macro_counts_as_one_step: bool = False
-    """A ``go to <room>`` macro counts as one step against the episode's step limit (AriGraph's
-    accounting) instead of one per primitive move; passed to the MemoryGraphWrapper this policy adds
-    (an env that already has one keeps its own)."""
+    macro_counts_as_one_step: bool = MACRO_COUNTS_AS_ONE_STEP.field(False)
 
     def __post_init__(self) -> None:
         super().__post_init__()

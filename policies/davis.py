@@ -6,8 +6,8 @@ steps ``(o, a, o', r)``; before each prediction it may ask its temporal KG up to
 ``max_questions`` (5) questions (graph QA of :class:`~textmem_gym.memory.davis.memory.DAVISMemory`),
 each answer appended to the inner monologue. The belief state is the recent trajectory of the
 episode: a belief the LLM updates after every step (``f(tau)``, updated recurrently) plus
-the last ``history`` steps verbatim, and the critic's reflections. The actor turns the planned high-level actions into
-executable commands (prompted with the admissible commands); they are executed one per step.
+the last ``history_steps`` steps verbatim, and the critic's reflections. The actor turns the planned
+high-level actions into executable commands (prompted with the admissible commands); they are executed one per step.
 After each step the critic compares the predicted and the actual transition; a significant
 deviation stores a reflection and triggers re-planning. Commands are sent as the actor wrote
 them (mapped to the admissible spelling when one matches: ScienceWorld's list of valid commands
@@ -47,6 +47,7 @@ import gymnasium as gym
 from policies.critic import HeuristicCritic, room_from
 from policies.llm_agent import SAFE_COMMAND, LLMPolicy, Turn, answer_schema, compact
 from policies.llm_config import LLMConfig
+from policies.shared_settings import HISTORY_STEPS, MACRO_COUNTS_AS_ONE_STEP, MAX_TOKENS, TEMPERATURE
 from policies.stma import executable
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
@@ -112,21 +113,15 @@ class DAVISConfig(LLMConfig):
     """Graph questions per prediction ``k``."""
     extractor: str = "llm"
     """Temporal-KG extractor of this episode: ``"llm"`` (as the paper) or ``"rules"``."""
-    history: int = 10
-    """Recent steps in the belief state."""
-    max_tokens: int = 800
-    """Completion limit of every call."""
-    temperature: float = 0.0
-    """Sampling temperature of every call."""
-    macro_counts_as_one_step: bool = False
-    """Passed to its MemoryGraphWrapper; it plays without the wrapper's ``go to`` macro (``goto=False``), so
-    every decision is one step either way (accepted so that one ``--policy-arg`` works across the memory
-    policies; recorded in the configuration)."""
+    history_steps: int = HISTORY_STEPS.field(10, recorded_as="history")
+    max_tokens: int = MAX_TOKENS.field(800)
+    temperature: float = TEMPERATURE.field(0.0)
+    macro_counts_as_one_step: bool = MACRO_COUNTS_AS_ONE_STEP.field(False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
         for label, value in (("horizon", self.horizon), ("max_questions", self.max_questions),
-                             ("history", self.history)):
+                             ("history_steps", self.history_steps)):
             if not isinstance(value, int) or value < (1 if label == "horizon" else 0):
                 raise ValueError(f"{label} must be a {'positive' if label == 'horizon' else 'non-negative'} int, "
                                  f"got {value!r}")
@@ -231,9 +226,9 @@ class DAVISPolicy(LLMPolicy):
         return "\n".join(lines + [f"Current observation: {compact(self.last_observation, 1200)}"])
 
     def recent_steps(self) -> Trimmable:
-        """The last ``history`` steps of the belief (oldest trimmed first)."""
+        """The last ``history_steps`` steps of the belief (oldest trimmed first)."""
         return Trimmable("history", [f"> {t.action} -> {compact(t.observation, 300)} (reward {t.reward:g})"
-                                     for t in self.turns[-self.config.history:]])
+                                     for t in self.turns[-self.config.history_steps:]])
 
     def predict(self, trajectory: list[Prediction], monologue: list[str]) -> Prediction | None:
         """Algorithm 2: one transition prediction, asking the graph up to ``max_questions`` times."""

@@ -33,6 +33,7 @@ from policies.critic import HeuristicCritic, LoopGuard, direction_of, room_from
 from policies.explorer_commonsense import HomeIndex
 from policies.explorer_embeddings import installed as embeddings_installed
 from policies.instructions import Directions
+from policies.shared_settings import MACRO_COUNTS_AS_ONE_STEP
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import RECORDED_UNLESS_DEFAULT, UNRECORDED, ConfiguredPolicy, Info, PolicyConfig
 from textmem_gym.memory.graph_memory import GraphMemory
@@ -87,9 +88,7 @@ class ExplorerConfig(PolicyConfig):
     """Settings of :class:`ExplorerPolicy`: each recorded in results rows when it is not its default
     (``seed`` never: the runner re-seeds the policy per episode)."""
 
-    macro_counts_as_one_step: bool = field(default=False, metadata=RECORDED_UNLESS_DEFAULT)
-    """A ``go to <room>`` macro counts as one step against the episode's step limit (AriGraph's
-    accounting) instead of one per primitive move (the default); passed to its MemoryGraphWrapper."""
+    macro_counts_as_one_step: bool = MACRO_COUNTS_AS_ONE_STEP.field(False, metadata=RECORDED_UNLESS_DEFAULT)
     embeddings: bool = field(default=True, metadata=RECORDED_UNLESS_DEFAULT)
     """Tidy with sentence embeddings as the second source of where things belong
     (:mod:`policies.explorer_embeddings`; the ``embeddings`` extra). ``False`` when the model is not

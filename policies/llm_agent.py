@@ -48,6 +48,7 @@ from typing import Any, ClassVar
 
 from policies.critic import HeuristicCritic, room_from
 from policies.llm_config import LLMConfig
+from policies.shared_settings import MAX_TOKENS, OBSERVATION_CHARS
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import ConfiguredPolicy, Info
 from textmem_gym.llm import LLMClient
@@ -181,10 +182,8 @@ class AgentConfig(LLMConfig):
     """Sampling temperature of the planning module."""
     action_temperature: float = 0.2
     """Sampling temperature of the decision (ReAct) module."""
-    max_tokens: int = 400
-    """Completion limit of planner and decision calls."""
-    observation_chars: int = 700
-    """Characters kept of each past observation in the history."""
+    max_tokens: int = MAX_TOKENS.field(400)
+    observation_chars: int = OBSERVATION_CHARS.field(700)
     prompt_style: str = "compact"
     """``"compact"`` (every rule of the paper's prompts, tighter wording) or ``"paper"`` (appendix E
     planning and ReAct prompts nearly verbatim)."""

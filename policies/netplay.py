@@ -36,6 +36,7 @@ from typing import Any, ClassVar
 
 from policies.llm_agent import LLMPolicy, answer_schema
 from policies.llm_config import LLMConfig
+from policies.shared_settings import MAX_TOKENS, TEMPERATURE
 from textmem_gym.core.info import SkillSummary, admissible, observation_text, step_info
 from textmem_gym.core.policy import UNRECORDED, ConfiguredPolicy, Info, PolicyConfig
 from textmem_gym.llm import LLMClient
@@ -177,10 +178,8 @@ class NetPlayConfig(LLMConfig):
 
     n_events: int = 8
     """Recent events (action and the first lines of its report) in the prompt."""
-    temperature: float = 0.2
-    """Sampling temperature."""
-    max_tokens: int = 200
-    """Completion limit."""
+    temperature: float = TEMPERATURE.field(0.2)
+    max_tokens: int = MAX_TOKENS.field(200)
     seed: int | None = field(default=None, metadata=UNRECORDED)
     """Seed of the fallback agent (:class:`NetPlayHeuristic`); not sent to the model, not recorded."""
 

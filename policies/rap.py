@@ -59,6 +59,7 @@ from policies.llm_agent import (
     resolve_action,
 )
 from policies.llm_config import LLMConfig
+from policies.shared_settings import MAX_TOKENS, OBSERVATION_CHARS, TEMPERATURE
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm import LLMClient
@@ -180,12 +181,9 @@ class RAPConfig(LLMConfig):
     """``"words"`` (cosine over word counts) or ``"embeddings"`` (the endpoint's)."""
     n_prev: int = 5
     """Recent steps shown."""
-    temperature: float = 0.0
-    """Sampling temperature of every call."""
-    max_tokens: int = 300
-    """Completion limit of every call."""
-    observation_chars: int = 400
-    """Characters kept of each observation in prompts."""
+    temperature: float = TEMPERATURE.field(0.0)
+    max_tokens: int = MAX_TOKENS.field(300)
+    observation_chars: int = OBSERVATION_CHARS.field(400)
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -62,6 +62,7 @@ from policies.llm_agent import (
     resolve_action,
 )
 from policies.llm_config import LLMConfig
+from policies.shared_settings import HISTORY_STEPS, MACRO_COUNTS_AS_ONE_STEP, MAX_TOKENS, TEMPERATURE
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm import LLMClient
@@ -116,14 +117,11 @@ class ReflActConfig(LLMConfig):
 
     unrecorded: ClassVar[frozenset[str]] = frozenset({"seed"})
 
-    temperature: float = 0.2
-    """Temperature of the main call."""
-    history: int = 10
-    """Recent steps shown verbatim."""
+    temperature: float = TEMPERATURE.field(0.2)
+    history_steps: int = HISTORY_STEPS.field(10, recorded_as="history")
     narrative_every: int = 5
     """Steps between narrative syntheses."""
-    max_tokens: int = 300
-    """Completion limit of every call."""
+    max_tokens: int = MAX_TOKENS.field(300)
     transport: str = "inprocess"
     """``"inprocess"`` (the env and its memory wrapper live in this process) or ``"mcp"``: as the Text
     Adventure Agent, play through the MCP server's tools only (``textmem-gym mcp`` spawned over stdio:
@@ -133,10 +131,7 @@ class ReflActConfig(LLMConfig):
     """``"constrain"`` (rejected commands are kept from the model's choice, a rejected proposal is asked
     again once), ``"substitute"`` (the seed's critic: a rejected proposal is replaced at once) or
     ``"off"``; see :mod:`policies.reflact`."""
-    macro_counts_as_one_step: bool = False
-    """A ``go to <room>`` macro counts as one step against the episode's step limit (AriGraph's
-    accounting) instead of one per primitive move; passed to the MemoryGraphWrapper this policy adds
-    (an env that already has one keeps its own)."""
+    macro_counts_as_one_step: bool = MACRO_COUNTS_AS_ONE_STEP.field(False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -229,7 +224,7 @@ class ReflActPolicy(LLMPolicy):
     def trimmables(self) -> list[Trimmable]:
         """The recent history (oldest trimmed first) and the belief state (last lines first)."""
         recent = Trimmable("history", [f"> {t.action} -> {compact(t.observation, 200)}"
-                                       for t in self.turns[-self.config.history:]],
+                                       for t in self.turns[-self.config.history_steps:]],
                            render=lambda items: "\n" + "\n".join(items) if items else "none")
         lines = [compact(line) for line in (self.belief or "")[:1500].splitlines() if line.strip()]
         return [recent, Trimmable("belief", lines, drop="last", sep=" ", empty="none")]

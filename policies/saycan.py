@@ -71,6 +71,7 @@ from policies.llm_agent import (
     resolve_action,
 )
 from policies.llm_config import LLMConfig
+from policies.shared_settings import HISTORY_STEPS, OBSERVATION_CHARS
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm import LLMClient
@@ -112,10 +113,8 @@ class SayCanConfig(LLMConfig):
     """Gold trajectories of other training variations shown as examples (ScienceWorld)."""
     example_steps: int = 30
     """Steps kept of each example."""
-    history_steps: int = 10
-    """Recent steps in the prompt."""
-    observation_chars: int = 400
-    """Characters kept of each observation in the prompt."""
+    history_steps: int = HISTORY_STEPS.field(10)
+    observation_chars: int = OBSERVATION_CHARS.field(400)
     recent_excluded: int = 3
     """The last actions the affordance excludes (SwiftSage: 3)."""
     affordance: str = field(default="admissible commands with SwiftSage's filters", init=False)

@@ -45,6 +45,7 @@ import gymnasium as gym
 from policies.critic import HeuristicCritic, room_from
 from policies.llm_agent import SAFE_COMMAND, LLMPolicy, answer_schema, compact
 from policies.llm_config import LLMConfig
+from policies.shared_settings import MACRO_COUNTS_AS_ONE_STEP, MAX_TOKENS, TEMPERATURE
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import RECORDED_SCALARS, Info
 from textmem_gym.llm import LLMClient
@@ -105,14 +106,9 @@ class STMAConfig(LLMConfig):
     embeddings)."""
     max_replans: int = 3
     """Re-plans allowed within one decision before falling back."""
-    max_tokens: int = 1500
-    """Completion limit of planner and critic calls."""
-    temperature: float = 0.0
-    """Sampling temperature of planner and critic."""
-    macro_counts_as_one_step: bool = False
-    """Passed to its MemoryGraphWrapper; it plays without the wrapper's ``go to`` macro (``goto=False``), so
-    every decision is one step either way (accepted so that one ``--policy-arg`` works across the memory
-    policies; recorded in the configuration)."""
+    max_tokens: int = MAX_TOKENS.field(1500)
+    temperature: float = TEMPERATURE.field(0.0)
+    macro_counts_as_one_step: bool = MACRO_COUNTS_AS_ONE_STEP.field(False)
 
     def __post_init__(self) -> None:
         super().__post_init__()

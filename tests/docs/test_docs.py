@@ -74,7 +74,7 @@ def test_guide_code_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.M
     namespace: dict[str, object] = {"__name__": f"guide_{page.stem}"}
     for number, block in enumerate(blocks, 1):
         try:
-            exec(compile(block, f"{page.name} block {number}", "exec"), namespace)  # noqa: S102
+            exec(compile(block, f"{page.name} block {number}", "exec", dont_inherit=True), namespace)  # noqa: S102
         except Exception as error:  # pragma: no cover - the failure message is the point
             pytest.fail(f"{page.name} block {number} fails: {type(error).__name__}: {error}")
 

@@ -17,6 +17,7 @@ from policies.llm_agent import AgentConfig, LLMPolicy
 from policies.llm_config import LLMConfig
 from policies.netplay import NetPlayConfig
 from policies.saycan import SayCanConfig
+from policies.shared_settings import HISTORY_STEPS, MAX_TOKENS
 from policies.stma import STMAConfig
 from textmem_gym.core.policy import BasePolicy, PolicyConfig, config_fields, policy_config_class
 from textmem_gym.core.registry import factory_parameters
@@ -152,3 +153,30 @@ def test_any_policy_can_take_a_settings_dataclass():
     assert policy.act("", {}) == "wait" and policy.policy_config() == {"word": "wait"}
     with pytest.raises(ValueError, match=re.escape("does not accept 'wrod'; it accepts: ['word', 'config']")):
         make_policy("tests.policies.test_configs:_Echo", wrod="wait")
+
+
+def test_every_built_in_policy_takes_a_typed_config_and_keeps_no_copy_of_it():
+    """random, walkthrough, explorer, netplay-heuristic and the LLM policies: settings in ``config`` only
+    (``explorer-nomemory`` is a factory of the explorer with its config)."""
+    for name, target in POLICIES.items():
+        policy = make_policy(name)
+        settings = policy_config_class(type(policy))
+        assert settings is not None and isinstance(policy.config, settings), name
+        fields = {f.name for f in dataclasses.fields(settings)}
+        copies = [key for key in fields & set(vars(policy)) if vars(policy)[key] == getattr(policy.config, key)]
+        assert copies == [], f"{name} copies settings onto itself"
+        assert policy.policy_config() == policy.config.recorded() or target.endswith("explorer_without_memory"), name
+
+
+def test_a_shared_setting_is_written_once_and_recorded_under_its_old_key_when_renamed():
+    davis = {f.name: f for f in config_fields(DAVISConfig)}
+    assert davis["history_steps"].doc == HISTORY_STEPS.doc == {f.name: f for f in config_fields(SayCanConfig)}[
+        "history_steps"].doc
+    assert davis["max_tokens"].doc == MAX_TOKENS.doc and davis["max_tokens"].default == 800
+    assert {f.name: f for f in config_fields(NetPlayConfig)}["max_tokens"].default == 200  # each paper's default
+    # DAVIS and ReflAct called it ``history``: rows keep that key, so their resume keys are unchanged
+    recorded = make_policy("davis", history_steps=4).policy_config()
+    assert recorded["history"] == 4 and "history_steps" not in recorded
+    assert make_policy("reflact", history_steps=3).policy_config()["history"] == 3
+    with pytest.raises(ValueError, match="does not accept 'history'"):
+        make_policy("davis", history=4)

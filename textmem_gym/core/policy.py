@@ -173,7 +173,9 @@ class PolicyConfig:
     the registry checks keywords and value types against the fields. :meth:`recorded` is what results rows
     record (``policy_config()``): every field, except as its metadata says (:data:`UNRECORDED`,
     :data:`RECORDED_WHEN_SET`, :data:`RECORDED_UNLESS_DEFAULT`, :data:`RECORDED_SCALARS`) or as
-    :attr:`unrecorded` lists; a value that is not JSON (a path, an object) is recorded as its text. A
+    :attr:`unrecorded` lists, under its name (or the key its metadata ``{"recorded_as": ...}`` names: a
+    renamed field keeps the key rows were written with); a value that is not JSON (a path, an object) is
+    recorded as its text. A field's doc is the docstring under it, else its metadata ``{"doc": ...}``. A
     ``bool`` field holds a bool whatever it is given (``strict=1`` is ``True``). Subclasses check their
     values in ``__post_init__`` (calling ``super().__post_init__()``).
 
@@ -235,7 +237,7 @@ class PolicyConfig:
             if mode == "scalars":
                 record.update({k: v for k, v in (value or {}).items() if isinstance(v, str | int | float | bool)})
             else:
-                record[item.name] = recordable(value)
+                record[item.metadata.get("recorded_as", item.name)] = recordable(value)
         return record
 
 
@@ -266,7 +268,8 @@ class ConfigField:
         name: The keyword that sets it.
         type: Its annotation, evaluated (its text when it cannot be).
         default: Its default (the paper's value).
-        doc: The docstring written under it (``""`` if none).
+        doc: The docstring written under it, else its metadata ``{"doc": ...}`` (a setting several
+            configs share, written once), else ``""``.
     """
 
     name: str
@@ -314,7 +317,7 @@ def config_fields(owner: type) -> list[ConfigField]:
     for name in dict.fromkeys(order):
         item = settable[name]
         default = item.default_factory() if item.default_factory is not dataclasses.MISSING else item.default
-        doc = next((docs[name] for docs in map(_field_docs, cls.__mro__) if name in docs), "")
+        doc = next((docs[name] for docs in map(_field_docs, cls.__mro__) if name in docs), item.metadata.get("doc", ""))
         found.append(ConfigField(name, hints.get(name, item.type), default, doc))
     return found
 
