@@ -11,6 +11,7 @@ Example:
 
 from textmem_gym.core.policy import (
     BasePolicy,
+    ConfiguredPolicy,
     FullPolicy,
     Info,
     NotAPolicy,
@@ -29,6 +30,6 @@ from textmem_gym.core.registry import (
     make_policy,
 )
 
-__all__ = ["BasePolicy", "ENTRY_POINT_GROUP", "FullPolicy", "Info", "NotAPolicy", "POLICIES",
+__all__ = ["BasePolicy", "ConfiguredPolicy", "ENTRY_POINT_GROUP", "FullPolicy", "Info", "NotAPolicy", "POLICIES",
            "PREFIXED_POLICIES", "Policy", "PolicyConfig", "PolicyEntry", "adapt_policy", "available_policies",
            "check_policy", "config_fields", "make_policy"]
