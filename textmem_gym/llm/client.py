@@ -1,4 +1,4 @@
-"""The LLM client: OpenAI-compatible chat and embeddings, composed of one module per concern.
+"""The LLM client: OpenAI-compatible chat and embeddings, a pipeline of small steps of one concern each.
 
 Configuration comes from arguments or the standard environment variables ``OPENAI_MODEL``,
 ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` (plus ``OPENAI_EMBEDDING_MODEL``), so the same code
