@@ -74,6 +74,32 @@ def test_a_thing_name_shared_by_rooms_keeps_each_place():
             ("glass cup", AT, "bathroom"), ("glass cup", ON, "table")} <= believed
 
 
+def test_a_thing_put_in_a_holder_named_as_one_in_another_room_outlives_that_rooms_snapshot():
+    memory, _ = _memory()
+    memory.update(BATHROOM, "look around", {})  # the sink the memory knows is the bathroom's
+    memory.update("You teleport to the foundry.", "teleport to foundry", {})
+    memory.update("You move the shovel to the sink.", "move shovel to sink", {})  # the foundry's sink
+    memory.update("You teleport to the bathroom.", "teleport to bathroom", {})
+    memory.update(BATHROOM, "look around", {})  # the bathroom's sink holds nothing: not the foundry's
+    assert ("shovel", IN, "sink") in memory.believed_triples()
+    memory.update("You teleport to the foundry.", "teleport to foundry", {})
+    memory.update("You move the shovel to the inventory.", "move shovel to inventory", {})
+    assert ("shovel", IN, "sink") not in memory.believed_triples()  # at hand: moved away from the foundry's sink
+
+
+def test_a_name_like_a_thing_believed_in_another_room_is_another_thing():
+    memory, _ = _memory()
+    memory.update("You move the large cupboard to the workshop.", "move cupboard to workshop", {})
+    memory.update(KITCHEN, "look around", {})
+    memory.update("You move the cupboard to the outside.", "move cupboard to outside", {})
+    believed = set(memory.believed_triples())
+    assert ("cupboard", AT, "outside") in believed and ("large cupboard", AT, "workshop") in believed
+    memory.update("You move the painting to the stove.", "move painting to stove", {})  # on the kitchen's
+    memory.update("You move to the hallway.", "go to hallway", {})
+    memory.update("You move the painting to the inventory.", "pick up painting", {})  # the hallway's painting
+    assert {("painting", ON, "stove"), ("painting", IN, INVENTORY)} <= set(memory.believed_triples())
+
+
 def test_moves_use_the_printed_name_and_a_snapshot_drops_what_is_gone():
     memory, _ = _memory()
     memory.update(KITCHEN, "look around", {})

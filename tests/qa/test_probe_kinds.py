@@ -24,6 +24,7 @@ from textmem_gym.qa.probes.questions import (
     generate_questions,
     location_questions,
     long_horizon_questions,
+    question_generators,
     state_history_questions,
     two_hop_questions,
 )
@@ -260,3 +261,12 @@ def test_every_question_of_a_shipped_trajectory_has_one_gold_answer_and_no_doubl
         assert not [q for q in questions if q.question.endswith(("Where is the air?", "Where is the sink?"))]
     if name == "nethack-level-long":
         assert any(q.question.endswith("Where is the purple-red potion?") for q in questions)
+
+
+def test_the_question_generators_are_read_when_asked_never_bound_at_import():
+    import textmem_gym.qa.probes as probes
+    from textmem_gym.qa.probes import run
+
+    assert "GENERATORS" not in vars(probes) and "GENERATORS" not in vars(run)  # a package installed later is seen
+    assert list(probes.GENERATORS) == list(question_generators())
+    assert "location" in probes.GENERATORS

@@ -27,13 +27,14 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from textmem_gym.llm.calls import Ask
 from textmem_gym.llm.prompts import PromptFolder, Trimmable, text_pieces
 from textmem_gym.memory.davis.kg import LOCATION, OBJECT, PERSON
 from textmem_gym.memory.extractors import BaseExtractor, Extraction, TextParser, make_extractor
-from textmem_gym.memory.semantic import AT, IN, ON, TripleKey, TripleStore, normalize
+from textmem_gym.memory.semantic import AT, IN, ON, Triple, TripleKey, TripleStore, normalize
 
 #: This package's prompt templates (``prompts/*.txt``).
 PROMPTS = PromptFolder(__package__)
@@ -81,8 +82,9 @@ def _items(block: str, room: str, triples: list[TripleKey]) -> None:
 
 
 class DavisRulesExtractor(BaseExtractor):
-    """Deterministic transition tuples (ScienceWorld and TextWorld text; other text through the
-    ``rules`` extractor, with the backend's text parser when one was handed over)."""
+    """Deterministic transition tuples: the action's event, then the backend's text parser's reading
+    when one was handed over (:meth:`use_parser`; ScienceWorld's, NetHack's...), else its own patterns
+    for ScienceWorld's and TextWorld's text (other text through the ``rules`` extractor)."""
 
     def __init__(self) -> None:
         self.rules = make_extractor("rules")
@@ -103,6 +105,8 @@ class DavisRulesExtractor(BaseExtractor):
         event = action_event(action)
         if event:
             triples.append(event)
+        if self.parser is not None:  # the backend's own reading of its text (ScienceWorld's too), as arigraph's
+            return self._parsed(triples, self.rules.extract(observation, action, info, store))
         room = _ROOM.search(observation)
         moved = _MOVE_TO.search(observation)
         if room or moved:
@@ -126,6 +130,17 @@ class DavisRulesExtractor(BaseExtractor):
                 if r == AT:
                     self.types[o] = LOCATION
         return Extraction(triples=list(dict.fromkeys(triples)), location=self.location)
+
+    def _parsed(self, events: list[TripleKey], read: Extraction) -> Extraction:
+        """The action's event and what the backend's parser read (rooms typed as locations)."""
+        self.location = read.location or self.location
+        rooms = {o for _, r, o in read.triples if r == AT} | ({self.location} if self.location else set())
+        self.types.update(dict.fromkeys(rooms, LOCATION))
+        return Extraction(list(dict.fromkeys(events + read.triples)), read.outdated, self.location)
+
+    def outdated(self, existing: Sequence[Triple], new: Sequence[TripleKey]) -> list[Triple]:
+        """The handed parser's replacement when one was handed over, else the structural rule."""
+        return self.rules.outdated(existing, new)
 
     def entity_types(self, triples: list[TripleKey]) -> dict[str, str]:
         """Types of the entities of ``triples``: the agent is a person, rooms are locations."""

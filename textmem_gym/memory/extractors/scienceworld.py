@@ -43,8 +43,14 @@ answer replaces the believed contents of the thing looked at.
 studio, air everywhere), so a thing's location is not exclusive: ``("table", "is at", "kitchen")``
 and ``("table", "is at", "bedroom")`` are both believed. What a holder holds is invalidated by a
 snapshot only when every believed place of that holder is the room described (the kitchen's
-table listing nothing does not empty the art studio's). A thing moved by the agent (``You move
-the X to the Y``, eaten, poured) loses its believed places in the current room and the inventory.
+table listing nothing does not empty the art studio's), and never of what was put in (or last seen
+in) a holder of that name in another room (the shovel moved to the sink while in the foundry stays
+when the bathroom's sink is described empty). A thing moved by the agent (``You move the X to the
+Y``, eaten, poured) loses its believed places in the current room and the inventory (a place in a
+holder counts as the room it was put in there). Feedback's short name is resolved to a believed
+thing at hand (here, carried, or held where no room is believed), never to one believed in another
+room: ScienceWorld acts on things at hand only, so ``You move the cupboard to the outside`` with a
+``large cupboard`` believed in the workshop is another thing, the ``cupboard``.
 
 **Things present everywhere** (ScienceWorld prints ``a substance called air`` in every room) are
 believed per room like any other thing: ``("air", "is at", "kitchen")`` is what the text says and
@@ -171,6 +177,7 @@ class ScienceWorldRules:
         self._supporters: set[str] = set()
         self._copies: dict[TripleKey, int] = {}  # identical things a holder was last shown with
         self._printed: set[str] = set()  # names descriptions printed
+        self._placed: dict[TripleKey, str] = {}  # (thing, in/on, holder) -> the room it was put or seen there in
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         """Triples of one step and the believed ones it shows to be gone."""
@@ -240,13 +247,14 @@ class ScienceWorldRules:
             out.triples += [(room, CONNECTED, other), (other, CONNECTED, room), (f"door to {other}", IS, state)]
         shown = {(normalize(s), normalize(r), normalize(o)) for s, r, o in out.triples}
         here = normalize(room)
+        self._placed.update({key: here for key in shown if key[1] in (IN, ON)})
         holders = {h for h in self._listed(view.things) if _rooms_of(store, h) <= {here}}
         for triple in store.incident(here):
             key = triple.as_tuple()
             if key not in shown and ((triple.relation == AT and triple.object == here)
                                      or (triple.relation == CONNECTED and triple.subject == here and not remote)):
                 out.outdated.append(key)
-        out.outdated += _contents_gone(store, holders, shown)
+        out.outdated += self._contents_gone(store, holders, shown, {here})
 
     # -- feedback ------------------------------------------------------------------------
     def _feedback(self, out: Extraction, observation: str, action: str, store: TripleStore) -> None:
@@ -305,7 +313,19 @@ class ScienceWorldRules:
         shown = {(normalize(s), normalize(r), normalize(o)) for s, r, o in out.triples[before:]}
         holders = self._listed(things) | {normalize(holder)}
         local = {normalize(where)} if where else {INVENTORY, normalize(self.location or "")}
-        out.outdated += _contents_gone(store, {h for h in holders if _rooms_of(store, h) <= local}, shown)
+        out.outdated += self._contents_gone(store, {h for h in holders if _rooms_of(store, h) <= local}, shown, local)
+
+    def _contents_gone(self, store: TripleStore, holders: set[str], shown: set[TripleKey],
+                       local: set[str]) -> list[TripleKey]:
+        """Believed contents of ``holders`` a snapshot of ``local`` no longer shows, but those put (or last
+        seen) in a holder of that name in another room: ScienceWorld names many holders alike (a sink in
+        four rooms), and the text showed only this room's."""
+        return [key for key in _contents_gone(store, holders, shown) if not self._placed_elsewhere(store, key, local)]
+
+    def _placed_elsewhere(self, store: TripleStore, key: TripleKey, local: set[str]) -> bool:
+        """``key`` (``thing in/on holder``) was put or seen in a room outside ``local`` (the holder not carried)."""
+        placed = self._placed.get(key)
+        return placed is not None and placed not in local and INVENTORY not in _rooms_of(store, key[2])
 
     def _moved(self, out: Extraction, thing: str, target: str, store: TripleStore) -> None:
         name = self._resolve(store, thing)
@@ -319,6 +339,9 @@ class ScienceWorldRules:
             triple = (name, ON if normalize(holder) in self._supporters else IN, holder)
         out.triples.append(triple)
         key = (normalize(triple[0]), triple[1], normalize(triple[2]))
+        self._placed = {k: room for k, room in self._placed.items() if k[2] != key[0]}  # its contents go with it
+        if triple[1] != AT and target != INVENTORY and self.location:
+            self._placed[key] = normalize(self.location)
         for place in self._places_here(store, name):
             if place != key and self._copies.get(place, 1) > 1:  # one of several alike left: the others stay
                 self._copies[place] -= 1
@@ -351,8 +374,9 @@ class ScienceWorldRules:
         here = {normalize(self.location or ""), INVENTORY}
         candidates = sorted({t.subject for t in _located(store) if same_thing(t.subject, key)})
         near = [c for c in candidates if _rooms_of(store, c) & here]
-        printed = sorted(p for p in self._printed if same_thing(p, key))  # a name printed before, not believed now
-        return (near or candidates or printed or [name])[0]
+        unplaced = [c for c in candidates if not _rooms_of(store, c)]  # held where no room is believed
+        printed = sorted(p for p in self._printed if same_thing(p, key) and not _rooms_of(store, p))
+        return (near or unplaced or printed or [name])[0]  # a thing believed in another room is not at hand
 
     def _places_here(self, store: TripleStore, name: str) -> list[TripleKey]:
         """Believed places of ``name`` in the current room or the inventory (or in a holder whose
@@ -360,8 +384,18 @@ class ScienceWorldRules:
         here = {normalize(self.location or ""), INVENTORY}
         key = normalize(name)
         return [t.as_tuple() for t in store.incident(key) if t.subject == key and t.relation in LOCATION_RELATIONS
-                and (t.object in here or (t.relation != AT and (not (rooms := _rooms_of(store, t.object))
-                                                                 or rooms & here)))]
+                and self._at_hand(store, t, here)]
+
+    def _at_hand(self, store: TripleStore, triple: Triple, here: set[str]) -> bool:
+        """A believed place is ``here`` (the room or the inventory), or in a holder put (or last seen) here,
+        or in a holder believed here, or whose room is not believed."""
+        if triple.object in here or triple.relation == AT:
+            return triple.object in here
+        rooms = _rooms_of(store, triple.object)
+        placed = self._placed.get(triple.as_tuple())
+        if placed is not None and INVENTORY not in rooms:
+            return placed in here
+        return not rooms or bool(rooms & here)
 
 
 def looked_at(text: str, action: str) -> Thing | None:
@@ -471,7 +505,7 @@ class ScienceWorldObservedTruth:
         doors = shown.get("doors", set())
         here = door_facts if room is not None and room in shown["rooms"] else \
             {t for t in door_facts if {t[0].removeprefix("door to "), t[2]} & doors}
-        truth = self._printed(truth)
+        truth = self.as_printed(truth)
         self.seen |= {t for t in truth if t in here or self._shows(t, shown)}
         return truth & self.seen
 
@@ -533,8 +567,9 @@ class ScienceWorldObservedTruth:
             if match:
                 self._alias[name] = match[0]
 
-    def _printed(self, truth: set[TripleKey]) -> set[TripleKey]:
-        """``truth`` with printed names, ``on`` for the holders the text lists ``On the X is:``."""
+    def as_printed(self, truth: set[TripleKey]) -> set[TripleKey]:
+        """``truth`` (:meth:`map_facts`) with the names the text has printed so far (``apple`` -> ``red
+        apple``), ``on`` for the holders the text lists ``On the X is:`` (what probe questions read)."""
         out = set()
         for subject, relation, obj in truth:
             subject, obj = self._alias.get(subject, subject), self._alias.get(obj, obj)

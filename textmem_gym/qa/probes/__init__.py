@@ -18,6 +18,7 @@ model, the model's answer over the memory's context. Rows are scored with the QA
 - :mod:`.testing`: a rule-driven stand-in model for tests and offline demos.
 
 Example:
+    >>> from textmem_gym.qa.probes import GENERATORS  # read from the entry points when asked for
     >>> sorted(GENERATORS)  # doctest: +NORMALIZE_WHITESPACE
     ['abstention', 'actions', 'changes', 'contents', 'counting', 'location', 'long-horizon', 'path', 'recipe',
      'state-history', 'two-hop']
@@ -25,7 +26,9 @@ Example:
 
 from __future__ import annotations
 
-from textmem_gym.qa.probes.questions import GENERATORS, ProbeQuestion, build_timeline, generate_questions
+from typing import Any
+
+from textmem_gym.qa.probes.questions import ProbeQuestion, build_timeline, generate_questions, question_generators
 from textmem_gym.qa.probes.replay import RecordedEpisode, ReplayMismatch, replay_episode
 from textmem_gym.qa.probes.run import (
     ROW_KIND,
@@ -37,6 +40,15 @@ from textmem_gym.qa.probes.run import (
     summarize_probes,
 )
 
+
+def __getattr__(name: str) -> Any:
+    """``GENERATORS``: the question generators, read from the entry points when asked for (a package
+    installed since is seen; :func:`~textmem_gym.qa.probes.questions.question_generators`)."""
+    if name == "GENERATORS":
+        return question_generators()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = ["GENERATORS", "ROW_KIND", "ProbeConfig", "ProbeQuestion", "RecordedEpisode", "ReplayMismatch",
            "build_memory", "build_timeline", "format_probe_tables", "generate_questions", "probe_episode",
-           "recall_table", "replay_episode", "summarize_probes"]
+           "question_generators", "recall_table", "replay_episode", "summarize_probes"]

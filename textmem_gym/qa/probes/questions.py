@@ -6,8 +6,11 @@ with a :class:`random.Random` seeded by the seed, the kind and the step (so the 
 the same questions in any process). A question's text starts with its step (``At step 10: ...``).
 Every question but ``abstention`` is about what the agent has seen by step ``s``:
 a thing never named in an observation up to ``s`` is never asked about, and a fact counts only once
-the agent observed it (:class:`~textmem_gym.memory.ground_truth.ObservedTruth`, the belief metric's
-tracker of TextWorld's facts). Answers are strings scored by the QA scorer with MuSiQue's rule (the
+the text showed it, as the belief metric counts it: by the tracker the backend's text parser gives
+(:class:`~textmem_gym.memory.ground_truth.ObservedTruth` for TextWorld's facts; ScienceWorld's counts a
+thing's place once a description listed it or a sentence moved it there, never on arriving in a room
+the text did not describe), in the names the text printed (:class:`NamesAsPrinted`: ``red apple``, not
+the fact's ``apple``). Answers are strings scored by the QA scorer with MuSiQue's rule (the
 best of the answer and its aliases).
 
 Questions are well posed: one gold answer per question text. A name the true state holds in
@@ -79,7 +82,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from textmem_gym.loading import declared_names, load_object, lookup
 from textmem_gym.memory.ground_truth import ObservedTruth, Truth
@@ -283,11 +286,32 @@ class Timeline:
         return self.snapshots[step]
 
 
+@runtime_checkable
+class NamesAsPrinted(Protocol):
+    """A truth tracker whose text names things otherwise than its facts do (ScienceWorld prints the fact
+    ``apple`` as ``red apple``, and lists a table's contents ``On the table is:``): the state a question
+    reads is said the way the text said it, as the memories believe it and as the tracker counts it seen."""
+
+    def as_printed(self, truth: set[TripleKey]) -> set[TripleKey]:
+        """``truth`` (the facts mapped) in the names and relations the text has printed so far."""
+
+
+def _state(reader: Truth, facts: Sequence[Any]) -> tuple[set[TripleKey], str | None]:
+    """The true state after a step in the tracker's vocabulary, and the player's room."""
+    state, room = reader.map_facts(facts)
+    return (reader.as_printed(state) if isinstance(reader, NamesAsPrinted) else state), room
+
+
 def build_timeline(replay: Replay, truth: Truth | None = None) -> Timeline:
     """One :class:`Snapshot` per agent decision of ``replay``; ``truth`` is the tracker the backend's
-    text parser gives (its facts' mapper; ``None``: TextWorld's predicates)."""
+    text parser gives (``None``: TextWorld's predicates, :class:`~textmem_gym.memory.ground_truth.ObservedTruth`).
+
+    What the agent has seen is what that tracker counts as shown by the text (ScienceWorld's: a thing's
+    place once a description listed it, not on arriving in a room the text did not describe), as belief
+    accuracy counts it: a question is asked only about a fact the game printed.
+    """
     reader = truth if truth is not None else ObservedTruth()
-    tracker = ObservedTruth(reader.map_facts)
+    reader.reset()
     snapshots: list[Snapshot] = []
     text: list[str] = []
     actions: list[tuple[str, str]] = []
@@ -298,8 +322,8 @@ def build_timeline(replay: Replay, truth: Truth | None = None) -> Timeline:
     for step in replay.steps:
         if step.command:
             actions.append((room or "", step.command))
-        state, room = reader.map_facts(step.facts)
-        tracker.step(step.facts, step.command, step.observation)
+        reader.step(step.facts, step.command, step.observation)
+        state, room = _state(reader, step.facts)
         text.append(step.observation.lower())
         said.append(step.observation.lower())
         if room and room not in rooms:
@@ -307,7 +331,7 @@ def build_timeline(replay: Replay, truth: Truth | None = None) -> Timeline:
         if not recipe and "ingredients" in step.observation.lower():
             recipe = recipe_ingredients(step.facts)
         if step.last:
-            snapshots.append(Snapshot(step.decision, room, state, set(tracker.seen), "\n".join(text), list(actions),
+            snapshots.append(Snapshot(step.decision, room, state, set(reader.seen), "\n".join(text), list(actions),
                                       list(rooms), list(recipe), "\n".join(said), list(snapshots)))
             said = []
     return Timeline(snapshots)
@@ -689,7 +713,7 @@ def _draw(candidates: list[ProbeQuestion], per_kind: int, seed: str) -> list[Pro
     return [q for i, q in enumerate(candidates) if i in picked]
 
 
-__all__ = ["ENTRY_POINT_GROUP", "HORIZON", "SCORING_RULE", "UNKNOWN_ANSWERS", "ProbeQuestion",
+__all__ = ["ENTRY_POINT_GROUP", "HORIZON", "SCORING_RULE", "UNKNOWN_ANSWERS", "NamesAsPrinted", "ProbeQuestion",
            "Snapshot", "Timeline", "abstention_questions", "action_questions", "bare", "build_timeline",
            "change_questions", "contents_questions", "counting_questions", "direction_graph", "generate_questions",
            "location_answers", "location_questions", "long_horizon_questions", "number_answers", "path_questions",

@@ -71,7 +71,7 @@ from textmem_gym.memory.registry import (
 )
 from textmem_gym.qa.api import Answer
 from textmem_gym.qa.probes.answering import Clock, ProbeAnswerer, structural_answer
-from textmem_gym.qa.probes.questions import GENERATORS, ProbeQuestion, build_timeline, generate_questions
+from textmem_gym.qa.probes.questions import ProbeQuestion, build_timeline, generate_questions, question_generators
 from textmem_gym.qa.probes.recall import first_mentioned, recalled
 from textmem_gym.qa.probes.replay import RecordedEpisode, Replay, ReplayStep, replay_episode
 from textmem_gym.qa.recall import BUDGETS
@@ -124,8 +124,9 @@ class ProbeConfig:
     def __post_init__(self) -> None:
         for mode in self.answers:
             lookup("answer mode", mode, dict.fromkeys(ANSWER_MODES))
+        kinds = question_generators() if self.kinds else {}  # read when asked: a package installed since is seen
         for kind in self.kinds:
-            lookup("question kind", kind, GENERATORS)
+            lookup("question kind", kind, kinds)
         if self.extractor not in ("rules", "llm"):
             raise ValueError(f"unknown extractor {self.extractor!r}; choose from ['llm', 'rules']")
         if self.per_kind < 1 or self.budget < 1 or not self.budgets or min(self.budgets) < 1:
@@ -485,7 +486,7 @@ def _ranks(rows: Sequence[dict[str, Any]], name: str) -> dict[Any, Any]:
     anything else (memories, answer modes) in the order the rows first hold them."""
     values = list(dict.fromkeys(r.get(name) for r in rows))
     if name == "question_kind":
-        kinds = list(GENERATORS)
+        kinds = list(question_generators())
         return {v: (kinds.index(v) if v in kinds else len(kinds), str(v)) for v in values}
     if name == "step":
         return {v: (0, v, "") if isinstance(v, int) else (1, 0, str(v)) for v in values}
