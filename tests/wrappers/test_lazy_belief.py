@@ -16,7 +16,7 @@ import textmem_gym  # noqa: F401  (registers ids)
 from textmem_gym.memory import make_memory
 from textmem_gym.memory.arigraph.memory import AriGraphMemory
 from textmem_gym.wrappers import MemoryGraphWrapper
-from textmem_gym.wrappers.lazy_belief import BeliefObservation, UnreadBelief
+from textmem_gym.wrappers.memory_graph import BeliefObservation, UnreadBelief
 
 GAME = "TextMem/Cooking-v0"
 
