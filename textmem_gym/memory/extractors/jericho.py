@@ -421,6 +421,8 @@ class Vocabulary:
         (True, False, True)
         >>> words.game_words("battery-powered brass lantern"), Vocabulary([]).knows("anything")
         ('brass lantern', True)
+        >>> words.game_words("copy of a lantern")  # a name's middle is no name
+        ''
     """
 
     def __init__(self, words: Iterable[str]) -> None:
@@ -447,6 +449,8 @@ class Vocabulary:
         start = len(words)
         while start > 0 and self.knows(words[start - 1]):
             start -= 1
+        if 0 < start < len(words) and words[start].lower() in _NAME_STARTS | {"and"}:
+            return ""  # the run starts inside a phrase ("copy of the legends"): no name
         return " ".join(words[start:])
 
 
