@@ -1,17 +1,22 @@
-"""A package adds an extractor, a protocol, a QA protocol, a QA method, a question kind and a
-``textmem-gym`` command through the library's entry-point groups, without editing the library
-(installed here for real: a dist-info folder on ``sys.path``, :mod:`tests.entry_points`)."""
+"""A package adds an extractor, a protocol, a QA protocol, a QA method, a question kind, a
+``textmem-gym`` command and a TextWorld game generator through the library's entry-point groups,
+without editing the library (installed here for real: a dist-info folder on ``sys.path``,
+:mod:`tests.entry_points`)."""
 
 from __future__ import annotations
 
 import argparse
 from dataclasses import replace
 
+import gymnasium as gym
 import pytest
 
 from tests.entry_points import installed_entry_points
+from tests.envs.example_generator import STUDY, thing_of
 from tests.qa.test_probe_kinds import timeline
 from textmem_gym.cli import build_parser, main
+from textmem_gym.envs.textworld.env import TextWorldEnv
+from textmem_gym.envs.textworld.generation import get_generator
 from textmem_gym.memory.extractors import make_extractor
 from textmem_gym.memory.extractors.rules import RulesExtractor
 from textmem_gym.protocols import get_protocol, get_qa_protocol
@@ -61,6 +66,7 @@ PACKAGE = {
     "textmem_gym.qa_methods": {"gold-first": f"{HERE}:GoldFirst"},
     "textmem_gym.question_generators": {"first-location": f"{HERE}:first_location"},
     "textmem_gym.commands": {"hello": f"{HERE}:add_commands"},
+    "textmem_gym.game_generators": {"study": "tests.envs.example_generator:STUDY"},
 }
 
 
@@ -82,11 +88,33 @@ def test_a_package_adds_every_extension_kind_without_editing_the_library(capsys:
         assert _subcommands() == [*built_in, "hello"]  # after the library's, in its --help
         assert main(["hello"]) == 0 and capsys.readouterr().out == "hello from a plugin\n"
         assert {"stma-once", "arigraph-qa-copy"} <= set(_reproduce_choices())
+        assert get_generator("study") is STUDY
     with pytest.raises(ValueError, match=r"unknown extractor 'quiet'; choose from \['llm', 'oracle', 'rules'\]"):
         make_extractor("quiet")
     with pytest.raises(ValueError, match="unknown protocol 'stma-once'"):
         get_protocol("stma-once")
     assert "first-location" not in question_generators() and "hello" not in _subcommands()
+    with pytest.raises(ValueError, match=r"unknown game generator 'study'; choose from \['cleaning', "):
+        get_generator("study")
+
+
+@pytest.mark.slow
+def test_a_package_generator_makes_games_that_gym_make_plays(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    """The package's generator builds its game in the generating process (which finds the package's
+    module as the caller does), and the game plays like a built-in one: its notes, its walkthrough."""
+    monkeypatch.setenv("TEXTMEM_CACHE_DIR", str(tmp_path))
+    with installed_entry_points("more-kinds", PACKAGE):
+        env = gym.make("TextMem/TextWorld-v0", generator="study", game_seed=0, privileged="walkthrough")
+    try:
+        observation, info = env.reset(seed=0)
+        assert isinstance(env.unwrapped, TextWorldEnv) and env.unwrapped.game_file.name.startswith("study-s0-")
+        assert STUDY.notes in observation
+        assert info["walkthrough"] == ["go north", f"take {thing_of(0)}"] and info["max_score"] == 1
+        for command in info["walkthrough"]:
+            observation, reward, terminated, truncated, info = env.step(command)
+        assert terminated and info["won"] and reward == 1
+    finally:
+        env.close()
 
 
 def _reproduce_choices() -> list[str]:

@@ -190,9 +190,9 @@ def _place_items(maker: Any, plan: CleaningPlan, furniture: dict[str, Any]) -> l
     return quests
 
 
-#: The generator (found by name through ``generation.GENERATORS``).
+#: The generator, declared as ``cleaning`` in the entry-point group ``textmem_gym.game_generators``
+#: (the library's ``setup.cfg``), as another package declares its own.
 CLEANING = GameGenerator(
-    name="cleaning",
     build="textmem_gym.envs.textworld.cleaning:build_cleaning",
     notes=CLEANING_NOTES,
 )

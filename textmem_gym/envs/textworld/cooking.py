@@ -49,9 +49,9 @@ def build_cooking_game(output: Path, seed: int, split: str | None, **settings: o
     textworld.generator.compile_game(game, options)
 
 
-#: The generator (found by name through ``generation.GENERATORS``).
+#: The generator, declared as ``tw-cooking`` in the entry-point group ``textmem_gym.game_generators``
+#: (the library's ``setup.cfg``), as another package declares its own.
 COOKING = GameGenerator(
-    name="tw-cooking",
     build="textmem_gym.envs.textworld.cooking:build_cooking_game",
     splits=("train", "valid", "test"),
     notes=APPLIANCE_RULES,

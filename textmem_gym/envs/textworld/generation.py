@@ -1,17 +1,28 @@
 """Deterministic, cached generation of compiled TextWorld games.
 
-Games are built from code by a registered *generator* (a function ``build(output, seed, split,
-**options)`` that writes ``output`` (``.z8``) and TextWorld's ``.json`` beside it). Generation
-runs in a child process whose ``PYTHONHASHSEED`` is fixed, because TextWorld's generators
+Games are built from code by a *generator*, a :class:`GameGenerator` naming a function
+``build(output, seed, split, **options)`` that writes ``output`` (``.z8``) and TextWorld's ``.json``
+beside it. Generators are found by name through the entry-point group ``textmem_gym.game_generators``
+(``name = "module:attr"`` of a :class:`GameGenerator`; :data:`GENERATORS` reads it): the library
+declares its own (``tw-cooking``, ``treasure-hunt``, ``cleaning``) in its ``setup.cfg`` exactly as
+another package declares its own, so a package adds a generator with one entry point, and
+``gym.make("TextMem/TextWorld-v0", generator=NAME)`` plays its games (a ``"module:attr"`` works
+without a declaration).
+
+Generation runs in a child process whose ``PYTHONHASHSEED`` is fixed, because TextWorld's generators
 iterate over sets: with a fixed hash seed the same settings give byte-identical games in every
-process. Results are cached under ``cache_dir("games")``; concurrent makers of the same game
-are serialized by a file lock and the files appear by atomic rename. Generating a game takes
-seconds, so it says so in one line on stderr (a cached game is used silently).
+process. The child imports ``build`` with the caller's ``sys.path``, so a generator found by the
+caller (installed, or a module of the current directory) is found there too. Results are cached under
+``cache_dir("games")``; concurrent makers of the same game are serialized by a file lock and the files
+appear by atomic rename. Generating a game takes seconds, so it says so in one line on stderr (a
+cached game is used silently).
 
 Example:
-    >>> from textmem_gym.envs.textworld.generation import GENERATORS
-    >>> "tw-cooking" in GENERATORS
-    True
+    >>> from textmem_gym.envs.textworld.generation import GENERATORS  # read from the entry points
+    >>> GENERATORS["tw-cooking"]
+    'textmem_gym.envs.textworld.cooking:COOKING'
+    >>> get_generator("tw-cooking").splits
+    ('train', 'valid', 'test')
 """
 
 from __future__ import annotations
@@ -30,55 +41,54 @@ from typing import Any
 
 from filelock import FileLock
 
-from textmem_gym.loading import load_object, lookup
+from textmem_gym.loading import declared_targets, load_declared, load_object
 from textmem_gym.paths import cache_dir
 
 #: The hash seed of every generating process (the papers' games were made with it).
 GENERATION_HASHSEED = "0"
 
 
+#: The entry-point group of the game generators: name -> ``"module:attr"`` of its :class:`GameGenerator`.
+ENTRY_POINT_GROUP = "textmem_gym.game_generators"
+
+
 @dataclass(frozen=True)
 class GameGenerator:
-    """A registered way to build TextWorld games from code.
+    """A way to build TextWorld games from code, found by the name its package declares (entry-point
+    group ``textmem_gym.game_generators``); that name is part of its games' cache keys.
 
     Attributes:
-        name: Registry name (used in cache keys).
         build: ``"module:function"`` run in the child process.
         splits: Values ``split`` may take (empty: the generator has no splits).
         version: Bump to invalidate cached games after changing the generator.
         notes: Text appended to the first observation and to the objective (task rules).
     """
 
-    name: str
     build: str
     splits: tuple[str, ...] = ()
     version: str = "1"
     notes: str = ""
 
 
-#: Generator name -> its :class:`GameGenerator`, or ``"module:attr"`` naming one (loaded on first use).
-GENERATORS: dict[str, str | GameGenerator] = {
-    "tw-cooking": "textmem_gym.envs.textworld.cooking:COOKING",
-    "treasure-hunt": "textmem_gym.envs.textworld.treasure_hunt:TREASURE_HUNT",
-    "cleaning": "textmem_gym.envs.textworld.cleaning:CLEANING",
-}
-
-
-def register_generator(generator: GameGenerator) -> GameGenerator:
-    """Adds a generator to :data:`GENERATORS` (names must be unique)."""
-    known = GENERATORS.get(generator.name)
-    if known is not None and get_generator(generator.name) != generator:
-        raise ValueError(f"a different generator is already registered as {generator.name!r}")
-    GENERATORS[generator.name] = generator
-    return generator
+def __getattr__(name: str) -> Any:
+    """``GENERATORS``: every declared generator name -> ``"module:attr"``, read from the installed packages'
+    metadata when asked for (a package installed since is seen; nothing is imported)."""
+    if name == "GENERATORS":
+        return declared_targets("game generator", ENTRY_POINT_GROUP)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get_generator(name: str) -> GameGenerator:
-    """The generator registered as ``name`` (``ValueError`` lists the known ones)."""
-    entry = lookup("game generator", name, GENERATORS)
-    if isinstance(entry, str):
-        entry = GENERATORS[name] = load_object(entry)
-    return entry
+    """The generator declared as ``name`` (or named ``"module:attr"``).
+
+    Raises:
+        ValueError: ``name`` is unknown (the message lists the declared generators).
+        TypeError: It names something that is not a :class:`GameGenerator`.
+    """
+    generator = load_declared("game generator", name, ENTRY_POINT_GROUP)
+    if not isinstance(generator, GameGenerator):
+        raise TypeError(f"game generator {name!r} is a {type(generator).__name__}, not a GameGenerator")
+    return generator
 
 
 def game_key(generator: str, seed: int, options: Mapping[str, Any], split: str | None = None) -> str:
@@ -103,7 +113,7 @@ def generate_game(generator: str, seed: int, options: Mapping[str, Any] | None =
     """Returns the path of the compiled game, generating it on first use.
 
     Args:
-        generator: A name in :data:`GENERATORS`.
+        generator: A name in :data:`GENERATORS` (or ``"module:attr"`` of a :class:`GameGenerator`).
         seed: The game seed.
         options: Generator settings (JSON-serializable).
         split: ``train``/``valid``/``test`` for generators that support it.
@@ -136,8 +146,8 @@ def _build_atomically(spec: GameGenerator, seed: int, options: dict[str, Any], s
     tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
     try:
         out = tmp / "game.z8"
-        payload = json.dumps({"build": spec.build, "output": str(out), "seed": seed,
-                              "split": split, "options": options})
+        payload = json.dumps({"build": spec.build, "output": str(out), "seed": seed, "split": split,
+                              "options": options, "path": [os.path.abspath(entry) for entry in sys.path]})
         env = {**os.environ, "PYTHONHASHSEED": GENERATION_HASHSEED}
         proc = subprocess.run([sys.executable, "-m", __name__, payload], env=env, cwd=tmp,
                               capture_output=True, text=True, timeout=600)
@@ -150,8 +160,9 @@ def _build_atomically(spec: GameGenerator, seed: int, options: dict[str, Any], s
 
 
 def _child_main(payload: str) -> None:
-    """Entry of the generating process: resolves ``build`` and runs it."""
+    """Entry of the generating process: resolves ``build`` (with the caller's ``sys.path``) and runs it."""
     request = json.loads(payload)
+    sys.path[:] = request["path"]
     build = load_object(request["build"])
     build(Path(request["output"]), request["seed"], request["split"], **request["options"])
 

@@ -243,9 +243,9 @@ def _place_chain(maker: Any, plan: HuntPlan, rooms: dict[Cell, Any], lockers: di
     return quests
 
 
-#: The generator (found by name through ``generation.GENERATORS``).
+#: The generator, declared as ``treasure-hunt`` in the entry-point group ``textmem_gym.game_generators``
+#: (the library's ``setup.cfg``), as another package declares its own.
 TREASURE_HUNT = GameGenerator(
-    name="treasure-hunt",
     build="textmem_gym.envs.textworld.treasure_hunt:build_treasure_hunt",
     version="2",
     notes=TREASURE_NOTES,
