@@ -6,14 +6,10 @@ sample is ``RandomState(42).permutation(n)[:400]`` (its first 200 are AriGraph's
 :mod:`textmem_gym.qa.sampling`). Our methods: DAVIS QA (temporal KG built from the paragraphs,
 inner-monologue retrieval, graph QA), beside full context (the table's plain GPT-4o and
 GPT-4-turbo rows read the documents) and AriGraph QA (the table has no AriGraph row; it shows
-what the other graph memory does on the same sample).
+what the other graph memory does on the same sample, with AriGraph's settings).
 
-Any memory runs beside them as ``--method memory:NAME`` (``memory:bm25``, ``memory:hipporag``,
-``memory:package.module:Class``: :mod:`textmem_gym.qa.methods.memory`). With ``--recall-only`` no
-model is asked: the methods with a context (``bm25``, ``full-context``, ``gold``, every
-``memory:NAME``; ``embedding`` given an endpoint serving embeddings) give answer recall at 256 to
-2,048 tokens and supporting-paragraph recall@2 and @5 (:mod:`textmem_gym.qa.recall`), the others
-are listed as not run; with a model, the same recall is shown beside EM/F1.
+Any memory runs beside them, with or without a model, as in AriGraph's protocol
+(:mod:`textmem_gym.protocols.arigraph_qa`): ``--method memory:NAME``, ``--recall-only``.
 
 Example:
     >>> PROTOCOL.datasets, PROTOCOL.method_rows["davis"]
@@ -22,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+from textmem_gym.protocols.arigraph_qa import ARIGRAPH_OPTIONS
 from textmem_gym.qa.run import QAProtocol
 
 PROTOCOL = QAProtocol(
@@ -32,5 +29,5 @@ PROTOCOL = QAProtocol(
     methods=("full-context", "arigraph", "davis"),
     method_rows={"davis": ("DAVIS (GPT-4o)", "DAVIS (GPT-4-turbo)"), "full-context": ("GPT-4o", "GPT-4-turbo")},
     shown_rows=("GraphReader (GPT-4)", "HOLMES (GPT-4)", "GraphRAG (GPT-4o-mini)"),
-    method_options={"davis": {"turns": 3, "hops": 1}, "arigraph": {"width": 6, "episodes": 2}},
+    method_options={"davis": {"turns": 3, "hops": 1}, "arigraph": ARIGRAPH_OPTIONS},
 )

@@ -116,7 +116,19 @@ class Town:
 
 @dataclass(frozen=True)
 class Person:
-    """An invented person: names, life dates, birthplace, trade."""
+    """An invented person: names, life dates, birthplace, trade.
+
+    Attributes:
+        first: The first name.
+        middle: The middle name (only in the birth name, :attr:`full_name`).
+        last: The family name.
+        born: The year of birth.
+        died: The year of death.
+        town: The birthplace.
+        job: The trade (``"shipwright"``...).
+        pronoun: ``"he"`` or ``"she"`` (the paragraph's later sentences start with it).
+        deed: What the person is remembered for (a clause: ``"restored an old city gate"``).
+    """
 
     first: str
     middle: str

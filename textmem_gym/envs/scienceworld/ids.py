@@ -16,6 +16,8 @@ Example:
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import NamedTuple
 
 from textmem_gym.envs.entry import EnvEntry
@@ -44,52 +46,12 @@ class Task(NamedTuple):
     splits: tuple[int, int, int]
 
 
-#: Task name -> :class:`Task`.
+#: Task name -> :class:`Task`, in ScienceWorld's order: the table of ``tasks.json`` beside this module
+#: (name -> ``[task_id, topic, title, [train, dev, test]]``), data as ScienceWorld's own ``tasks.json`` is.
 TASKS: dict[str, Task] = {
-    "boil": Task("1-1", "Matter", "Changes of State (Boiling)", (14, 7, 9)),
-    "melt": Task("1-2", "Matter", "Changes of State (Melting)", (14, 7, 9)),
-    "freeze": Task("1-3", "Matter", "Changes of State (Freezing)", (14, 7, 9)),
-    "change-the-state-of-matter-of": Task("1-4", "Matter", "Changes of State (Any)", (14, 7, 9)),
-    "use-thermometer": Task("2-1", "Measurement", "Use Thermometer", (270, 135, 135)),
-    "measure-melting-point-known-substance": Task("2-2", "Measurement", "Measuring Melting Point (known)",
-                                                  (218, 109, 109)),
-    "measure-melting-point-unknown-substance": Task("2-3", "Measurement", "Measuring Melting Point (unknown)",
-                                                    (150, 75, 75)),
-    "power-component": Task("3-1", "Electricity", "Create a circuit", (10, 5, 5)),
-    "power-component-renewable-vs-nonrenewable-energy": Task("3-2", "Electricity",
-                                                             "Renewable vs Non-renewable Energy",
-                                                             (10, 5, 5)),
-    "test-conductivity": Task("3-3", "Electricity", "Test Conductivity (known)", (450, 225, 225)),
-    "test-conductivity-of-unknown-substances": Task("3-4", "Electricity", "Test Conductivity (unknown)",
-                                                    (300, 150, 150)),
-    "find-living-thing": Task("4-1", "Classification", "Find a living thing", (150, 75, 75)),
-    "find-non-living-thing": Task("4-2", "Classification", "Find a non-living thing", (150, 75, 75)),
-    "find-plant": Task("4-3", "Classification", "Find a plant", (150, 75, 75)),
-    "find-animal": Task("4-4", "Classification", "Find an animal", (150, 75, 75)),
-    "grow-plant": Task("5-1", "Biology", "Grow a plant", (62, 31, 33)),
-    "grow-fruit": Task("5-2", "Biology", "Grow a fruit", (62, 31, 33)),
-    "chemistry-mix": Task("6-1", "Chemistry", "Mixing (generic)", (16, 8, 8)),
-    "chemistry-mix-paint-secondary-color": Task("6-2", "Chemistry", "Mixing paints (secondary colours)",
-                                                (18, 9, 9)),
-    "chemistry-mix-paint-tertiary-color": Task("6-3", "Chemistry", "Mixing paints (tertiary colours)",
-                                               (18, 9, 9)),
-    "lifespan-longest-lived": Task("7-1", "Biology", "Identify longest-lived animal", (62, 31, 32)),
-    "lifespan-shortest-lived": Task("7-2", "Biology", "Identify shortest-lived animal", (62, 31, 32)),
-    "lifespan-longest-lived-then-shortest-lived": Task("7-3", "Biology",
-                                                       "Identify longest-then-shortest-lived animal",
-                                                       (62, 31, 32)),
-    "identify-life-stages-1": Task("8-1", "Biology", "Identify life stages (plant)", (6, 3, 5)),
-    "identify-life-stages-2": Task("8-2", "Biology", "Identify life stages (animal)", (4, 2, 4)),
-    "inclined-plane-determine-angle": Task("9-1", "Forces", "Inclined Planes (determine angle)",
-                                           (84, 42, 42)),
-    "inclined-plane-friction-named-surfaces": Task("9-2", "Forces", "Friction (known surfaces)",
-                                                   (692, 346, 348)),
-    "inclined-plane-friction-unnamed-surfaces": Task("9-3", "Forces", "Friction (unknown surfaces)",
-                                                     (80, 40, 42)),
-    "mendelian-genetics-known-plant": Task("10-1", "Biology", "Mendelian Genetics (known plants)",
-                                           (60, 30, 30)),
-    "mendelian-genetics-unknown-plant": Task("10-2", "Biology", "Mendelian Genetics (unknown plants)",
-                                             (240, 120, 120)),
+    name: Task(task_id, topic, title, (train, dev, test))
+    for name, (task_id, topic, title, (train, dev, test))
+    in json.loads(Path(__file__).with_name("tasks.json").read_text(encoding="utf-8")).items()
 }
 
 SPLITS = ("train", "dev", "test")
