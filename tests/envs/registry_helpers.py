@@ -56,7 +56,7 @@ def entry(env_id: str) -> EnvEntry:
 
 @contextmanager
 def example_backend_installed() -> Iterator[list[str]]:
-    """The example backend's package installed (its entry points: env backend, text parser, memory) and its
+    """The example backend's package installed (its entry points: env backend, memory) and its
     ids registered, for the block and the processes it starts; unregistered afterwards.
 
     Yields:

@@ -16,7 +16,7 @@ import gymnasium as gym
 import pytest
 
 from tests.entry_points import installed_entry_points
-from tests.envs.example_backend import DISTRIBUTION
+from tests.envs.example_backend import DISTRIBUTION, ENTRY_POINTS
 from tests.envs.example_backend.env import CellarEnv
 from tests.envs.example_backend.parser import CellarRules
 from tests.envs.registry_helpers import EXAMPLE_IDS, example_backend_installed
@@ -53,6 +53,8 @@ def test_an_uninstalled_package_leaves_no_id():
 
 
 def test_its_text_parser_and_ground_truth_reach_the_memory(cellar):
+    """Named by the env class alone: the backend's one entry point (its id table) is all it declares."""
+    assert list(ENTRY_POINTS["textmem_gym.env_backends"]) == ["cellar"] and "textmem_gym.text_parsers" not in ENTRY_POINTS
     env = MemoryGraphWrapper(gym.make("Cellar/Cellar-v0", privileged=True), memory="arigraph")
     try:
         assert isinstance(env.parser, CellarRules) and env.memory.extractor.parser is env.parser
@@ -83,16 +85,20 @@ def test_its_memory_is_found_by_name(cellar):
         env.close()
 
 
-class _NamedByModule(CellarEnv):
-    text_parser: ClassVar[str | None] = "tests.envs.example_backend.parser:CellarRules"
+class _NamedByEntryPoint(CellarEnv):
+    text_parser: ClassVar[str | None] = "cellar"
 
 
 class _NamedWrongly(CellarEnv):
     text_parser: ClassVar[str | None] = "cellar-parser"
 
 
-def test_a_text_parser_is_also_named_by_module_and_an_unknown_one_is_one_line():
-    assert isinstance(text_parser(_NamedByModule()), CellarRules)  # no entry point needed
+def test_a_text_parser_is_also_named_by_an_entry_point_and_an_unknown_one_is_one_line():
+    """The Cellar names its parser by module (its package declares nothing for it); a name declared in the
+    group ``textmem_gym.text_parsers``, as the library declares its own, works too."""
+    parsers = {"textmem_gym.text_parsers": {"cellar": "tests.envs.example_backend.parser:CellarRules"}}
+    with installed_entry_points(DISTRIBUTION, parsers):
+        assert isinstance(text_parser(_NamedByEntryPoint()), CellarRules)
     with pytest.raises(ValueError, match=r"^unknown text parser 'cellar-parser'; choose from \['jericho', 'nethack', 'scienceworld', 'twx'\]$"):
         text_parser(_NamedWrongly())
 

@@ -224,8 +224,8 @@ class CellarEnv(TextGameEnv):
         ('You take the coin. You have won!', True, 3.0)
     """
 
-    #: Memories read the Cellar's text with the parser its package declares under this name.
-    text_parser: ClassVar[str | None] = "cellar"
+    #: Memories read the Cellar's text with this parser, named by ``"module:Class"`` (no entry point needed).
+    text_parser: ClassVar[str | None] = "tests.envs.example_backend.parser:CellarRules"
 
     def __init__(self, key_room: str = "pantry", *, privileged: bool | str | Iterable[str] = False,
                  render_mode: str | None = None):

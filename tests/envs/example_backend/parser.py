@@ -1,8 +1,9 @@
 """How memories read the Cellar's text: its :class:`~textmem_gym.memory.extractors.base.TextParser`.
 
-The env names it (``CellarEnv.text_parser = "cellar"``) and its package declares the name in the
-entry-point group ``textmem_gym.text_parsers``; ``MemoryGraphWrapper`` builds it and hands it to the
-memory's extractor, so no memory guesses which game it reads.
+The env names it as ``"module:Class"`` (``CellarEnv.text_parser``: no entry point needed), and hands
+over the ground truth with it (:meth:`CellarRules.observed_truth`, whose ``map_facts`` is the Cellar's
+fact mapper); ``MemoryGraphWrapper`` builds it and hands it to the memory's extractor, so no memory
+guesses which game it reads.
 
 =========================================================  =================================================
 Cellar text                                                triples
