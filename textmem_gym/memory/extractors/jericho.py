@@ -481,6 +481,10 @@ class JerichoRules:
             ``lamp: Taken.``, an inventory): prose and commands are resolved against them.
         holders: Holders the text named (``Sitting on the pedestal``): ``put`` commands are resolved
             against them too.
+        vocabulary: The game's own words (:class:`Vocabulary`, from ``info["vocabulary"]`` at reset; empty
+            until then, and the readings that need it are not made).
+        fixtures: Holder -> the room whose description put something on or in it (believed there).
+        ambiguous: Holders of one name seen in two rooms (believed in neither).
     """
 
     def __init__(self) -> None:
