@@ -35,11 +35,17 @@ invalidated, as are believed contents of a container whose list was printed; an 
 replaces the believed inventory. A move into the dark ("It is pitch black") makes the believed room
 :data:`~textmem_gym.memory.extractors.rules.DARK_PLACE`: what happens there has no believed room.
 
-What it cannot see: things a room's prose describes in its own words (Zork's ``A battery-powered
-brass lantern is on the trophy case``) are read only when the phrase ends with a name the game has
-printed plainly before (``brass lantern``); scenery named only inside the room's prose (the front
-door of the white house); exits not walked; states the text states in prose (``The door reluctantly
-opens``); anything carried by someone else.
+With the game's own words (``info["vocabulary"]`` at reset, its dictionary: :class:`Vocabulary`; not
+privileged, it says which words can name a thing, never where one is) it also reads holders a room's
+description puts something on or in as things of that room (unless a holder of that name showed up in
+another room), places about a room (``in the corner``) as the room, a thing here named by one word of
+the game's (``A skeleton ... lies here.``), and a list naming no holder as the room's one holder's.
+
+What it cannot see: the object tree's short name where the prose prints a longer phrase (``an elvish
+sword of great antiquity``: ``sword``; every word is the game's, so the dictionary cannot pick), until
+a plain listing prints it; scenery named only in a room's first paragraph (the front door of the white
+house); rooms or holders that share a name; exits not walked; things leaving the inventory in prose;
+anything carried by someone else.
 
 The ground truth (:class:`JerichoObservedTruth`) is the Z-machine object tree
 (:func:`~textmem_gym.memory.ground_truth.map_jericho_facts`) restricted to what the text showed: a
