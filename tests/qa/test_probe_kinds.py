@@ -270,3 +270,13 @@ def test_the_question_generators_are_read_when_asked_never_bound_at_import():
     assert "GENERATORS" not in vars(probes) and "GENERATORS" not in vars(run)  # a package installed later is seen
     assert list(probes.GENERATORS) == list(question_generators())
     assert "location" in probes.GENERATORS
+
+
+def test_a_name_once_held_in_two_places_stays_unasked_when_one_is_lost_from_the_facts():
+    before = Snapshot(1, "hall", {("shelf", "is at", "hall"), ("shelf", "is in", "box"), ("box", "is at", "hall")},
+                      set(), "a shelf. a box.")
+    now = Snapshot(2, "hall", {("shelf", "is in", "box"), ("box", "is at", "hall")},
+                   {("shelf", "is in", "box"), ("box", "is at", "hall")}, "-= hall =- a box. a shelf in the box.",
+                   earlier=[before])
+    assert now.ambiguous_now == frozenset() and now.ambiguous == {"shelf"}
+    assert [q.id for q in location_questions(now, before)] == ["location:box"]

@@ -506,15 +506,30 @@ class ScienceWorldObservedTruth:
         here = door_facts if room is not None and room in shown["rooms"] else \
             {t for t in door_facts if {t[0].removeprefix("door to "), t[2]} & doors}
         truth = self.as_printed(truth)
+        self.seen -= self._told_gone(truth, shown, normalize(room or ""))
         self.seen |= {t for t in truth if t in here or self._shows(t, shown)}
         return truth & self.seen
+
+    def _told_gone(self, truth: set[TripleKey], shown: dict[str, set[str]], room: str) -> set[TripleKey]:
+        """Seen places the text said were left: what a poured holder held (``You pour the contents of the
+        X ...``), and the places at hand of a substance poured elsewhere (``You pour the water into the
+        greenhouse``). They count again once the text shows them (ScienceWorld refills a flower pot with
+        water without a word). Moves of things are left alone: of three wood cups, one moved leaves two."""
+        at_hand = {room, INVENTORY}
+        for _ in range(8):  # holders in the room or carried, at any depth
+            at_hand |= {s for s, r, o in truth if r in LOCATION_RELATIONS and o in at_hand}
+        moves = [poured.split("\n") for poured in shown["poured"]]
+        return {t for t in self.seen if t[1] in LOCATION_RELATIONS and (
+            (t[1] != AT and t[2] in shown["emptied"])
+            or any(same_thing(t[0], thing) and not same_thing(t[2], target) and t[2] in at_hand
+                   for thing, target in moves))}
 
     def _read(self, observation: str, action: str, truth: set[TripleKey],
               current: set[str] | None = None) -> dict[str, set[str]]:
         """What ``observation`` shows: ``things`` (names printed with their place), ``holders`` (whose
         contents it lists), ``states`` (things whose state it prints), ``rooms`` (whose doors it lists)."""
         shown: dict[str, set[str]] = {"things": set(), "holders": set(), "states": set(), "rooms": set(),
-                                      "moved": set()}
+                                      "moved": set(), "emptied": set(), "poured": set()}
         text = observation.strip()
         current = current or set()
         things: list[Thing] = []
@@ -549,6 +564,8 @@ class ScienceWorldObservedTruth:
         self._learn_aliases(shown["things"], truth)
         for match in (*_MOVED.finditer(text), *_POURED_THING.finditer(text)):
             shown["moved"].add(f"{normalize(match.group(1))}\n{normalize(match.group(2))}")
+        shown["emptied"] |= {normalize(match.group(1)) for match in _POURED.finditer(text)}
+        shown["poured"] |= {f"{normalize(m.group(1))}\n{normalize(m.group(2))}" for m in _POURED_THING.finditer(text)}
         self._mentioned |= {room for room in ROOMS if room in text.lower()}
         for match in _STATE_NOW.finditer(text):
             door = _DOOR_ACTION.match(action.strip())

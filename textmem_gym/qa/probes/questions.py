@@ -13,8 +13,8 @@ the text did not describe), in the names the text printed (:class:`NamesAsPrinte
 the fact's ``apple``). Answers are strings scored by the QA scorer with MuSiQue's rule (the
 best of the answer and its aliases).
 
-Questions are well posed: one gold answer per question text. A name the true state holds in
-several places (ScienceWorld's air, water and sinks, Zork's two baskets) is never asked about,
+Questions are well posed: one gold answer per question text. A name the true state holds (or has
+held) in several places (ScienceWorld's air, water and sinks, Zork's two baskets) is never asked about,
 nor is what is in or on a holder of such a name (:attr:`Snapshot.ambiguous`); names are said as
 the game prints them, without a leading article (NetHack's ``a purple-red potion`` is asked as
 ``Where is the purple-red potion?``, :func:`bare`).
@@ -201,10 +201,22 @@ class Snapshot:
     earlier: list[Snapshot] = field(default_factory=list, repr=False)
 
     @cached_property
-    def ambiguous(self) -> frozenset[str]:
-        """Names (:func:`bare`) the true state holds in more than one place: never asked about."""
+    def ambiguous_now(self) -> frozenset[str]:
+        """Names (:func:`bare`) the true state holds in more than one place now."""
         counts = Counter(bare(s) for s, r, _ in self.truth if r in LOCATION_RELATIONS)
         return frozenset(name for name, count in counts.items() if count > 1)
+
+    @cached_property
+    def ambiguous(self) -> frozenset[str]:
+        """Names (:func:`bare`) the true state holds, or has held, in more than one place: never asked
+        about (one of two book shelves lost from ScienceWorld's facts leaves a name the text and the
+        memory still give to two things)."""
+        names = set(self.ambiguous_now)
+        for earlier in reversed(self.earlier):  # the nearest one already worked out ends the walk
+            if "ambiguous" in vars(earlier):
+                return frozenset(names | earlier.ambiguous)
+            names |= earlier.ambiguous_now
+        return frozenset(names)
 
     def unique(self, name: str) -> bool:
         """``name`` is held in one place at most (not :attr:`ambiguous`)."""
