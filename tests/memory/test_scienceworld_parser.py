@@ -161,6 +161,20 @@ def test_names_as_printed_and_as_the_facts_call_them():
         ("outside", ["ground", "unknown substance B"], {"foundry": "open"})
 
 
+def test_observed_truth_drops_what_the_text_said_was_poured_away_until_shown_again():
+    truth = ScienceWorldObservedTruth()
+    facts = [("agent", "in", "greenhouse"), ("flower pot 3", "in", "greenhouse"), ("water", "in", "flower pot 3"),
+             ("jug", "in", "greenhouse")]
+    shown = "a flower pot 3 (containing a substance called water)"
+    assert ("water", IN, "flower pot 3") in truth.step(facts, "look at flower pot 3", shown)
+    # ScienceWorld refills the pot without a word: the text's last word is that its water left
+    assert ("water", IN, "flower pot 3") not in truth.step(facts, "pour water into greenhouse",
+                                                            "You pour the water into the greenhouse.")
+    assert ("water", IN, "flower pot 3") in truth.step(facts, "look at flower pot 3", shown)
+    assert ("water", IN, "flower pot 3") not in truth.step(facts, "pour flower pot 3 into jug",
+                                                            "You pour the contents of the flower pot 3 into the jug.")
+
+
 def test_observed_truth_counts_what_the_text_showed_with_printed_names():
     truth = ScienceWorldObservedTruth()
     facts = [("agent", "in", "kitchen"), ("counter", "in", "kitchen"), ("bowl", "in", "counter"),
