@@ -89,8 +89,7 @@ from policies.shared_settings import HISTORY_STEPS, MAX_TOKENS, OBSERVATION_CHAR
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm import LLMClient
-from textmem_gym.llm.layout import FIXED, SLOW
-from textmem_gym.llm.prompts import MAX_ENUM, Trimmable, rank_commands
+from textmem_gym.llm.prompts import FIXED, MAX_ENUM, SLOW, Trimmable, rank_commands
 
 #: Plan form -> the suffix of its prompt files (``adaplanner_plan<suffix>.txt``, ``adaplanner_refine<suffix>``).
 PLAN_FORMATS: dict[str, str] = {"code": "", "steps": "_steps"}

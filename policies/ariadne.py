@@ -36,8 +36,7 @@ from textmem_gym.core.info import admissible
 from textmem_gym.core.policy import RECORDED_SCALARS, Info
 from textmem_gym.envs.text_game import TextGameEnv
 from textmem_gym.llm import LLMClient
-from textmem_gym.llm.layout import SLOW, Section
-from textmem_gym.llm.prompts import Trimmable
+from textmem_gym.llm.prompts import SLOW, Section, Trimmable
 from textmem_gym.memory import make_memory, memory_name
 from textmem_gym.memory.arigraph.memory import AriGraphMemory, Retrieval
 from textmem_gym.memory.semantic import Triple

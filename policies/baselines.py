@@ -31,8 +31,7 @@ from policies.llm_agent import AgentConfig, LLMAgent, Turn, answer_schema, compa
 from policies.memory_stream import MemoryStream
 from textmem_gym.core.policy import UNRECORDED, Info
 from textmem_gym.llm import LLMClient
-from textmem_gym.llm.layout import FIXED, SLOW, STEP, Section
-from textmem_gym.llm.prompts import Trimmable
+from textmem_gym.llm.prompts import FIXED, SLOW, STEP, Section, Trimmable
 
 #: Scorings of :class:`RAGPolicy`'s memory stream.
 SCORINGS = ("similarity", "generative")

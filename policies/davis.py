@@ -53,8 +53,7 @@ from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm import LLMClient
 from textmem_gym.llm.answers import parse_answer
-from textmem_gym.llm.layout import FIXED, SLOW
-from textmem_gym.llm.prompts import MIN_ACTIONS, Trimmable, rank_commands
+from textmem_gym.llm.prompts import FIXED, MIN_ACTIONS, SLOW, Trimmable, rank_commands
 from textmem_gym.memory.davis.kg import TemporalKG
 from textmem_gym.memory.davis.memory import DAVISMemory
 from textmem_gym.wrappers.memory_graph import adopt_memory, ensure_memory_wrapper

@@ -23,8 +23,8 @@ subclasses :class:`LLMPolicy`, which gives the runner its LLM hooks (``preflight
 ``take_llm_calls``, ``action_source``). The policies' prompts and answer schemas are the files of
 ``policies/prompts/`` (:attr:`LLMPolicy.prompts`, :func:`answer_schema`).
 
-Prompt layout (``prompt_layout``, :mod:`textmem_gym.llm.layout`): every section is declared once
-with how often it changes (:class:`~textmem_gym.llm.layout.Section` for the working memory: the goal
+Prompt layout (``prompt_layout``, :mod:`textmem_gym.llm.prompts`): every section is declared once
+with how often it changes (:class:`~textmem_gym.llm.prompts.Section` for the working memory: the goal
 is ``fixed``, the memory sections and the plan ``slow``, the history and the observation ``step``;
 :attr:`LLMPolicy.prompt_changes` for the templates' placeholders). ``"paper"`` sends the sections in
 the order declared here (the papers'); ``"cache"`` sends the fixed ones first, then the slow ones,
@@ -54,8 +54,18 @@ from textmem_gym.core.policy import ConfiguredPolicy, Info
 from textmem_gym.llm import LLMClient
 from textmem_gym.llm.answers import match_command
 from textmem_gym.llm.calls import LLMCalls
-from textmem_gym.llm.layout import FIXED, SLOW, STEP, LayoutFolder, Section
-from textmem_gym.llm.prompts import MIN_ACTIONS, PromptFolder, Trimmable, rank_commands, with_actions
+from textmem_gym.llm.prompts import (
+    FIXED,
+    MIN_ACTIONS,
+    SLOW,
+    STEP,
+    LayoutFolder,
+    PromptFolder,
+    Section,
+    Trimmable,
+    rank_commands,
+    with_actions,
+)
 
 SAFE_COMMAND = "look"
 #: The policies' prompt templates and answer schemas (``policies/prompts/``).

@@ -27,7 +27,7 @@ from typing import Any
 from textmem_gym.core.policy import RECORDED_UNLESS_DEFAULT, UNRECORDED, PolicyConfig
 from textmem_gym.llm import LLMCalls, LLMClient, RequestLimits
 from textmem_gym.llm.client import ENV_MODEL
-from textmem_gym.llm.layout import layout_named
+from textmem_gym.llm.prompts import layout_named
 
 #: Field metadata of an :class:`~textmem_gym.llm.LLMClient` keyword, not recorded in results rows.
 CLIENT: Mapping[str, Any] = MappingProxyType({"client": True, "record": "never"})
@@ -75,7 +75,7 @@ class LLMConfig(PolicyConfig):
     limits: RequestLimits | None = field(default=None, repr=False, metadata=CLIENT)
     """The run's shared request limits (the runner sets them for parallel runs; not recorded)."""
     prompt_layout: str = field(default="paper", metadata=RECORDED_UNLESS_DEFAULT)
-    """Order of the sections of each prompt (:data:`~textmem_gym.llm.layout.LAYOUTS`): ``"paper"`` (as the
+    """Order of the sections of each prompt (:data:`~textmem_gym.llm.prompts.LAYOUTS`): ``"paper"`` (as the
     paper's prompts give them) or ``"cache"`` (what never changes first: instructions, goal, rules; then what
     changes slowly: memory, plan; then what is new: observation, recent history, actions; the answer cue
     stays last), so that a server's prefix cache reuses more of every prompt. Only the order changes, never

@@ -40,8 +40,7 @@ from policies.shared_settings import MAX_TOKENS, TEMPERATURE
 from textmem_gym.core.info import SkillSummary, admissible, observation_text, step_info
 from textmem_gym.core.policy import UNRECORDED, ConfiguredPolicy, Info, PolicyConfig
 from textmem_gym.llm import LLMClient
-from textmem_gym.llm.layout import FIXED, SLOW
-from textmem_gym.llm.prompts import Trimmable
+from textmem_gym.llm.prompts import FIXED, SLOW, Trimmable
 
 _LINE = re.compile(r"^- (.+?): (\d+) steps? \w+ \(x(\d+) y(\d+)\)(?:, (?:monster|pet))?$", re.M)
 _LEVEL = re.compile(r"Dungeon level (\d+), turn")

@@ -63,8 +63,7 @@ from policies.shared_settings import MAX_TOKENS, OBSERVATION_CHARS, TEMPERATURE
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm import LLMClient
-from textmem_gym.llm.layout import FIXED, SLOW
-from textmem_gym.llm.prompts import MAX_ENUM, MIN_ACTIONS, Trimmable, rank_commands
+from textmem_gym.llm.prompts import FIXED, MAX_ENUM, MIN_ACTIONS, SLOW, Trimmable, rank_commands
 
 #: Actions of a gold path used as its plan (gold paths have no written plan).
 GOLD_PLAN_ACTIONS = 12

@@ -67,8 +67,7 @@ from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm import LLMClient
 from textmem_gym.llm.answers import parse_answer
-from textmem_gym.llm.layout import FIXED, SLOW, STEP, Section
-from textmem_gym.llm.prompts import MIN_ACTIONS, Trimmable, rank_commands
+from textmem_gym.llm.prompts import FIXED, MIN_ACTIONS, SLOW, STEP, Section, Trimmable, rank_commands
 from textmem_gym.wrappers.memory_graph import ensure_memory_wrapper
 
 #: How the policy reaches the game (see ``ReflActPolicy``).

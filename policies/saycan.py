@@ -75,8 +75,7 @@ from policies.shared_settings import HISTORY_STEPS, OBSERVATION_CHARS
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm import LLMClient
-from textmem_gym.llm.layout import FIXED
-from textmem_gym.llm.prompts import Trimmable, fit_prompt, prompt_limit, rank_commands
+from textmem_gym.llm.prompts import FIXED, Trimmable, fit_prompt, prompt_limit, rank_commands
 
 #: HTTP statuses meaning the endpoint has no (legacy) completions to score prompts with.
 NO_COMPLETIONS = (400, 404, 405, 422, 501)

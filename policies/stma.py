@@ -50,8 +50,7 @@ from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import RECORDED_SCALARS, Info
 from textmem_gym.llm import LLMClient
 from textmem_gym.llm.answers import match_command, parse_answer
-from textmem_gym.llm.layout import FIXED, SLOW
-from textmem_gym.llm.prompts import MIN_ACTIONS, Trimmable, rank_commands
+from textmem_gym.llm.prompts import FIXED, MIN_ACTIONS, SLOW, Trimmable, rank_commands
 from textmem_gym.memory.stma.memory import STMAMemory, paragraph_section
 from textmem_gym.wrappers.memory_graph import adopt_memory, ensure_memory_wrapper, find_memory_wrapper
 
