@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from textmem_gym.memory.arigraph.memory import AriGraphMemory
-from textmem_gym.memory.belief_metrics import BeliefAccuracy, score_beliefs
+from textmem_gym.memory.belief_metrics import BeliefAccuracy, head_phrase_alignment, score_beliefs
 from textmem_gym.memory.ground_truth import ObservedTruth, map_facts, relation_class
 
 FACTS = [
@@ -80,3 +80,16 @@ def test_oracle_extractor_is_exact_and_needs_facts():
     assert memory.location == "kitchen"
     with pytest.raises(ValueError, match="privileged=True"):
         memory.update("text", "look", {})
+
+
+def test_name_alignment_is_the_trackers_declared_part_and_textworld_keeps_exact_names():
+    # TextWorld's tracker does not align names: "elvish sword" is not the predicates' "sword"
+    facts = [("P", "at", "hall"), ("sword", "at", "hall")]
+    metric = BeliefAccuracy()
+    assert metric.aligner is None
+    score = metric.step(facts, "", [("elvish sword", "is at", "hall")])
+    assert (score["containment"].tp, score["containment"].fp, score["containment"].fn) == (0, 1, 1)
+    assert head_phrase_alignment({"large black book", "solid-gold coffin"}, {"black book", "gold coffin"}) == \
+        {"large black book": "black book", "solid-gold coffin": "gold coffin"}
+    assert head_phrase_alignment({"sword"}, {"sword", "elvish sword"}) == {}, "exact names are kept"
+    assert head_phrase_alignment({"book", "black book"}, {"large black book"}) == {}, "two believed names"

@@ -276,3 +276,25 @@ def test_a_list_that_names_no_holder_is_the_rooms_one_holder_and_a_drop_names_a_
     assert ("platinum bar", "is on", "trophy case") in listed
     store.add("pile of plastic", "is in", "inventory", 3)
     assert _read(rules, store, "Dropped.", "drop pile", 4) == [("pile of plastic", "is at", "living room")]
+
+
+LIVING_ROOM_SWORD = "Living Room\nYou are in the living room.\nAbove the trophy case hangs an elvish sword of great antiquity."
+
+
+def test_belief_accuracy_reads_the_printed_phrase_as_the_trees_short_name_when_the_pair_is_unique():
+    # Zork I's tree calls the sword "sword"; the game printed "an elvish sword".
+    facts = [("player", "at", "Living Room"), ("sword", "in", "Living Room")]
+    metric = BeliefAccuracy(JerichoObservedTruth())
+    score = metric.step(facts, "look", [("elvish sword", "is at", "living room")], LIVING_ROOM_SWORD)
+    assert (score["containment"].tp, score["containment"].fp, score["containment"].fn) == (1, 0, 0)
+    assert metric.last_errors["false_positives"] == set() == metric.last_errors["false_negatives"]
+
+
+def test_belief_accuracy_leaves_ambiguous_names_unaligned():
+    facts = [("player", "at", "Living Room"), ("sword", "in", "Living Room")]
+    metric = BeliefAccuracy(JerichoObservedTruth())
+    # two believed names share the tree's "sword": neither is read as it
+    believed = [("elvish sword", "is at", "living room"), ("rusty sword", "is in", "inventory")]
+    score = metric.step(facts, "look", believed, LIVING_ROOM_SWORD)
+    assert (score["containment"].tp, score["containment"].fp, score["containment"].fn) == (0, 2, 1)
+    assert ("elvish sword", "is at", "living room") in metric.last_errors["false_positives"]

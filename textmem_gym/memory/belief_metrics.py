@@ -9,6 +9,12 @@ counted as ``unverifiable`` (in ``overall``, with the count per relation in
 ``tp + fp + unverifiable``. Totals are micro-averaged over steps (sum of true positives over sums
 of believed / true triples), overall and per class.
 
+Names are matched exactly (normalized), unless the truth tracker declares that its facts name things
+by a short name the text may print longer (:class:`AlignsNames`; Jericho's object tree says ``sword``
+where the game printed "an elvish sword"): then, before scoring, a believed name is read as the one
+truth name it uniquely pairs with (:func:`head_phrase_alignment`). Only the matching changes, never
+what the memory believes.
+
 Example:
     >>> truth = {("knife", "is on", "table"), ("table", "is at", "kitchen"), ("fridge", "is", "open")}
     >>> believed = {("knife", "is on", "table"), ("table", "is at", "hall")}
@@ -24,8 +30,9 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -87,6 +94,80 @@ class ChecksPartly(Protocol):
     unchecked_classes: frozenset[str]
 
 
+@runtime_checkable
+class AlignsNames(Protocol):
+    """A truth tracker whose facts may name a thing by a shorter or longer phrase than the text printed
+    (Jericho's object tree: ``sword`` for "an elvish sword"): belief accuracy reads each believed name
+    as the truth name :meth:`align_names` pairs it with before scoring (unpaired names stay as they are)."""
+
+    def align_names(self, believed: Collection[str], truth: Collection[str]) -> dict[str, str]:
+        """``{believed name: truth name}`` for the believed names (normalized) that denote a truth
+        entity of ``truth`` (the entities of the observed truth now) under another name."""
+        ...
+
+
+def _words(name: str) -> tuple[str, ...]:
+    """The words of a name; a hyphen splits words (``solid-gold coffin``: solid, gold, coffin)."""
+    return tuple(word for word in re.split(r"[\s-]+", name) if word)
+
+
+def _ends_with(words: tuple[str, ...], tail: tuple[str, ...]) -> bool:
+    return 0 < len(tail) <= len(words) and words[len(words) - len(tail):] == tail
+
+
+def head_phrase_alignment(believed: Collection[str], truth: Collection[str]) -> dict[str, str]:
+    """Pairs believed names with truth names denoting the same thing by their head-noun phrase: one
+    name's words end with the other's (``elvish sword`` ~ ``sword``, ``large black book`` ~ ``black
+    book``, ``solid-gold coffin`` ~ ``gold coffin``; hyphens split words). A pair counts only when it
+    is unique both ways: the believed name is no truth name and matches exactly one truth name, and
+    that truth name matches no other believed name (nor is one itself). Ambiguous names stay unpaired.
+
+    Args:
+        believed: The believed entity names (normalized).
+        truth: The truth entity names in view (normalized).
+
+    Returns:
+        ``{believed name: truth name}`` for the unique pairs.
+
+    Example:
+        >>> head_phrase_alignment({"elvish sword", "inventory"}, {"sword", "inventory", "lamp"})
+        {'elvish sword': 'sword'}
+        >>> head_phrase_alignment({"solid-gold coffin"}, {"gold coffin"})
+        {'solid-gold coffin': 'gold coffin'}
+        >>> head_phrase_alignment({"door"}, {"front door", "trap door"})  # two truth names: ambiguous
+        {}
+        >>> head_phrase_alignment({"elvish sword", "rusty sword"}, {"sword"})  # two believed names
+        {}
+        >>> head_phrase_alignment({"sword"}, {"elvish sword"})  # either way round
+        {'sword': 'elvish sword'}
+    """
+    truth_words = {name: _words(name) for name in truth}
+    believed_words = {name: _words(name) for name in believed}
+
+    def same(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+        return _ends_with(a, b) or _ends_with(b, a)
+
+    matches = {name: [t for t, tw in truth_words.items() if same(words, tw)]
+               for name, words in believed_words.items() if name not in truth_words}
+    claims = Counter(t for name, words in believed_words.items() for t, tw in truth_words.items()
+                     if (name not in truth_words or name == t) and same(words, tw))
+    return {name: found[0] for name, found in matches.items() if len(found) == 1 and claims[found[0]] == 1}
+
+
+def aligned(triples: Iterable[TripleKey], names: Mapping[str, str]) -> set[TripleKey]:
+    """The triples with their subjects and objects renamed by ``names`` (others unchanged).
+
+    Example:
+        >>> aligned([("elvish sword", "is in", "inventory")], {"elvish sword": "sword"})
+        {('sword', 'is in', 'inventory')}
+    """
+    return {(names.get(s, s), r, names.get(o, o)) for s, r, o in triples}
+
+
+def _entities(triples: Iterable[TripleKey]) -> set[str]:
+    return {name for s, _, o in triples for name in (s, o)}
+
+
 def _scored(triples: Iterable[TripleKey], unchecked: frozenset[str] = frozenset()) -> set[TripleKey]:
     """The triples normalized, keeping those of a scored relation class (not one of ``unchecked``)."""
     return {triple for triple in _normalized(triples) if relation_class(triple) not in (None, *unchecked)}
@@ -130,6 +211,8 @@ class BeliefAccuracy:
         truth: The observed-truth tracker of the env's facts (default: TextWorld's predicates,
             :class:`~textmem_gym.memory.ground_truth.ObservedTruth`; a backend's own comes with
             its text parser, :meth:`~textmem_gym.memory.extractors.base.TextParser.observed_truth`).
+            A tracker that is :class:`ChecksPartly` leaves its unchecked classes unverifiable; one that
+            :class:`AlignsNames` has the believed names of each step read as its names before scoring.
 
     Example:
         >>> metric = BeliefAccuracy()
@@ -146,6 +229,7 @@ class BeliefAccuracy:
         self.truth: Truth = ObservedTruth() if truth is None else truth
         self.unchecked: frozenset[str] = self.truth.unchecked_classes if isinstance(self.truth, ChecksPartly) \
             else frozenset()
+        self.aligner: AlignsNames | None = self.truth if isinstance(self.truth, AlignsNames) else None
         self.last_errors: dict[str, set[TripleKey]] = {"false_positives": set(), "false_negatives": set(),
                                                        "unverifiable": set()}
         self.unverifiable_relations: Counter[str] = Counter()
@@ -157,15 +241,18 @@ class BeliefAccuracy:
     def step(self, facts: Iterable[FactTriple], action: str, believed: Iterable[TripleKey],
              observation: str | None = None) -> dict[str, Counts]:
         """Scores one step: ``facts`` are the privileged facts after ``action``, ``observation``
-        the text the agent saw (it scopes which states count as observed)."""
+        the text the agent saw (it scopes which states count as observed). The believed names are
+        aligned to the truth's first when the tracker :class:`AlignsNames`."""
         truth = self.truth.step(facts, action, observation)
         believed = list(believed)
         scored, unchecked = _scored(believed, self.unchecked), unverifiable(believed, self.unchecked)
         truth = _scored(truth, self.unchecked)
+        if self.aligner is not None:
+            scored = aligned(scored, self.aligner.align_names(_entities(scored), _entities(truth)))
         self.last_errors = {"false_positives": scored - truth, "false_negatives": truth - scored,
                             "unverifiable": unchecked}
         self.unverifiable_relations.update(relation for _, relation, _ in unchecked)
-        score = score_beliefs(believed, truth, self.unchecked)
+        score = score_beliefs([*scored, *unchecked], truth, self.unchecked)
         for name, counts in score.items():
             self.totals[name] += counts
         self.steps += 1

@@ -56,7 +56,11 @@ otherwise); a thing on a holder the text never named is at the room once the roo
 ``here``. Containers and supporters are one relation in the tree: a holder counts as a supporter
 (``is on``) once the text printed "on the <holder>". Open/closed states are not in the tree: the
 tracker declares the ``state`` class unchecked, and belief accuracy counts believed states as
-unverifiable.
+unverifiable. The tree's short names are often the tail of what the prose printed (``sword`` for "an
+elvish sword", ``gold coffin`` for "the solid-gold coffin"): the tracker aligns names
+(:class:`~textmem_gym.memory.belief_metrics.AlignsNames`), so belief accuracy reads a believed name
+whose words end with a tree name's, or the other way round, as that tree name when the pair is unique
+among the names in view (:func:`~textmem_gym.memory.belief_metrics.head_phrase_alignment`).
 
 Example:
     >>> from textmem_gym.memory.semantic import TripleStore
@@ -72,12 +76,13 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from textmem_gym.envs.privileged import FactTriple
+from textmem_gym.memory.belief_metrics import head_phrase_alignment
 from textmem_gym.memory.extractors.base import Extraction
 from textmem_gym.memory.extractors.rules import DARK_PLACE, IF_TITLE, describes_darkness, move_direction
 from textmem_gym.memory.ground_truth import map_jericho_facts
@@ -871,6 +876,13 @@ class JerichoObservedTruth:
         seen: Every true triple the text has shown so far.
         unchecked_classes: The relation classes the object tree cannot check (``state``: it has no
             open/closed facts); belief accuracy counts believed states as unverifiable.
+
+    It aligns names (:meth:`align_names`): the tree's short name and the phrase the prose printed
+    denote one thing when one's words end with the other's and the pair is unique.
+
+    Example:
+        >>> JerichoObservedTruth().align_names({"elvish sword", "brass lantern"}, {"sword", "lantern", "lamp"})
+        {'elvish sword': 'sword', 'brass lantern': 'lantern'}
     """
 
     unchecked_classes: frozenset[str] = frozenset({"state"})
@@ -893,6 +905,12 @@ class JerichoObservedTruth:
     def room(self) -> str | None:
         """The player's room at the last step."""
         return self._room
+
+    @staticmethod
+    def align_names(believed: Collection[str], truth: Collection[str]) -> dict[str, str]:
+        """Believed names read as the tree's names they uniquely share a head-noun phrase with
+        (:func:`~textmem_gym.memory.belief_metrics.head_phrase_alignment`; ``truth``: the names in view)."""
+        return head_phrase_alignment(believed, truth)
 
     @staticmethod
     def map_facts(facts: Iterable[FactTriple]) -> tuple[set[TripleKey], str | None]:
