@@ -26,6 +26,7 @@ GROUP_FLOORS = {
     "textmem_gym.policies": "policies",
     "textmem_gym.policy_prefixes": "baselines_rl",
     "textmem_gym.env_backends": "textmem_gym.envs",
+    "textmem_gym.game_generators": "textmem_gym.envs",
     "textmem_gym.text_parsers": "textmem_gym.memory",
     "textmem_gym.memories": "textmem_gym.memory",
     "textmem_gym.run_backends": "textmem_gym.execution",
