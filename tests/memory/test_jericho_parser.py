@@ -298,3 +298,13 @@ def test_belief_accuracy_leaves_ambiguous_names_unaligned():
     score = metric.step(facts, "look", believed, LIVING_ROOM_SWORD)
     assert (score["containment"].tp, score["containment"].fp, score["containment"].fn) == (0, 2, 1)
     assert ("elvish sword", "is at", "living room") in metric.last_errors["false_positives"]
+
+
+def test_informs_library_messages_revealing_and_removed():
+    # Inform's library: "You open the X, revealing Y." and "Removed." (taken out of a container)
+    rules, store = JerichoRules(), TripleStore()
+    _read(rules, store, "Ramshackle Hut\nUntil quite recently, someone lived here.\nYou can see a cedarwood box here.",
+          "look")
+    assert _read(rules, store, "You open the cedarwood box, revealing Helistar's grimoire.", "open box", 1) == \
+        [("helistar's grimoire", "is in", "cedarwood box"), ("cedarwood box", "is", "open")]
+    assert _read(rules, store, "Removed.", "get grimoire from box", 2) == [("helistar's grimoire", "is in", "inventory")]

@@ -127,7 +127,7 @@ def head_phrase_alignment(believed: Collection[str], truth: Collection[str]) -> 
         truth: The truth entity names in view (normalized).
 
     Returns:
-        ``{believed name: truth name}`` for the unique pairs.
+        ``{believed name: truth name}`` for the unique pairs, in the believed names' order.
 
     Example:
         >>> head_phrase_alignment({"elvish sword", "inventory"}, {"sword", "inventory", "lamp"})
@@ -141,8 +141,8 @@ def head_phrase_alignment(believed: Collection[str], truth: Collection[str]) -> 
         >>> head_phrase_alignment({"sword"}, {"elvish sword"})  # either way round
         {'sword': 'elvish sword'}
     """
-    truth_words = {name: _words(name) for name in truth}
-    believed_words = {name: _words(name) for name in believed}
+    truth_words = {name: _words(name) for name in sorted(truth)}
+    believed_words = {name: _words(name) for name in sorted(believed)}
 
     def same(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
         return _ends_with(a, b) or _ends_with(b, a)

@@ -20,10 +20,12 @@ a title line after a move, ``look``, a lamp lit        the believed room (``loca
 ``Sitting on the table is:`` + indented lines          ``(x, "is on", "table")``
 ``Opening the small mailbox reveals a leaflet.``       ``("small mailbox", "is", "open")``,
                                                        ``("leaflet", "is in", "small mailbox")``
+(Inform: ``You open the box, revealing a key.``)
 ``Taken.`` / ``Dropped.``, ``lamp: Taken.``            ``(x, "is in", "inventory")`` / ``(x, "is at", room)``
                                                        (x: the command's object, when the game printed
                                                        that name plainly before; for ``Taken.``, else
                                                        the player's word as the last room printed it)
+(Inform's ``Removed.``: taken from a container)
 ``You are carrying:`` + indented lines (nested)        ``(x, "is in", "inventory")``, ``(y, "is in", x)``
 a move that printed another room's title               ``(room b, "is north of", room a)``,
                                                        ``(room a, "has exit", "north")``
@@ -177,12 +179,21 @@ def bare(phrase: str) -> str:
     return phrase
 
 
+#: ``and`` between two capitalized words, inside a title-case name (``the Legends and Lore of Pentari``).
+_TITLE_AND = re.compile(r"\b([A-Z][\w'-]*) and (?=[A-Z])")
+
+
 def split_things(text: str) -> list[str]:
     """``"a lunch, and a clove of garlic"`` -> ``["lunch", "clove of garlic"]`` (Inform's
-    parenthesized remarks dropped)."""
-    text = re.sub(r"\([^)]*\)", "", text)
+    parenthesized remarks dropped); an ``and`` between two capitalized words is part of a title.
+
+    Example:
+        >>> split_things("a sword and a copy of the Legends and Lore of Pentari")
+        ['sword', 'copy of the Legends and Lore of Pentari']
+    """
+    text = _TITLE_AND.sub(lambda m: m.group(1) + " \x00 ", re.sub(r"\([^)]*\)", "", text))
     parts = re.split(r",\s*(?:and\s+)?|\s+and\s+", text.strip().rstrip(".!"))
-    return [name for name in (bare(p) for p in parts) if name]
+    return [name for name in (bare(p.replace(" \x00 ", " and ")) for p in parts) if name]
 
 
 @lru_cache(maxsize=8192)
@@ -257,11 +268,13 @@ _LIST_HEAD: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^On (?:the|a|an) (?P<holder>.+?) (?:is|are):$"), ON),
     (re.compile(r"^In (?:the|a|an) (?P<holder>.+?) (?:is|are):$"), IN),
 )
-_REVEALS = re.compile(r"^Opening (?:the|a|an) (?P<holder>.+?) reveals (?P<list>.+?)\.$")
+#: Infocom's ``Opening the X reveals Y.`` and Inform's library ``You open the X, revealing Y.``
+_REVEALS = re.compile(r"^(?:Opening (?:the|a|an) (?P<holder>.+?) reveals|"
+                      r"You open (?:the|a|an) (?P<opened>.+?), revealing) (?P<list>.+?)\.$")
 _NOW = re.compile(r"^(?:The|Your) (?P<thing>.+?) is now (?P<state>open|closed)\.$")
 _CARRYING = re.compile(r"^You are (?:carrying|holding)(?::| nothing\.?| only:?)\s*(?P<rest>.*)$")
 _EMPTY_HANDED = re.compile(r"^You are empty-handed\.?$|^You are carrying nothing\.?$|^You have nothing\.?$")
-_TAKEN = re.compile(r"^(?:(?P<thing>[^:]+?): )?(?:Taken|Picked up|You take it|You pick it up|"
+_TAKEN = re.compile(r"^(?:(?P<thing>[^:]+?): )?(?:Taken|Removed|Picked up|You take it|You pick it up|"
                     r"You are now wearing (?:the )?(?P<worn>.+?))\.$")
 _DROPPED = re.compile(r"^(?:(?P<thing>[^:]+?): )?(?:Dropped|You drop it)\.$")
 _TERSE_STATE = {"opened.": "open", "closed.": "closed"}
@@ -373,7 +386,7 @@ def _read_line(line: str, block: int, view: JerichoView) -> None:
         return
     reveals = _REVEALS.match(line)
     if reveals:
-        holder = bare(reveals.group("holder"))
+        holder = bare(reveals.group("holder") or reveals.group("opened"))
         view.states[holder] = "open"
         view.things += [(name, IN, holder, -1, True) for name in split_things(reveals.group("list"))
                         if name.lower() != "nothing"]
@@ -844,6 +857,7 @@ class HolderKinds:
 
     _ON = re.compile(r"\b(?:on|onto|upon) (?:the|a|an) ([\w' -]+?)(?=[.,:;!?]| is\b| are\b| (?:sits|lies)\b|$)", re.M)
     _IN = re.compile(r"\b(?:the|your) ([\w' -]+?) contains?\b|\bopening the ([\w' -]+?) reveals\b"
+                     r"|\byou open the ([\w' -]+?), revealing\b"
                      r"|\bin (?:the|a|an) ([\w' -]+?)(?=[.,:;!?]| is\b| are\b|$)", re.M)
 
     def __init__(self) -> None:
@@ -869,6 +883,23 @@ _LOOKS = frozenset({"look", "l"})
 _STOP = frozenset({"the", "a", "an", "of", "some", "and", "all", "to", "in", "on", "with", "from"})
 
 
+def _holders(truth: Iterable[TripleKey], relations: Iterable[str]) -> dict[str, str]:
+    """Each thing's one holder by ``relations``; a name two things share (Balances' two cubes) has none:
+    which of them moved cannot be told, and the answer does not hang on the order of a set.
+
+    Example:
+        >>> truth = [("cube", "is at", "cave"), ("cube", "is at", "chasm"), ("lamp", "is in", "box")]
+        >>> _holders(truth, ("is at", "is in"))
+        {'lamp': 'box'}
+    """
+    wanted = frozenset(relations)
+    found: dict[str, set[str]] = {}
+    for thing, relation, holder in truth:
+        if relation in wanted:
+            found.setdefault(thing, set()).add(holder)
+    return {thing: next(iter(held)) for thing, held in sorted(found.items()) if len(held) == 1}
+
+
 class JerichoObservedTruth:
     """The object tree's true triples the text has shown (see the module docstring).
 
@@ -882,7 +913,7 @@ class JerichoObservedTruth:
 
     Example:
         >>> JerichoObservedTruth().align_names({"elvish sword", "brass lantern"}, {"sword", "lantern", "lamp"})
-        {'elvish sword': 'sword', 'brass lantern': 'lantern'}
+        {'brass lantern': 'lantern', 'elvish sword': 'sword'}
     """
 
     unchecked_classes: frozenset[str] = frozenset({"state"})
@@ -925,7 +956,7 @@ class JerichoObservedTruth:
         self._text += "\n" + text
         self._kinds.read(text)
         truth = {(s, self._kinds.relation(o, IN), o) if r == IN and o != INVENTORY else (s, r, o) for s, r, o in tree}
-        parents = {s: o for s, r, o in truth if r in LOCATION_RELATIONS}
+        parents = _holders(truth, LOCATION_RELATIONS)
         nested = self._through_unnamed(truth, parents)
         truth |= nested
         block = self._room_block(observation or "", action, room)
@@ -948,7 +979,7 @@ class JerichoObservedTruth:
         """``(x, is at, room)`` for a thing held by a holder the text never named, in that room (Zork's
         sack on the ``kitchen table``, printed as ``There is a brown sack here.``): true by the tree's own
         nesting, and seen only when a line of the room's list says the thing is ``here``."""
-        rooms = {s: o for s, r, o in truth if r == AT}
+        rooms = _holders(truth, (AT,))
         added: set[TripleKey] = set()
         for thing, relation, holder in truth:
             if relation == AT or holder == INVENTORY or printed(holder, self._text):
