@@ -51,7 +51,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
 
 
 @contextlib.contextmanager
-def endpoint(base_url: str | None, model: str | None, n_ctx: int) -> Iterator[dict[str, Any]]:
+def endpoint(base_url: str | None, model: str | None, n_ctx: int, threads: int | None) -> Iterator[dict[str, Any]]:
     """The endpoint given, else SmolLM2 on llama.cpp's server for the run."""
     if base_url and model:
         yield {"base_url": base_url, "model": model}
@@ -59,7 +59,7 @@ def endpoint(base_url: str | None, model: str | None, n_ctx: int) -> Iterator[di
     from textmem_gym.llm import LlamaCppServer, smollm2_path
 
     alias = f"{smollm2_path().name.removesuffix('.gguf')}@{n_ctx}"  # the window is part of what rows record
-    with LlamaCppServer(n_ctx=n_ctx, model_alias=alias) as server:
+    with LlamaCppServer(n_ctx=n_ctx, model_alias=alias, threads=threads) as server:
         yield {"base_url": server.base_url, "model": server.model_alias}
 
 
@@ -116,6 +116,8 @@ def main() -> None:
     parser.add_argument("--base-url", default=None, help="an endpoint already running (else SmolLM2 is started)")
     parser.add_argument("--model", default=None)
     parser.add_argument("--n-ctx", type=int, default=16384, help="context window of the started server")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="CPU threads of the started server (1 avoids OpenMP waits on a busy machine)")
     parser.add_argument("--options", default=json.dumps(OPTIONS), help="memory options, JSON (default: OPTIONS)")
     parser.add_argument("--out", default=None, help="results JSONL (resumable); default: a temporary file")
     parser.add_argument("--plot", default=None, help="PNG of accuracy against cost")
@@ -126,7 +128,7 @@ def main() -> None:
     memories = args.memories.split(",")
     options = {name: given for name, given in json.loads(args.options).items() if name in memories}
     started = time.perf_counter()
-    with endpoint(args.base_url, args.model, args.n_ctx) as llm:
+    with endpoint(args.base_url, args.model, args.n_ctx, args.threads) as llm:
         summary = run_bench(memories, trajectories=args.trajectories.split(","), budgets=[BUDGET], options=options,
                             per_kind=args.per_kind, extractor="llm", llm=llm, max_steps=args.max_steps, out=out,
                             progress=lambda line: print(line, flush=True))

@@ -64,10 +64,11 @@ def plot_cost(rows: Sequence[dict[str, Any]], path: str | Path, *, budget: int =
         raise ValueError(f"no memory-bench summary row with first-mention accuracy at {budget} tokens to plot")
     figure, axes = plt.subplots(1, len(COST_AXES), figsize=(4.2 * len(COST_AXES), 3.4), sharey=True)
     for panel, (key, label) in zip(axes, COST_AXES.items()):
-        for row in rows:
+        for index, row in enumerate(rows):  # labels alternate above and below: close points stay readable
             x, y = max(float(row.get(key) or 0.0), 1.0), 100 * float(row["first_mention"])
             panel.scatter([x], [y], s=30)
-            panel.annotate(str(row["memory"]), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
+            panel.annotate(str(row["memory"]), (x, y), textcoords="offset points", xytext=(4, 4 - 14 * (index % 2)),
+                           fontsize=8)
         panel.set_xscale("log")
         panel.set_xlabel(label + " (log)", fontsize=8)
         panel.set_ylim(0, 105)
