@@ -16,6 +16,7 @@ from textmem_gym.qa.probes.answering import structural_answer
 from textmem_gym.qa.probes.questions import (
     GENERATORS,
     HORIZON,
+    ProbeQuestion,
     Snapshot,
     Timeline,
     abstention_questions,
@@ -280,3 +281,15 @@ def test_a_name_once_held_in_two_places_stays_unasked_when_one_is_lost_from_the_
                    earlier=[before])
     assert now.ambiguous_now == frozenset() and now.ambiguous == {"shelf"}
     assert [q.id for q in location_questions(now, before)] == ["location:box"]
+
+
+def test_structural_answers_read_a_thing_the_game_printed_longer_under_its_believed_name():
+    # Jericho's questions say the object tree's "sword"; the game printed (and the memory believes) "elvish sword"
+    history = [Triple(0, "elvish sword", "is on", "altar", start=1, end=4), Triple(1, "elvish sword", "is in",
+                                                                                   "inventory", start=4)]
+    where = ProbeQuestion("location:sword", "location", 7, "Where is the sword?", ("inventory",), {"thing": "sword"})
+    before = ProbeQuestion("state-history:sword", "state-history", 7, "?", ("altar",), {"thing": "sword", "at": 2})
+    assert structural_answer(Beliefs(history), where, CLOCK) == "inventory"
+    assert structural_answer(Beliefs(history), before, CLOCK) == "altar"
+    two = history + [Triple(2, "rusty sword", "is on", "floor", start=5)]  # two look-alikes: none is the sword
+    assert structural_answer(Beliefs(two), where, CLOCK) == ""

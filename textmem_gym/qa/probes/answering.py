@@ -14,7 +14,7 @@ Structurally, a memory answers without a model from the optional parts it offers
 ============= ================== =================================================================
 kind          parts              structural answer
 ============= ================== =================================================================
-location,     beliefs            the holder of the last believed location triple of the thing
+location,     beliefs            the holder of the last believed location triple of the thing's :func:`believed_name`
 long-horizon
 abstention    beliefs            that holder, else ``unknown``
 contents      beliefs            the things believed in / on the holder, sorted
@@ -45,10 +45,11 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from textmem_gym.llm import Trimmable
+from textmem_gym.memory.belief_metrics import head_phrase_alignment
 from textmem_gym.memory.protocol import HasBeliefs, HasHistory, HasMap
 from textmem_gym.memory.semantic import AT, IS, LOCATION_RELATIONS, relation_direction
 from textmem_gym.qa.api import Answer
@@ -87,8 +88,28 @@ class ProbeAnswerer(LLMQAMethod):
         return final
 
 
+def believed_name(thing: str, names: Collection[str]) -> str:
+    """The name the memory believes ``thing`` under: ``thing`` itself, else the one believed name
+    sharing its head-noun phrase (:func:`~textmem_gym.memory.belief_metrics.head_phrase_alignment`:
+    the question says Jericho's ``sword``, the game printed and the memory believes ``elvish sword``);
+    an ambiguous name stays as asked.
+
+    Example:
+        >>> believed_name("sword", {"elvish sword", "lamp"}), believed_name("sword", {"sword", "elvish sword"})
+        ('elvish sword', 'sword')
+        >>> believed_name("sword", {"elvish sword", "rusty sword"})
+        'sword'
+    """
+    if thing in names:
+        return thing
+    found = list(head_phrase_alignment(names, {thing}))
+    return found[0] if len(found) == 1 else thing
+
+
 def _holder(memory: Any, thing: str) -> str:
-    holders = [o for s, r, o in memory.believed_triples() if s == thing and r in LOCATION_RELATIONS]
+    located = [(s, o) for s, r, o in memory.believed_triples() if r in LOCATION_RELATIONS]
+    name = believed_name(thing, {s for s, _ in located})
+    holders = [o for s, o in located if s == name]
     return holders[-1] if holders else ""
 
 
@@ -126,8 +147,9 @@ def _path(memory: Any, question: ProbeQuestion, clock: Clock) -> str:
 
 def _state_history(memory: Any, question: ProbeQuestion, clock: Clock) -> str:
     update = clock[question.args["at"]]
-    held = [t for t in memory.triple_history() if t.subject == question.args["thing"]
-            and t.relation in LOCATION_RELATIONS and t.start <= update and (t.end is None or update < t.end)]
+    located = [t for t in memory.triple_history() if t.relation in LOCATION_RELATIONS]
+    name = believed_name(question.args["thing"], {t.subject for t in located})
+    held = [t for t in located if t.subject == name and t.start <= update and (t.end is None or update < t.end)]
     return max(held, key=lambda t: t.start).object if held else ""
 
 
@@ -163,4 +185,4 @@ def structural_answer(memory: object, question: ProbeQuestion, clock: Clock) -> 
     return answer(memory, question, clock)
 
 
-__all__ = ["STRUCTURAL", "Clock", "ProbeAnswerer", "structural_answer"]
+__all__ = ["STRUCTURAL", "Clock", "ProbeAnswerer", "believed_name", "structural_answer"]
