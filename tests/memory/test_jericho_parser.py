@@ -308,3 +308,11 @@ def test_informs_library_messages_revealing_and_removed():
     assert _read(rules, store, "You open the cedarwood box, revealing Helistar's grimoire.", "open box", 1) == \
         [("helistar's grimoire", "is in", "cedarwood box"), ("cedarwood box", "is", "open")]
     assert _read(rules, store, "Removed.", "get grimoire from box", 2) == [("helistar's grimoire", "is in", "inventory")]
+
+
+def test_a_thing_discarded_nearby_is_named_without_the_participle():
+    # Adventure's "There is a small wicker cage discarded nearby."
+    rules, store = JerichoRules(), TripleStore()
+    assert _read(rules, store, "In Cobble Crawl\nYou are crawling over cobbles in a low passage.\n\n"
+                 "There is a small wicker cage discarded nearby.", "w") == [("small wicker cage", "is at", "in cobble crawl")]
+    assert _read(rules, store, "Taken.", "get cage", 1) == [("small wicker cage", "is in", "inventory")]

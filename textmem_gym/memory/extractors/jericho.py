@@ -240,7 +240,7 @@ _HERE = r"(?:here|nearby)"
 _THING = r"(?:an?|the|some|two|three|four|five|\d+)\s+(?P<thing>.+?)"
 #: Standard listings: the game prints its own short names.
 _PLAIN: tuple[re.Pattern[str], ...] = (
-    re.compile(rf"^There (?:is|are) {_THING} {_HERE}\b.*$"),
+    re.compile(rf"^There (?:is|are) {_THING}(?: [a-z]{{4,}}ed)? {_HERE}\b.*$"),  # "a cage discarded nearby"
     re.compile(rf"^(?:An?|Some) (?P<thing>.+?) (?:is|are) {_HERE}\.?$"),
     re.compile(rf"^You (?:can )?(?:also )?see (?P<thing>.+?) {_HERE}\.?$"),
 )
