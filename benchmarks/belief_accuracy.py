@@ -20,10 +20,12 @@ should be 1.0. The ``llm`` extractor runs when an LLM is configured (``OPENAI_MO
 Run (a few minutes with the defaults: each backend's default ids, their own instance; Jericho needs
 ``TEXTMEM_ROMS_DIR``, ScienceWorld and TWX Java). ``docs/results/benchmarks.md`` reports
 ``--game-seeds default,1,2`` (20 minutes on 2 busy cores, ScienceWorld half of it); ``--errors`` prints
-the rules extractor's wrong triples step by step::
+the rules extractor's wrong triples step by step, ``--error-summary N`` each id's N wrong triples of each
+kind held over the most steps (``--error-class containment`` keeps one class)::
 
     python benchmarks/belief_accuracy.py [--backends twx,nethack] [--ids TextMem/TWX-CoinCollector-v0]
         [--game-seeds default,1,2] [--random-steps 60] [--bench twx-cooking-long] [--json out.json]
+        [--errors] [--error-summary 20 --error-class containment]
 
 Example:
     >>> backend_of("TextMem/NetHack-RoomObs-v0")
@@ -39,7 +41,7 @@ import random
 import sys
 import time
 import zlib
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -50,7 +52,8 @@ import textmem_gym  # noqa: F401
 from textmem_gym.envs.registration import ENV_IDS
 from textmem_gym.loading import load_object
 from textmem_gym.memory.belief_metrics import Counts
-from textmem_gym.memory.ground_truth import RELATION_CLASSES
+from textmem_gym.memory.ground_truth import RELATION_CLASSES, relation_class
+from textmem_gym.memory.semantic import TripleKey
 from textmem_gym.qa.bench.trajectories import load_trajectories
 from textmem_gym.wrappers import MemoryGraphWrapper
 
@@ -148,11 +151,15 @@ def commands(env: gym.Env, episode: Episode, info: dict[str, Any]) -> Iterator[s
         yield rng.choice(choices)
 
 
+#: Wrong triples counted over steps: ``(id, "FP" or "FN", triple) -> steps``.
+ErrorTally = Counter[tuple[str, str, TripleKey]]
+
+
 def play(episode: Episode, extractor: str, options: dict[str, Any], max_steps: int,
-         errors: TextIO | None = None) -> tuple[dict[str, Counts], int]:
+         errors: TextIO | None = None, tally: ErrorTally | None = None) -> tuple[dict[str, Counts], int]:
     """Runs ``episode`` through the wrapper with ``extractor``; returns its totals and steps (and records
     the commands into ``episode`` so that other extractors replay the same ones). With ``errors``, each
-    step's false positives and negatives are written there."""
+    step's false positives and negatives are written there; with ``tally``, counted there per step."""
     privileged: bool | str = True if episode.kind == "walkthrough" else "facts"  # a gold path can cost seconds
     env = MemoryGraphWrapper(gym.make(episode.env_id, privileged=privileged, max_episode_steps=max_steps,
                                       **episode.kwargs),
@@ -166,6 +173,9 @@ def play(episode: Episode, extractor: str, options: dict[str, Any], max_steps: i
             played.append(action)
             _, _, terminated, truncated, state["last"] = env.step(action)
             wrong = env.belief_accuracy.last_errors
+            if tally is not None:
+                tally.update((episode.env_id, kind, t) for kind, key in (("FP", "false_positives"),
+                                                                        ("FN", "false_negatives")) for t in wrong[key])
             if errors is not None and (wrong["false_positives"] or wrong["false_negatives"]):
                 print(f"{episode.env_id} {episode.kind} step {len(played)} {action!r}: FP "
                       f"{sorted(wrong['false_positives'])} FN {sorted(wrong['false_negatives'])}", file=errors)
@@ -231,6 +241,27 @@ def print_table(totals: Totals, out: TextIO) -> None:
             print(f"{extractor:10s}{backend:14s}{cells}  {verdict}", file=out)
 
 
+def print_error_summary(tally: ErrorTally, top: int, cls: str, out: TextIO) -> None:
+    """Per id, the ``top`` false positives and negatives (of relation class ``cls``, or all when empty)
+    held over the most steps.
+
+    Example:
+        >>> tally = Counter({("Z", "FP", ("sword", "is at", "hall")): 3, ("Z", "FN", ("hall", "has exit", "north")): 1})
+        >>> print_error_summary(tally, 5, "containment", sys.stdout)
+        Z
+          FP   3 steps  ('sword', 'is at', 'hall')
+    """
+    for env_id in sorted({key[0] for key in tally}):
+        rows = sorted(((n, kind, t) for (i, kind, t), n in tally.items()
+                       if i == env_id and (not cls or relation_class(t) == cls)), key=lambda r: (r[1], -r[0], r[2]))
+        if not rows:
+            continue
+        print(env_id, file=out)
+        for kind in ("FP", "FN"):
+            for n, _, triple in [r for r in rows if r[1] == kind][:top]:
+                print(f"  {kind} {n:>3d} steps  {triple}", file=out)
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -247,6 +278,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--llm-episodes", type=int, default=4)
     parser.add_argument("--json", help="write the totals here")
     parser.add_argument("--errors", action="store_true", help="print the rules extractor's wrong triples per step")
+    parser.add_argument("--error-summary", type=int, default=0,
+                        help="print each id's N rules wrong triples of each kind held over the most steps")
+    parser.add_argument("--error-class", default="", help="the summary's relation class (default: all)")
     return parser.parse_args(argv)
 
 
@@ -254,7 +288,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Runs the benchmark, prints progress (stderr) and the JSON totals (stdout); returns them."""
     args = parse_args(argv)
     ids = [i for i in args.ids.split(",") if i] or [i for b in args.backends.split(",") if b for i in DEFAULT_IDS[b]]
-    totals, llm = Totals(), llm_extractors(args.llm_episodes)
+    totals, llm, tally = Totals(), llm_extractors(args.llm_episodes), ErrorTally()
     llm_left, start = args.llm_episodes, time.time()
     bench = [name for name in args.bench.split(",") if name]
     kinds = [kind for kind in args.kinds.split(",") if kind]
@@ -265,7 +299,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             llm_left -= 1
         for name, options in extractors.items():
             errors = sys.stderr if args.errors and name == "rules" else None
-            counts, steps = play(episode, name, options, args.max_steps, errors)
+            counts, steps = play(episode, name, options, args.max_steps, errors,
+                                 tally if args.error_summary and name == "rules" else None)
             totals.add(name, episode.env_id, counts)
             totals.steps += steps if name == "rules" else 0
         totals.episodes += 1
@@ -276,6 +311,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
               "targets": {b: {"precision": p, "recall": r} for b, (p, r) in TARGETS.items()},
               "extractors": totals.as_dict(), "ids": totals.ids_dict()}
     print_table(totals, sys.stderr)
+    if args.error_summary:
+        print_error_summary(tally, args.error_summary, args.error_class, sys.stderr)
     print(json.dumps(result, indent=1))
     if args.json:
         with open(args.json, "w") as handle:
