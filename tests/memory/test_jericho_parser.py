@@ -316,3 +316,12 @@ def test_a_thing_discarded_nearby_is_named_without_the_participle():
     assert _read(rules, store, "In Cobble Crawl\nYou are crawling over cobbles in a low passage.\n\n"
                  "There is a small wicker cage discarded nearby.", "w") == [("small wicker cage", "is at", "in cobble crawl")]
     assert _read(rules, store, "Taken.", "get cage", 1) == [("small wicker cage", "is in", "inventory")]
+
+
+def test_a_drop_names_the_one_carried_thing_holding_every_word_the_player_typed():
+    # Planetfall: "drop kitchen card" after taking the kitchen access card and the upper elevator access card
+    rules, store = JerichoRules(), TripleStore()
+    _read(rules, store, "Small Office\nYou have entered a small office of some sort.", "w")
+    _read(rules, store, "kitchen access card: Taken.\nupper elevator access card: Taken.", "get cards", 1)
+    assert _read(rules, store, "Dropped.", "drop access card", 2) == [], "two carried things hold the words"
+    assert _read(rules, store, "Dropped.", "drop kitchen card", 3) == [("kitchen access card", "is at", "small office")]

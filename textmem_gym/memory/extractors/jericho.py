@@ -811,16 +811,23 @@ def _bare_noun(word: str, text: str) -> bool:
 
 
 def _carried_within(phrase: str, store: TripleStore) -> str | None:
-    """The one believed carried thing whose name holds the command's word (``drop pile``: ``pile of plastic``).
+    """The one believed carried thing whose name holds the command's words, as the game's parser takes
+    them: the phrase, or each word among the name's (``drop pile``: ``pile of plastic``; ``drop kitchen
+    card``: ``kitchen access card``).
 
     Example:
         >>> store = TripleStore(); _ = store.add("pile of plastic", IN, INVENTORY, 0)
+        >>> for card in ("kitchen access card", "shuttle access card"):
+        ...     _ = store.add(card, IN, INVENTORY, 0)
         >>> _carried_within("the pile", store), _carried_within("plastic bag", store)
         ('pile of plastic', None)
+        >>> _carried_within("kitchen card", store), _carried_within("access card", store)
+        ('kitchen access card', None)
     """
     phrase = normalize(re.sub(r"^(?:the|a|an)\s+", "", phrase.strip(), flags=re.I))
     carried = [t.subject for t in store.incident(INVENTORY) if t.relation == IN and t.object == INVENTORY]
-    within = [name for name in carried if phrase and printed(phrase, name)]
+    words = set(phrase.split())
+    within = [name for name in carried if phrase and (printed(phrase, name) or words <= set(name.split()))]
     return within[0] if len(within) == 1 else None
 
 
