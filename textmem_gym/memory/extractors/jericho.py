@@ -44,8 +44,8 @@ another room), places about a room (``in the corner``) as the room, a thing here
 the game's (``A skeleton ... lies here.``), and a list naming no holder as the room's one holder's.
 
 What it cannot see: the object tree's short name where the prose prints a longer phrase (``an elvish
-sword of great antiquity``: ``sword``; every word is the game's, so the dictionary cannot pick), until
-a plain listing prints it; scenery named only in a room's first paragraph (the front door of the white
+sword of great antiquity``: ``sword``; every word is the game's, so the dictionary cannot pick): it keeps
+the printed name, which belief accuracy aligns with the tree's (below); scenery named only in a room's first paragraph (the front door of the white
 house); rooms or holders that share a name; exits not walked; things leaving the inventory in prose;
 anything carried by someone else.
 
