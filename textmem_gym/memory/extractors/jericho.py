@@ -45,9 +45,9 @@ the game's (``A skeleton ... lies here.``), and a list naming no holder as the r
 
 What it cannot see: the object tree's short name where the prose prints a longer phrase (``an elvish
 sword of great antiquity``: ``sword``; every word is the game's, so the dictionary cannot pick): it keeps
-the printed name, which belief accuracy aligns with the tree's (below); scenery named only in a room's first paragraph (the front door of the white
-house); rooms or holders that share a name; exits not walked; things leaving the inventory in prose;
-anything carried by someone else.
+the printed name, which belief accuracy aligns with the tree's (below); scenery named only in a room's
+first paragraph (the front door of the white house); rooms or holders that share a name; exits not
+walked; things leaving the inventory in prose; anything carried by someone else.
 
 The ground truth (:class:`JerichoObservedTruth`) is the Z-machine object tree
 (:func:`~textmem_gym.memory.ground_truth.map_jericho_facts`) restricted to what the text showed: a
