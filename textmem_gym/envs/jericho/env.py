@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 
 from textmem_gym.envs.jericho.admissible import ALWAYS_ADMISSIBLE, AdmissibleCommands
+from textmem_gym.envs.jericho.dictionary import story_words
 from textmem_gym.envs.jericho.roms import find_rom
 from textmem_gym.envs.jericho.world import WorldStateHasher, halted, location_id, object_tree_facts, snapshot
 from textmem_gym.envs.step_guard import StepWatchdog
@@ -204,12 +205,13 @@ class JerichoEnv(TextGameEnv):
 
     def vocabulary(self) -> list[str]:
         """The words the game's parser knows: its dictionary, sorted, as the story file stores them (cut
-        at 6 letters in version 1-3 games, 9 later: ``"lanter"``). Not privileged: a player may type any
+        at 6 letters in version 1-3 games, 9 later: ``"lanter"``; read from the file's bytes by
+        :func:`~textmem_gym.envs.jericho.dictionary.story_words`). Not privileged: a player may type any
         word, and the dictionary says nothing of where things are or which exist; the object tree's names
         (privileged ``facts``) are another matter."""
         self._check_open()
         if self._words is None:
-            self._words = sorted({word.word for word in self._frotz.get_dictionary() if word.word.strip()})
+            self._words = story_words(self.rom_path.read_bytes())
         return list(self._words)
 
     # -- helpers -------------------------------------------------------------------------
