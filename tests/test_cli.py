@@ -47,7 +47,7 @@ def test_eval_errors_are_clear(capsys):
 
 def test_policy_argument_errors_are_user_errors(capsys):
     assert main(["eval", "TextMem/CookingRL-L1-v0", "--policy", "random", "--policy-arg", "sead=1", "--quiet"]) == 2
-    assert "policy 'random' does not accept 'sead'; it accepts: ['seed']" in capsys.readouterr().err
+    assert "policy 'random' does not accept 'sead'; it accepts: ['seed', 'config']" in capsys.readouterr().err
     assert main(["eval", "TextMem/CookingRL-L1-v0", "--policy", "tests.test_cli:NoSuchPolicy", "--quiet"]) == 2
     assert "'tests.test_cli' has no attribute 'NoSuchPolicy'" in capsys.readouterr().err
 

@@ -11,7 +11,7 @@ Example:
     >>> check_policy_kwargs("random", {"sead": 1})
     Traceback (most recent call last):
     ...
-    ValueError: policy 'random' does not accept 'sead'; it accepts: ['seed']
+    ValueError: policy 'random' does not accept 'sead'; it accepts: ['seed', 'config']
     >>> check_env_kwargs("TextMem/Cooking-v0", {"skill_cap": 5})
     Traceback (most recent call last):
     ...
