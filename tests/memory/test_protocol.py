@@ -26,7 +26,7 @@ ARCHITECTURES = sorted(p.name for p in MEMORY_DIR.iterdir() if (p / "__init__.py
 #: The memories over the shared graph parts (every optional part of the old contract).
 GRAPH_MEMORIES = ("arigraph", "davis", "stma")
 #: Parts a graph memory does not offer (no model cost of its own, no ranked sources, nothing to close).
-NOT_GRAPH_PARTS = {"build_cost", "sources", "close"}
+NOT_GRAPH_PARTS = {"build_cost", "sources", "close", "failures"}
 BACKENDS = sorted(p.name for p in (MEMORY_DIR.parent / "envs").iterdir() if (p / "__init__.py").exists())
 NETHACK_TEXT = ("Dungeon level 1, turn 3. HP 14/14.\n\nYou are in a room spanning x1-9 y1-5, at x3 y2. "
                 "In this room you see:\n- doorway: 6 steps east (x9 y2)\n\nInventory:\na: a robe")

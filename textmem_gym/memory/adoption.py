@@ -46,6 +46,7 @@ from textmem_gym.loading import load_declared, load_object
 from textmem_gym.memory.extractors import TextParser
 from textmem_gym.memory.protocol import (
     Closeable,
+    CountsFailures,
     Exportable,
     Forgets,
     HasBeliefs,
@@ -194,6 +195,11 @@ class Adopted:
         cost: HasBuildCost | None = self._part("build_cost")
         used = cost.build_tokens() if cost is not None else {}
         return {key: int(used.get(key, 0)) for key in ("prompt_tokens", "completion_tokens")}
+
+    def failed_updates(self) -> dict[str, int] | None:
+        """Failed updates by cause (the ``failures`` part), else ``None``: it does not count them (not 0)."""
+        counted: CountsFailures | None = self._part("failures")
+        return {str(k): int(v) for k, v in counted.failed_updates.items()} if counted is not None else None
 
     def stats(self) -> UpdateStats | None:
         """What the last update changed (the ``stats`` part), else ``None``."""

@@ -26,6 +26,7 @@ part            methods                              used by
                 ``draw()``
 ``parser``      ``use_parser(parser)``               the env backend's text parser
 ``build_cost``  ``build_tokens()``                   tokens a model spent building it
+``failures``    ``failed_updates`` (a Counter)       failed model-made updates, by cause
 ``sources``     ``sources(question, k)``             supporting-paragraph recall@k (QA)
 ``close``       ``close()``                          releases clients
 ``stats``       ``stats`` (an :class:`UpdateStats`)  the wrapper's ``info["memory"]``
@@ -61,6 +62,7 @@ Example:
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -212,6 +214,19 @@ class HasSources(Protocol):
 
 
 @runtime_checkable
+class CountsFailures(Protocol):
+    """Optional part ``failures``: updates whose model-made part added nothing, counted by cause (mem0,
+    graphiti: the endpoint refused the prompt, or the answer was not the schema); never replaced by a
+    fallback counted as the model's work.
+
+    Attributes:
+        failed_updates: Cause (the error's class name) -> how many updates failed so.
+    """
+
+    failed_updates: Counter[str]
+
+
+@runtime_checkable
 class Closeable(Protocol):
     """Optional part ``close``: releases clients or files."""
 
@@ -271,6 +286,7 @@ PARTS: dict[str, type] = {
     "export": Exportable,
     "parser": ReadsParser,
     "build_cost": HasBuildCost,
+    "failures": CountsFailures,
     "sources": HasSources,
     "close": Closeable,
     "stats": HasStats,
@@ -316,6 +332,6 @@ def build_tokens(memory: object) -> dict[str, int]:
     return {"prompt_tokens": 0, "completion_tokens": 0}
 
 
-__all__ = ["PARTS", "Closeable", "Exportable", "Forgets", "HasBeliefs", "HasBuildCost", "HasHistory", "HasMap",
-           "HasSources", "HasStats", "Memory", "Named", "ReadsParser", "ReadsPrivileged", "Renders", "Resettable",
-           "UpdateStats", "build_tokens", "check_memory", "is_memory", "is_memory_class", "offered_parts"]
+__all__ = ["PARTS", "Closeable", "CountsFailures", "Exportable", "Forgets", "HasBeliefs", "HasBuildCost", "HasHistory",
+           "HasMap", "HasSources", "HasStats", "Memory", "Named", "ReadsParser", "ReadsPrivileged", "Renders",
+           "Resettable", "UpdateStats", "build_tokens", "check_memory", "is_memory", "is_memory_class", "offered_parts"]

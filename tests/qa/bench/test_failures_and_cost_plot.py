@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from textmem_gym.qa.bench.run import failed_updates
+from textmem_gym.memory.adoption import adopt
 from textmem_gym.qa.bench.summary import format_bench_table, summarize, to_csv
 
 
@@ -42,11 +42,19 @@ def test_failures_are_summed_by_cause_into_rows_tables_and_csv() -> None:
 
 
 def test_a_memory_counts_failures_only_where_it_says_so() -> None:
-    class Counts:
+    class Notes:
+        def update(self, observation: str, action: str, info: dict) -> None:
+            return None
+
+        def context(self, question: str, budget: int) -> list[str]:
+            return []
+
+    class Counts(Notes):
         def __init__(self) -> None:
             self.failed_updates = Counter({"RefusalError": 1})
 
-    assert failed_updates(Counts()) == {"RefusalError": 1} and failed_updates(object()) is None
+    assert adopt(Counts()).offers("failures") and adopt(Counts()).failed_updates() == {"RefusalError": 1}
+    assert adopt(Notes()).failed_updates() is None  # not counted, which is not zero
 
 
 @pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None, reason="needs the plot extra")

@@ -31,11 +31,10 @@ from __future__ import annotations
 
 import json
 import time
-from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from textmem_gym.loading import check_keywords
 from textmem_gym.memory.protocol import Memory
@@ -138,29 +137,6 @@ def record_key(row: dict[str, Any]) -> RecordKey | None:
     if not is_record(row):
         return None
     return (row["trajectory"], str(row.get("trajectory_fingerprint")), row["memory"], config_id(row.get("config")))
-
-
-@runtime_checkable
-class CountsFailures(Protocol):
-    """A memory that counts its failed updates by cause (mem0, graphiti): its records keep the counts.
-
-    Attributes:
-        failed_updates: Cause (the error's class name) -> updates whose model-made part added nothing.
-    """
-
-    failed_updates: Counter[str]
-
-
-def failed_updates(memory: object) -> dict[str, int] | None:
-    """The memory's failed updates by cause, ``None`` when it does not count them.
-
-    Example:
-        >>> class Counted:
-        ...     failed_updates = Counter({"BadRequestError": 2})
-        >>> failed_updates(Counted()), failed_updates(object())
-        ({'BadRequestError': 2}, None)
-    """
-    return {str(k): int(v) for k, v in memory.failed_updates.items()} if isinstance(memory, CountsFailures) else None
 
 
 class BenchInterrupted(KeyboardInterrupt):
@@ -309,7 +285,7 @@ class _TrajectoryRun:
                   "memory": probed.label, "config": self.config.recorded(self.specs[index]),
                   "questions": list(self.questions.values()) if index == self.current else [],
                   "updates": len(log.update_ms), "update_ms": log.update_ms,
-                  "failed_updates": failed_updates(probed.memory),
+                  "failed_updates": probed.adopted.failed_updates(),
                   "build_tokens": used["prompt_tokens"] + used["completion_tokens"],
                   "seconds": round(time.perf_counter() - self.started, 3) if index == self.current else 0.0}
         self.done.add(index)
