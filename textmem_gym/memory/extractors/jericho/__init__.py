@@ -1,0 +1,89 @@
+"""Jericho text for memory: the Jericho envs' text parser and the matching ground truth.
+
+The Jericho env hands this parser over (:attr:`~textmem_gym.envs.jericho.env.JerichoEnv.text_parser`
+names :class:`JerichoRules`; :class:`~textmem_gym.wrappers.MemoryGraphWrapper` passes it to the
+memory's extractor), so no memory guesses that it plays an Infocom game; nothing in the memories
+imports this module.
+
+Infocom's games (and Inform's, which copied them) print a room as a title line followed by its
+description and a list of what lies there; feedback is terse. The parser reads the parts those
+games print the same way in every game, with the names as the game prints them:
+
+=====================================================  ===================================================
+Jericho text                                           triples
+=====================================================  ===================================================
+a title line after a move, ``look``, a lamp lit        the believed room (``location``): ``West of House``,
+                                                       ``<< Closet >>``
+``There is a small mailbox here.``                     ``("small mailbox", "is at", "west of house")``
+(also ``A X is here.``, ``You can see X here.``)
+``The glass bottle contains:`` + indented lines        ``("quantity of water", "is in", "glass bottle")``
+``Sitting on the table is:`` + indented lines          ``(x, "is on", "table")``
+``Opening the small mailbox reveals a leaflet.``       ``("small mailbox", "is", "open")``,
+                                                       ``("leaflet", "is in", "small mailbox")``
+(Inform: ``You open the box, revealing a key.``)
+``Taken.`` / ``Dropped.``, ``lamp: Taken.``            ``(x, "is in", "inventory")`` / ``(x, "is at", room)``
+                                                       (x: the command's object, when the game printed
+                                                       that name plainly before; for ``Taken.``, else
+                                                       the player's word as the last room printed it)
+(Inform's ``Removed.``: taken from a container)
+``You are carrying:`` + indented lines (nested)        ``(x, "is in", "inventory")``, ``(y, "is in", x)``
+a move that printed another room's title               ``(room b, "is north of", room a)``,
+                                                       ``(room a, "has exit", "north")``
+``Opened.`` / ``The lid is now open.``                 ``("lid", "is", "open")``
+=====================================================  ===================================================
+
+A room described again is a snapshot: believed things of the room that it no longer lists are
+invalidated, as are believed contents of a container whose list was printed; an inventory answer
+replaces the believed inventory. A move into the dark ("It is pitch black") makes the believed room
+:data:`~textmem_gym.memory.extractors.rules.DARK_PLACE`: what happens there has no believed room.
+
+With the game's own words (``info["vocabulary"]`` at reset, its dictionary: :class:`Vocabulary`; not
+privileged, it says which words can name a thing, never where one is) it also reads holders a room's
+description puts something on or in as things of that room (unless a holder of that name showed up in
+another room), places about a room (``in the corner``) as the room, a thing here named by one word of
+the game's (``A skeleton ... lies here.``), and a list naming no holder as the room's one holder's.
+
+What it cannot see: the object tree's short name where the prose prints a longer phrase (``an elvish
+sword of great antiquity``: ``sword``; every word is the game's, so the dictionary cannot pick): it keeps
+the printed name, which belief accuracy aligns with the tree's (below); scenery named only in a room's
+first paragraph (the front door of the white house); rooms or holders that share a name; exits not
+walked; things leaving the inventory in prose; anything carried by someone else.
+
+The ground truth (:class:`JerichoObservedTruth`) is the Z-machine object tree
+(:func:`~textmem_gym.memory.ground_truth.map_jericho_facts`) restricted to what the text showed: a
+thing counts once its name (as the tree prints it) and its holder's name appear in one observation
+(the room by its title), once it moved into the inventory or a described room on a command naming
+it, or once the inventory listed it; a move's two rooms once walked (both ways, until a walk shows
+otherwise); a thing on a holder the text never named is at the room once the room's list says it is
+``here``. Containers and supporters are one relation in the tree: a holder counts as a supporter
+(``is on``) once the text printed "on the <holder>". Open/closed states are not in the tree: the
+tracker declares the ``state`` class unchecked, and belief accuracy counts believed states as
+unverifiable. The tree's short names are often the tail of what the prose printed (``sword`` for "an
+elvish sword", ``gold coffin`` for "the solid-gold coffin"): the tracker aligns names
+(:class:`~textmem_gym.memory.belief_metrics.AlignsNames`), so belief accuracy reads a believed name
+whose words end with a tree name's, or the other way round, as that tree name when the pair is unique
+among the names in view (:func:`~textmem_gym.memory.belief_metrics.head_phrase_alignment`).
+
+Example:
+    >>> from textmem_gym.memory.semantic import TripleStore
+    >>> rules = JerichoRules()
+    >>> out = rules.extract("West of House\\nYou are standing in an open field west of a white house.\\n"
+    ...                     "There is a small mailbox here.", "", {}, TripleStore())
+    >>> out.location, out.triples
+    ('west of house', [('small mailbox', 'is at', 'west of house')])
+    >>> rules.extract("Opening the small mailbox reveals a leaflet.", "open mailbox", {}, TripleStore()).triples
+    [('leaflet', 'is in', 'small mailbox'), ('small mailbox', 'is', 'open')]
+"""
+
+from __future__ import annotations
+
+from textmem_gym.memory.extractors.jericho.holders import HolderKinds
+from textmem_gym.memory.extractors.jericho.names import bare, printed, split_things
+from textmem_gym.memory.extractors.jericho.parser import JerichoRules
+from textmem_gym.memory.extractors.jericho.reading import JerichoView, read_jericho
+from textmem_gym.memory.extractors.jericho.titles import room_titles
+from textmem_gym.memory.extractors.jericho.truth import JerichoObservedTruth
+from textmem_gym.memory.extractors.jericho.vocabulary import Vocabulary
+
+__all__ = ["HolderKinds", "JerichoObservedTruth", "JerichoRules", "JerichoView", "Vocabulary", "bare", "printed",
+           "read_jericho", "room_titles", "split_things"]

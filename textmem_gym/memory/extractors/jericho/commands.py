@@ -1,0 +1,39 @@
+"""The player's commands as the Jericho parser and its ground truth read them: the verb and the object."""
+
+from __future__ import annotations
+
+import re
+
+#: Verbs that put a thing somewhere (``put X in Y``, ``drop X``).
+PUT_VERBS = frozenset({"put", "place", "insert", "throw", "toss", "drop"})
+#: Verbs that tie a thing to something.
+TIE_VERBS = frozenset({"tie", "attach", "fasten", "hang"})
+
+
+def command_verb(action: str) -> str:
+    """The verb of a command, lower case (``look at`` for ``l in``/``look under``...).
+
+    Example:
+        >>> command_verb("Take lamp"), command_verb("look in the case"), command_verb("")
+        ('take', 'look at', '')
+    """
+    words = action.strip().lower().split()
+    if len(words) > 1 and words[0] in ("look", "l") and words[1] in ("at", "in", "inside", "under", "on"):
+        return "look at"
+    return words[0] if words else ""
+
+
+def command_object(action: str) -> str:
+    """The direct object of a command (``take the lamp from the case`` -> ``the lamp``).
+
+    Example:
+        >>> command_object("take the lamp from the case"), command_object("pick up rope"), command_object("look")
+        ('the lamp', 'rope', '')
+    """
+    words = action.strip().split(maxsplit=1)
+    if len(words) < 2:
+        return ""
+    rest = words[1]
+    if words[0].lower() == "pick":
+        rest = re.sub(r"^(?:up|down|on|off|in|out)\s+", "", rest, flags=re.I)
+    return re.split(r"\s+(?:from|in|into|on|onto|with|to|under|off|out of)\s+", rest, maxsplit=1, flags=re.I)[0]

@@ -1,0 +1,359 @@
+"""The Jericho envs' text parser, :class:`JerichoRules` (see the package docstring)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from textmem_gym.memory import semantic as sem
+from textmem_gym.memory.extractors.base import Extraction
+from textmem_gym.memory.extractors.jericho.commands import PUT_VERBS, TIE_VERBS, command_object, command_verb
+from textmem_gym.memory.extractors.jericho.holders import HolderKinds
+from textmem_gym.memory.extractors.jericho.names import printed
+from textmem_gym.memory.extractors.jericho.reading import JerichoView, read_jericho
+from textmem_gym.memory.extractors.jericho.truth import JerichoObservedTruth
+from textmem_gym.memory.extractors.jericho.vocabulary import NAME_STARTS, PLACE_NOUNS, Vocabulary
+from textmem_gym.memory.extractors.rules import DARK_PLACE, move_direction
+from textmem_gym.memory.semantic import AT, HAS_EXIT, IN, INVENTORY, IS, ON, Triple, TripleKey, TripleStore, normalize
+
+
+class JerichoRules:
+    """The Jericho envs' :class:`~textmem_gym.memory.extractors.base.TextParser` (see the package docstring).
+
+    Attributes:
+        location: The room the agent is in, as the text last showed it (:data:`DARK_PLACE` in the dark).
+        names: Things the game printed by their plain names (in a list, ``There is a X here``,
+            ``lamp: Taken.``, an inventory): prose and commands are resolved against them.
+        holders: Holders the text named (``Sitting on the pedestal``): ``put`` commands are resolved
+            against them too.
+        vocabulary: The game's own words (:class:`Vocabulary`, from ``info["vocabulary"]`` at reset; empty
+            until then, and the readings that need it are not made).
+        fixtures: Holder -> the room whose description put something on or in it (believed there).
+        ambiguous: Holders of one name seen in two rooms (believed in neither).
+    """
+
+    def __init__(self) -> None:
+        self.location: str | None = None
+        self.names: set[str] = set()
+        self.holders: set[str] = set()
+        self.kinds = HolderKinds()
+        self.typed: set[str] = set()
+        self.fixtures: dict[str, str] = {}
+        self.ambiguous: set[str] = set()
+        self.vocabulary = Vocabulary(())
+        self._room_text = ""
+
+    def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
+        """Triples of one step and the believed ones it shows to be gone."""
+        out = Extraction()
+        if "vocabulary" in info:  # at reset: the game's own words
+            self.vocabulary = Vocabulary(info["vocabulary"])
+        view = read_jericho(observation, action)
+        self.kinds.read(observation.lower())
+        if view.rooms:
+            self._room_text = observation.lower()
+        self._learn_names(out, view, store)
+        previous = self.location
+        if view.rooms:
+            self._walked(out, previous, normalize(view.rooms[0]), action)
+            self.location = normalize(view.rooms[-1])
+        elif view.dark:
+            self.location = DARK_PLACE
+        self._things(out, view, store)
+        self._feedback(out, view, observation, action, store)
+        self._let_go(out, observation, action, store)
+        out.location = self.location
+        return out
+
+    def outdated(self, existing: Sequence[Triple], new: Sequence[TripleKey]) -> list[Triple]:
+        """Structural replacement (one location per thing, one state, one neighbour per direction)."""
+        return sem.exclusive_conflicts(existing, new)
+
+    @staticmethod
+    def observed_truth() -> JerichoObservedTruth:
+        """The ground truth of the Jericho envs' object tree in this parser's vocabulary."""
+        return JerichoObservedTruth()
+
+    @staticmethod
+    def builds(name: str) -> bool:
+        """Every name comes from the game's text as printed (none is built)."""
+        return False
+
+    # -- reading --------------------------------------------------------------------------
+    def _learn_names(self, out: Extraction, view: JerichoView, store: TripleStore) -> None:
+        """Learns the plain names ``view`` prints; a longer name believed before that ends with a new
+        one (``exquisite jade figurine``, then ``A jade figurine``) was the same thing described: its
+        believed places are dropped (the short name is the game's own)."""
+        view.things = [(self._game_name(t), r, h, b, plain) if plain else (t, r, h, b, plain)
+                       for t, r, h, b, plain in view.things]
+        new = {normalize(t) for t, _, _, _, plain in view.things if plain}
+        new |= {normalize(t) for t in (*view.taken, *view.dropped, *(view.inventory or ())) if t}
+        new |= {normalize(t) for t in view.states if t}
+        for name in new - self.names:
+            for other in [n for n in self.names if n.endswith(" " + name)]:  # a longer name: the thing described
+                self.names.discard(other)
+                out.outdated += [t.as_tuple() for t in store.incident(other)
+                                 if t.subject == other and t.relation in sem.LOCATION_RELATIONS]
+            for other in [n for n in self.typed if name.endswith(" " + n) or name.startswith(n + " of ")]:
+                # the player's word for this thing (``coffin``: ``gold coffin``; ``pot``: ``pot of gold``)
+                self.names.discard(other)
+                self.typed.discard(other)
+                places = [t.as_tuple() for t in store.incident(other)
+                          if t.subject == other and t.relation in sem.LOCATION_RELATIONS]
+                out.outdated += places
+                out.triples += [(name, relation, holder) for _, relation, holder in places]
+        self.names |= new
+        self.holders |= {normalize(h) for _, _, h, _, _ in view.things if h and h != INVENTORY and _holder_name(h)}
+
+    def _game_name(self, name: str) -> str:
+        """A listed name without leading words the game does not know (``folded pile of plastic``, when
+        ``folded`` is no word of the game's); itself when none of it is."""
+        return self.vocabulary.game_words(name) or name
+
+    def resolve(self, phrase: str) -> str | None:
+        """The plainly printed name ``phrase`` stands for (itself, or the longest known name it
+        ends with: ``battery-powered brass lantern`` -> ``brass lantern``), else ``None``.
+
+        Example:
+            >>> rules = JerichoRules(); rules.names = {"brass lantern", "lantern"}
+            >>> rules.resolve("battery-powered brass lantern"), rules.resolve("sword")
+            ('brass lantern', None)
+        """
+        phrase = normalize(phrase)
+        if phrase in self.names:
+            return phrase
+        ends = [n for n in self.names | self.holders if phrase.endswith(" " + n)]
+        return max(ends, key=len) if ends else None
+
+    def _one_word(self, word: str) -> str | None:
+        """A prose thing named by one word of the game's (``A skeleton ... lies here``): the one known name
+        ending with it (``bottle``: ``glass bottle``), else the word itself; ``None`` for anything else, and
+        for a game whose words are not known."""
+        if " " in word or not self.vocabulary.words or word in PLACE_NOUNS or word in NAME_STARTS \
+                or not self.vocabulary.knows_word(word):
+            return None
+        ends = [n for n in self.names | self.holders if n.endswith(" " + word)]
+        return ends[0] if len(ends) == 1 else (word if not ends else None)
+
+    def _named(self, phrase: str, typed: bool = False) -> str | None:
+        """The known thing a command's object names (``egg`` -> ``jewel-encrusted egg``, when one
+        known name alone ends with it); with ``typed`` (``Taken.``), else the one name of the last room's
+        text holding the word (``toner``: ``toner cartridge``), else the command's own words when
+        the last room description printed them (``get rope`` after ``A large coil of rope is lying in
+        the corner.``: ``rope``, learned as a name until a plain name ending with it is printed); else
+        ``None``."""
+        phrase = normalize(re.sub(r"^(?:the|a|an)\s+", "", phrase.strip(), flags=re.I))
+        if not phrase or phrase in ("all", "everything", "it", "them"):
+            return None
+        known = self.names | self.holders
+        if phrase in known:
+            return phrase
+        ends = [n for n in known if n.endswith(" " + phrase)]
+        if ends or not typed:
+            return ends[0] if len(ends) == 1 else None
+        within = [n for n in self.names if printed(phrase, n) and printed(n, self._room_text)]
+        if within:  # ``take toner`` after ``You can see a Toner Cartridge here.``: one of the room's names
+            return within[0] if len(within) == 1 else None
+        if len(phrase) > 2 and _bare_noun(phrase, self._room_text) and self._whole_name(phrase):
+            # the room's prose printed the player's word, with no word of the game's before it
+            self.names.add(phrase)
+            self.typed.add(phrase)
+            return phrase
+        return None
+
+    def _whole_name(self, word: str) -> bool:
+        """Whether the last room's prose prints ``word`` after no word the game knows but an article
+        (``a large coil of rope``: ``rope``; ``a large black book``: the game's name may be ``black book``).
+        Always, for a game whose words are not known."""
+        before = re.findall(rf"([\w'-]+)\s+{re.escape(word)}(?![\w-])", self._room_text)
+        return not any(w not in NAME_STARTS and self.vocabulary.words and self.vocabulary.knows_word(w)
+                       for w in before)
+
+    def _walked(self, out: Extraction, previous: str | None, room: str, action: str) -> None:
+        direction = move_direction(action)
+        if previous and previous != DARK_PLACE and direction and previous != room:
+            out.triples += [(room, sem.direction_relation(direction), previous), (previous, HAS_EXIT, direction)]
+
+    def _things(self, out: Extraction, view: JerichoView, store: TripleStore) -> None:
+        rooms = [normalize(r) for r in view.rooms]
+        shown: dict[str, set[str]] = {}
+        for thing, relation, holder, block, plain in view.things:
+            where = normalize(holder) if holder else (rooms[block] if block >= 0 else "")
+            if holder == "" and rooms:  # Zork's "Your collection of treasures consists of:": the room's one holder
+                where = self._one_fixture(rooms[-1])
+            name: str | None = normalize(thing)
+            if not plain:  # prose: resolved against plainly printed names; a thing here by one word of the game's
+                name = self.resolve(thing) or (self._one_word(normalize(thing)) if relation == AT else None)
+                where = (self.resolve(holder) or normalize(holder)) if holder else where
+            if holder and block >= 0 and self._place(where):  # ``in the corner``: the room
+                holder, where, relation = None, rooms[block], AT
+            if holder and block >= 0 and self._fixture(where, rooms[block], view, out):
+                out.triples.append((where, AT, rooms[block]))
+                shown.setdefault(rooms[block], set()).add(where)
+            if name and where and name != where and (not holder or _holder_name(where)):
+                if holder is not None and holder != INVENTORY:
+                    relation = self.kinds.relation(where, relation)
+                out.triples.append((name, relation, where))
+                shown.setdefault(where, set()).add(name)
+        out.triples += [(normalize(t), IS, state) for t, state in view.states.items() if t]
+        for room in rooms:
+            self._snapshot(out, store, room, shown.get(room, set()) | set(self.fixtures))
+        for holder in view.listed - {INVENTORY}:
+            self._snapshot(out, store, normalize(holder), shown.get(normalize(holder), set()), relations=(IN, ON))
+
+    def _one_fixture(self, room: str) -> str:
+        """The one holder believed in ``room`` (``""``: none, or several)."""
+        held = [holder for holder, at in self.fixtures.items() if at == room and holder not in self.ambiguous]
+        return held[0] if len(held) == 1 else ""
+
+    def _place(self, holder: str) -> bool:
+        """Whether ``holder`` names a place about the room (``corner of the room``, ``ground``) rather than a thing."""
+        return bool(self.vocabulary.words) and (not _holder_name(holder) or holder.split()[-1] in PLACE_NOUNS)
+
+    def _fixture(self, holder: str, room: str, view: JerichoView, out: Extraction) -> bool:
+        """Whether ``holder``, which a line of ``room``'s description puts something on or in (``On the
+        altar is``), is a thing of that room by a name the game knows: not a place about the room (``on the
+        ground``), not listed in or on something else, every word the game's (only with its words), and no
+        holder of the same name seen in another room (Zork's kitchen table and attic table: neither is
+        believed)."""
+        if not (self.vocabulary.words and holder and holder != room and self.vocabulary.knows(holder)) \
+                or holder in self.ambiguous or any(normalize(t) == holder and h for t, _, h, _, _ in view.things):
+            return False
+        other = self.fixtures.setdefault(holder, room)
+        if other != room:
+            self.ambiguous.add(holder)
+            out.outdated.append((holder, AT, other))
+            return False
+        return True
+
+    @staticmethod
+    def _snapshot(out: Extraction, store: TripleStore, holder: str, shown: set[str],
+                  relations: Iterable[str] = (AT,)) -> None:
+        """Invalidates what ``holder``'s listing no longer shows."""
+        relations = set(relations)
+        out.outdated += [t.as_tuple() for t in store.incident(holder)
+                         if t.object == holder and t.relation in relations and t.subject not in shown]
+
+    def _feedback(self, out: Extraction, view: JerichoView, observation: str, action: str,
+                  store: TripleStore) -> None:
+        obj = command_object(action)
+        lit = None if self.location == DARK_PLACE else self.location
+        for thing in view.taken:
+            name = normalize(thing) if thing else (self._named(obj, typed=True) if len(view.taken) == 1 else None)
+            if name:
+                out.triples.append((name, IN, INVENTORY))
+        for thing in view.dropped:
+            name = normalize(thing) if thing else \
+                (self._named(obj) or _carried_within(obj, store) if len(view.dropped) == 1 else None)
+            if name and lit:
+                out.triples.append((name, AT, lit))
+        if "" in view.states and command_verb(action) in ("open", "close", "shut"):
+            name = self._named(obj)
+            if name:
+                out.triples.append((name, IS, view.states[""]))
+        if (view.done or self._put_told(action, observation)) and command_verb(action) in PUT_VERBS:
+            self._put(out, action, store)
+        if view.inventory is not None:
+            carried = {normalize(t) for t in view.inventory}
+            out.triples += [(t, IN, INVENTORY) for t in sorted(carried)]
+            out.outdated += [t.as_tuple() for t in store.incident(INVENTORY)
+                             if t.relation == IN and t.object == INVENTORY and t.subject not in carried]
+
+
+    def _let_go(self, out: Extraction, observation: str, action: str, store: TripleStore) -> None:
+        """``tie rope to railing`` answered with the rope's name (``The rope drops over the side``): the
+        thing is tied to something else, no longer believed carried; ``The bell ... falls to the ground``:
+        a carried thing the game let fall, no longer believed carried."""
+        for phrase in _FALLS.findall(observation):
+            name = self._named(phrase)
+            if name:
+                out.outdated += [t.as_tuple() for t in store.incident(name)
+                                 if t.subject == name and t.relation == IN and t.object == INVENTORY]
+        if command_verb(action) not in TIE_VERBS:
+            return
+        name = self._named(command_object(action))
+        if name and printed(name.split()[-1], observation.lower()):
+            out.outdated += [t.as_tuple() for t in store.incident(name)
+                             if t.subject == name and t.relation == IN and t.object == INVENTORY]
+
+    @staticmethod
+    def _put_told(action: str, observation: str) -> bool:
+        """Whether the game answered ``put X in Y`` by telling it in its own words (``When you plug the fuse
+        into the generator, it springs to life``): the last words of X and Y, in that order, joined by
+        ``in``/``into``/``on``/``onto``."""
+        parts = re.split(r"\s+(?:in|into|inside|on|onto)\s+", action.strip().lower(), maxsplit=1)
+        if len(parts) != 2 or not parts[0].split()[1:] or not parts[1].split():
+            return False
+        thing, holder = re.escape(parts[0].split()[-1]), re.escape(parts[1].split()[-1])
+        return re.search(rf"\b{thing} (?:in|into|inside|on|onto) (?:the |your )?(?:[\w'-]+ )?{holder}\b",
+                         observation.lower()) is not None and not _REFUSED.search(observation)
+
+    def _put(self, out: Extraction, action: str, store: TripleStore) -> None:
+        """``put X in Y`` answered ``Done.``: X is in (on) Y, or at least no longer carried."""
+        parts = re.split(r"\s+(in|into|inside|on|onto)\s+", action.strip().split(maxsplit=1)[-1], maxsplit=1,
+                         flags=re.I)
+        thing = self._named(parts[0])
+        if thing is None:
+            return
+        holder = self._named(parts[2]) if len(parts) == 3 else None
+        if holder is not None:
+            out.triples.append((thing, self.kinds.relation(holder, ON if parts[1].lower() in ("on", "onto") else IN),
+                                holder))
+        else:
+            out.outdated += [t.as_tuple() for t in store.incident(thing)
+                             if t.subject == thing and t.relation == IN and t.object == INVENTORY]
+
+
+#: Words of an answer that refuses.
+_REFUSED = re.compile(r"\b(?:can't|cannot|won't|isn't|aren't|don't|doesn't|no room|not|too)\b", re.I)
+#: A thing the game lets fall (``The bell suddenly becomes red hot and falls to the ground``).
+_FALLS = re.compile(r"\b(?:The|the|Your|your) ([a-z][\w'-]*(?: [a-z][\w'-]*)??) (?:[\w ,'-]+? and )?(?:falls?|drops?) "
+                    r"to the (?:ground|floor)\b")
+_PLACES = re.compile(r"^(?:front|middle|center|centre|corner|end|side|top|bottom|edge|back|rest|two ends)\b|\bof the\b")
+
+
+def _bare_noun(word: str, text: str) -> bool:
+    """Whether ``text`` prints ``word`` as a noun with at most a plain modifier (``elvish sword``, ``coil of
+    rope``), not within a longer compound that is likely the game's own name (``nasty-looking knife``,
+    ``egg encrusted with jewels``: ``jewel-encrusted egg``).
+
+    Example:
+        >>> _bare_noun("rope", "a large coil of rope is lying here."), _bare_noun("knife", "a nasty-looking knife.")
+        (True, False)
+    """
+    found = False
+    pattern = rf"(?<![\w-])(?P<before>[\w'-]+\s+)?{re.escape(word)}(?![\w-])(?P<after>\s+[\w'-]+)?"
+    for match in re.finditer(pattern, text):
+        before, after = (match.group("before") or "").strip(), (match.group("after") or "").strip()
+        if "-" in before or re.fullmatch(r"\w+(?:ed|ing)", after):
+            return False
+        found = True
+    return found
+
+
+def _carried_within(phrase: str, store: TripleStore) -> str | None:
+    """The one believed carried thing whose name holds the command's words, as the game's parser takes
+    them: the phrase, or each word among the name's (``drop pile``: ``pile of plastic``; ``drop kitchen
+    card``: ``kitchen access card``).
+
+    Example:
+        >>> store = TripleStore(); _ = store.add("pile of plastic", IN, INVENTORY, 0)
+        >>> for card in ("kitchen access card", "shuttle access card"):
+        ...     _ = store.add(card, IN, INVENTORY, 0)
+        >>> _carried_within("the pile", store), _carried_within("plastic bag", store)
+        ('pile of plastic', None)
+        >>> _carried_within("kitchen card", store), _carried_within("access card", store)
+        ('kitchen access card', None)
+    """
+    phrase = normalize(re.sub(r"^(?:the|a|an)\s+", "", phrase.strip(), flags=re.I))
+    carried = [t.subject for t in store.incident(INVENTORY) if t.relation == IN and t.object == INVENTORY]
+    words = set(phrase.split())
+    within = [name for name in carried if phrase and (printed(phrase, name) or words <= set(name.split()))]
+    return within[0] if len(within) == 1 else None
+
+
+def _holder_name(name: str) -> bool:
+    """Whether ``name`` names a holder rather than a place about one (``front of the machine``)."""
+    return bool(name) and not _PLACES.search(name)
+

@@ -1,0 +1,229 @@
+"""What one observation of a Jericho game says, in the game's own names (:func:`read_jericho`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from textmem_gym.memory.extractors.jericho.names import bare, split_things
+from textmem_gym.memory.extractors.jericho.titles import room_titles
+from textmem_gym.memory.extractors.rules import describes_darkness
+from textmem_gym.memory.semantic import AT, IN, INVENTORY, ON
+
+
+@dataclass
+class JerichoView:
+    """What one observation says, in the game's own names.
+
+    Attributes:
+        rooms: The rooms whose titles it printed, in order (the last one: where the player is).
+        things: ``(thing, relation, holder, block, plain)`` read: ``holder`` ``None`` for the room
+            ``rooms[block]`` (``block`` -1: none); ``plain``: the game's own name (a list, ``There is a
+            X here``), else a phrase of prose to resolve against plain names.
+        states: Thing -> ``open``/``closed``.
+        inventory: The things carried, when the text is an inventory list (``[]``: empty-handed).
+        taken: Things the text says were taken (``lamp: Taken.``), and ``None`` for a bare ``Taken.``.
+        dropped: Things the text says were dropped, and ``None`` for a bare ``Dropped.``.
+        listed: Holders whose whole content was listed (``The brown sack contains:``).
+        dark: The text says the player moved into the dark.
+        done: The text is Infocom's ``Done.`` (a ``put`` succeeded).
+    """
+
+    rooms: list[str] = field(default_factory=list)
+    things: list[tuple[str, str, str | None, int, bool]] = field(default_factory=list)
+    states: dict[str, str] = field(default_factory=dict)
+    inventory: list[str] | None = None
+    taken: list[str | None] = field(default_factory=list)
+    dropped: list[str | None] = field(default_factory=list)
+    listed: set[str] = field(default_factory=set)
+    dark: bool = False
+    done: bool = False
+
+
+_HERE = r"(?:here|nearby)"
+_THING = r"(?:an?|the|some|two|three|four|five|\d+)\s+(?P<thing>.+?)"
+#: Standard listings: the game prints its own short names.
+_PLAIN: tuple[re.Pattern[str], ...] = (
+    re.compile(rf"^There (?:is|are) {_THING}(?: [a-z]{{4,}}ed)? {_HERE}\b.*$"),  # "a cage discarded nearby"
+    re.compile(rf"^(?:An?|Some) (?P<thing>.+?) (?:is|are) {_HERE}\.?$"),
+    re.compile(rf"^You (?:can )?(?:also )?see (?P<thing>.+?) {_HERE}\.?$"),
+)
+#: A listed phrase that describes rather than names (``silver chalice, intricately engraved``).
+_DESCRIBED = re.compile(r",|\b(?:which|whose|that|used|bulging|on the|in the)\b")
+#: Prose about a thing here, on or in a holder (names resolved against plainly printed ones).
+_PROSE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^The (?P<thing>.+?) (?:is|are) here[.!]$"), AT),
+    (re.compile(rf"^(?:Sitting|Lying|Resting) on (?:the|a|an) (?P<holder>.+?) is {_THING}[.!]$"), ON),
+    (re.compile(rf"^On (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies) {_THING}[.!]$"), ON),
+    (re.compile(rf"^In (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies) {_THING}[.!]$"), IN),
+    (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?),? (?:lies|sits|stands|rests|hangs|lie|sit|stand|rest|hang) "
+                r"here[.!]$"), AT),
+    (re.compile(rf"^(?:Beside|Near|Next to|Behind|Below|Beneath|Under|Above|At) (?:the|a|an|you)\b.*? "
+                rf"(?:is|are|lies|sits|stands|rests|hangs) {_THING}[.!]$"), AT),
+    (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?) (?:is|are) (?:sitting |lying |resting )?on (?:the|a|an) "
+                r"(?P<holder>.+?)[.!]$"), ON),
+    (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?) (?:is|are) (?:sitting |lying )?in (?:the|a|an) "
+                r"(?P<holder>.+?)[.!]$"), IN),
+)
+_LIST_HEAD: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^(?:The|Your) (?P<holder>.+?) contains?:$"), IN),
+    (re.compile(r"^Your collection of (?P<holder>)treasures consists of:$"), IN),  # Zork's case: names, no holder
+    (re.compile(r"^(?:Sitting|Lying|Resting) on (?:the|a|an) (?P<holder>.+?) (?:is|are):$"), ON),
+    (re.compile(r"^On (?:the|a|an) (?P<holder>.+?) (?:is|are):$"), ON),
+    (re.compile(r"^In (?:the|a|an) (?P<holder>.+?) (?:is|are):$"), IN),
+)
+#: Infocom's ``Opening the X reveals Y.`` and Inform's library ``You open the X, revealing Y.``
+_REVEALS = re.compile(r"^(?:Opening (?:the|a|an) (?P<holder>.+?) reveals|"
+                      r"You open (?:the|a|an) (?P<opened>.+?), revealing) (?P<list>.+?)\.$")
+_NOW = re.compile(r"^(?:The|Your) (?P<thing>.+?) is now (?P<state>open|closed)\.$")
+_CARRYING = re.compile(r"^You are (?:carrying|holding)(?::| nothing\.?| only:?)\s*(?P<rest>.*)$")
+_EMPTY_HANDED = re.compile(r"^You are empty-handed\.?$|^You are carrying nothing\.?$|^You have nothing\.?$")
+_TAKEN = re.compile(r"^(?:(?P<thing>[^:]+?): )?(?:Taken|Removed|Picked up|You take it|You pick it up|"
+                    r"You are now wearing (?:the )?(?P<worn>.+?))\.$")
+_DROPPED = re.compile(r"^(?:(?P<thing>[^:]+?): )?(?:Dropped|You drop it)\.$")
+_TERSE_STATE = {"opened.": "open", "closed.": "closed"}
+
+
+def _depth(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _read_list(lines: list[str], start: int, holder: str, relation: str, view: JerichoView,
+               depth: int) -> int:
+    """Reads the indented lines under a list head (nested heads recurse); returns the next line."""
+    view.listed.add(holder)
+    i = start
+    while i < len(lines) and lines[i].strip() and _depth(lines[i]) > depth:
+        line = lines[i].strip()
+        head = _list_head(line)
+        if head is not None:
+            inner, inner_relation = head
+            if (inner, relation, holder, -1, True) not in view.things:  # "A brown sack", then its content
+                view.things.append((inner, relation, holder, -1, True))
+            i = _read_list(lines, i + 1, inner, inner_relation, view, _depth(lines[i]))
+            continue
+        for name in split_things(line):
+            view.things.append((name, relation, holder, -1, True))
+        i += 1
+    return i
+
+
+def _list_head(line: str) -> tuple[str, str] | None:
+    for pattern, relation in _LIST_HEAD:
+        match = pattern.match(line)
+        if match:
+            return bare(match.group("holder")), relation
+    return None
+
+
+def read_jericho(text: str, action: str = "") -> JerichoView:
+    """What ``text`` (one observation) says; see the package docstring.
+
+    Example:
+        >>> view = read_jericho("You are carrying:\\n  A brass lantern\\n  The glass bottle contains:\\n"
+        ...                     "    A quantity of water", "inventory")
+        >>> view.inventory, view.things
+        (['brass lantern', 'glass bottle'], [('quantity of water', 'is in', 'glass bottle', -1, True)])
+    """
+    view = JerichoView()
+    lines = text.splitlines()
+    titles = dict(room_titles(text, action))
+    view.dark = describes_darkness(text, action)
+    block = -1  # index in view.rooms of the room whose description is being read (-1: feedback)
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        if i in titles:
+            view.rooms.append(titles[i])
+            block = len(view.rooms) - 1
+            i += 1
+            continue
+        if not line:
+            i += 1
+            continue
+        carrying = _CARRYING.match(line)
+        if carrying is not None:
+            i = _read_inventory(lines, i, carrying.group("rest"), view)
+            continue
+        if _EMPTY_HANDED.match(line):
+            view.inventory = []
+            i += 1
+            continue
+        head = _list_head(line)
+        if head is not None:
+            i = _read_list(lines, i + 1, head[0], head[1], view, _depth(lines[i]))
+            continue
+        _read_line(line, block, view)
+        i += 1
+    return view
+
+
+def _read_inventory(lines: list[str], i: int, rest: str, view: JerichoView) -> int:
+    if rest.strip() and not rest.strip().endswith(":"):
+        view.inventory = split_things(rest)
+        return i + 1
+    inventory = JerichoView()
+    end = _read_list(lines, i + 1, INVENTORY, IN, inventory, _depth(lines[i]))
+    view.inventory = [t for t, _, h, _, _ in inventory.things if h == INVENTORY]
+    view.things += [t for t in inventory.things if t[2] != INVENTORY]
+    view.listed |= inventory.listed - {INVENTORY}
+    return end
+
+
+def _read_line(line: str, block: int, view: JerichoView) -> None:
+    """One line of a room description or of feedback."""
+    taken, dropped = _TAKEN.match(line), _DROPPED.match(line)
+    if taken:
+        thing = taken.group("thing") or taken.group("worn")
+        view.taken.append(bare(thing) if thing else None)
+        return
+    if dropped:
+        view.dropped.append(bare(dropped.group("thing")) if dropped.group("thing") else None)
+        return
+    if line.lower() == "done.":
+        view.done = True
+        return
+    if line.lower() in _TERSE_STATE:
+        view.states[""] = _TERSE_STATE[line.lower()]
+        return
+    reveals = _REVEALS.match(line)
+    if reveals:
+        holder = bare(reveals.group("holder") or reveals.group("opened"))
+        view.states[holder] = "open"
+        view.things += [(name, IN, holder, -1, True) for name in split_things(reveals.group("list"))
+                        if name.lower() != "nothing"]
+        view.listed.add(holder)
+        return
+    now = _NOW.match(line)
+    if now:
+        view.states[bare(now.group("thing"))] = now.group("state")
+        return
+    for sentence in re.split(r"(?<=[.!?])\s+", line):
+        _read_sentence(sentence.strip(), block, view)
+
+
+def _read_sentence(sentence: str, block: int, view: JerichoView) -> None:
+    if block < 0:
+        return
+    for pattern in _PLAIN:
+        match = pattern.match(sentence)
+        thing = re.sub(r"\s*\([^)]*\)", "", match.group("thing")) if match else ""  # "your Car (which is closed)"
+        if match and _DESCRIBED.search(thing):  # "a silver chalice, intricately engraved,"
+            view.things.append((_head(thing), AT, None, block, False))
+            return
+        if match:
+            view.things += [(name, AT, None, block, True) for name in split_things(thing)]
+            return
+    for pattern, relation in _PROSE:
+        match = pattern.match(sentence)
+        if match:
+            holder = match.groupdict().get("holder")
+            view.things.append((_head(match.group("thing")), relation, bare(holder) if holder else None, block, False))
+            return
+
+
+def _head(phrase: str) -> str:
+    """A prose phrase up to its first comma or relative clause (``flaming torch, made of ivory``)."""
+    phrase = re.split(r",|\s+(?:which|that|who|whose|with|of great|smelling|open to)\s", phrase, maxsplit=1)[0]
+    return bare(phrase)
+

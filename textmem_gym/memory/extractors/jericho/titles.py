@@ -1,0 +1,59 @@
+"""Room titles as Infocom's and Inform's games print them (``West of House``, ``<< Closet >>``)."""
+
+from __future__ import annotations
+
+import re
+
+from textmem_gym.memory.extractors.jericho.commands import command_verb
+from textmem_gym.memory.extractors.rules import IF_TITLE
+
+#: Inform's bracketed titles (``<< Closet >>``).
+_BRACKETED = re.compile(r"^\s*<<\s*(.+?)\s*>>\s*$")
+#: A title's trailing position (``Bedroom (on the bed)``, Zork's ``Sandy Beach, in the magic boat``).
+TITLE_POSTURE = re.compile(r"\s*\((?:on|in|sitting on|lying on|standing on)\b[^)]*\)\s*$"
+                      r"|,\s+(?:in|on) the [a-z][\w' -]*$")
+#: A title with a comma (``Street, by Pizza Parlor``): title-case parts.
+_COMMA_TITLE = re.compile(r"^[A-Z][\w'-]*(?: [A-Z][\w'-]*)*, (?:(?:by|near|in|on|at|of|the) )*[A-Z][\w'-]*"
+                          r"(?: (?:[A-Z][\w'-]*|of|the|and|in|on|at|a|an|to|by))*$")
+#: A title's own parenthesized part (``Maintanence Stairwell (Top)``).
+_PART = re.compile(r" \([A-Z][\w'-]*(?: [A-Za-z][\w'-]*)*\)$")
+#: Title-case lines that are never rooms.
+_NOT_ROOMS = frozenset({"taken", "dropped", "ok", "okay", "done", "opened", "closed", "time passes", "darkness",
+                        "oh", "what", "huh", "nothing happens", "yes", "no", "sorry", "thanks", "thank you", "hello",
+                        "hi", "really", "fine", "nothing", "the end", "you have died", "you have won"})
+#: Commands whose answer may print title-case lines that are no room (a book, a letter, a sign).
+_READING = frozenset({"read", "examine", "x", "look at", "consult", "answer", "say", "ask", "tell"})
+
+def _title(line: str, bracketed: bool) -> str | None:
+    """The room a title line names, else ``None``."""
+    match = _BRACKETED.match(line)
+    if match:
+        return match.group(1)
+    if bracketed:
+        return None
+    title = TITLE_POSTURE.sub("", line.strip())
+    plain = _PART.sub("", title)  # "Maintanence Stairwell (Top)": the room's own name keeps its part
+    if not (2 < len(title) <= 40 and (IF_TITLE.match(plain) or _COMMA_TITLE.match(plain))) \
+            or title.lower() in _NOT_ROOMS:
+        return None
+    if len(title) > 3 and title.upper() == title:  # a banner (ZORK, ENCHANTER), not a room
+        return None
+    return title
+
+
+def room_titles(text: str, action: str = "") -> list[tuple[int, str]]:
+    """``(line index, room)`` of the room titles in ``text`` (none in the answer to ``read``/``examine``:
+    a book or a letter prints title-case lines).
+
+    Example:
+        >>> room_titles("The brass lantern is now on.\\n\\nAttic\\nThis is the attic.", "light lamp")
+        [(2, 'Attic')]
+        >>> room_titles("<< Closet >>\\nYou are in a closet.", "west"), room_titles("Matt Barringer", "read paper")
+        ([(0, 'Closet')], [])
+    """
+    if command_verb(action) in _READING:
+        return []
+    lines = text.splitlines()
+    bracketed = any(_BRACKETED.match(line) for line in lines)
+    return [(i, title) for i, line in enumerate(lines) if (title := _title(line, bracketed)) is not None]
+

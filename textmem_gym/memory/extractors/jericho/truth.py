@@ -1,0 +1,196 @@
+"""The ground truth of the Jericho envs: the object tree restricted to what the text showed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable
+
+from textmem_gym.envs.privileged import FactTriple
+from textmem_gym.memory.belief_metrics import head_phrase_alignment
+from textmem_gym.memory.extractors.jericho.commands import PUT_VERBS, command_verb
+from textmem_gym.memory.extractors.jericho.holders import HolderKinds
+from textmem_gym.memory.extractors.jericho.names import printed
+from textmem_gym.memory.extractors.jericho.titles import TITLE_POSTURE, room_titles
+from textmem_gym.memory.extractors.rules import move_direction
+from textmem_gym.memory.ground_truth import map_jericho_facts
+from textmem_gym.memory.semantic import (
+    AT,
+    HAS_EXIT,
+    IN,
+    INVENTORY,
+    LOCATION_RELATIONS,
+    OPPOSITE,
+    TripleKey,
+    direction_relation,
+    normalize,
+)
+
+_INVENTORY_COMMANDS = frozenset({"inventory", "i", "inv"})
+_LOOKS = frozenset({"look", "l"})
+_STOP = frozenset({"the", "a", "an", "of", "some", "and", "all", "to", "in", "on", "with", "from"})
+
+def _holders(truth: Iterable[TripleKey], relations: Iterable[str]) -> dict[str, str]:
+    """Each thing's one holder by ``relations``; a name two things share (Balances' two cubes) has none:
+    which of them moved cannot be told, and the answer does not hang on the order of a set.
+
+    Example:
+        >>> truth = [("cube", "is at", "cave"), ("cube", "is at", "chasm"), ("lamp", "is in", "box")]
+        >>> _holders(truth, ("is at", "is in"))
+        {'lamp': 'box'}
+    """
+    wanted = frozenset(relations)
+    found: dict[str, set[str]] = {}
+    for thing, relation, holder in truth:
+        if relation in wanted:
+            found.setdefault(thing, set()).add(holder)
+    return {thing: next(iter(held)) for thing, held in sorted(found.items()) if len(held) == 1}
+
+
+class JerichoObservedTruth:
+    """The object tree's true triples the text has shown (see the package docstring).
+
+    Attributes:
+        seen: Every true triple the text has shown so far.
+        unchecked_classes: The relation classes the object tree cannot check (``state``: it has no
+            open/closed facts); belief accuracy counts believed states as unverifiable.
+
+    It aligns names (:meth:`align_names`): the tree's short name and the phrase the prose printed
+    denote one thing when one's words end with the other's and the pair is unique.
+
+    Example:
+        >>> JerichoObservedTruth().align_names({"elvish sword", "brass lantern"}, {"sword", "lantern", "lamp"})
+        {'brass lantern': 'lantern', 'elvish sword': 'sword'}
+    """
+
+    unchecked_classes: frozenset[str] = frozenset({"state"})
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """New episode."""
+        self.seen: set[TripleKey] = set()
+        self._room: str | None = None
+        self._lit = False
+        self._text = ""
+        self._before: dict[str, str] = {}
+        self._kinds = HolderKinds()
+        self._walked: dict[tuple[str, str], str] = {}
+        self._descriptions: dict[str, set[str]] = {}
+
+    @property
+    def room(self) -> str | None:
+        """The player's room at the last step."""
+        return self._room
+
+    @staticmethod
+    def align_names(believed: Collection[str], truth: Collection[str]) -> dict[str, str]:
+        """Believed names read as the tree's names they uniquely share a head-noun phrase with
+        (:func:`~textmem_gym.memory.belief_metrics.head_phrase_alignment`; ``truth``: the names in view)."""
+        return head_phrase_alignment(believed, truth)
+
+    @staticmethod
+    def map_facts(facts: Iterable[FactTriple]) -> tuple[set[TripleKey], str | None]:
+        """The object tree in the memory's vocabulary (:func:`~textmem_gym.memory.ground_truth.map_jericho_facts`)."""
+        triples, room = map_jericho_facts([(str(s), str(r), str(o)) for s, r, o in facts])
+        return {(normalize(s), normalize(r), normalize(o)) for s, r, o in triples}, room
+
+    def step(self, facts: Iterable[FactTriple], action: str, observation: str | None = None) -> set[TripleKey]:
+        """Feeds the facts after ``action`` and the text seen; returns the observed truth now."""
+        tree, room = self.map_facts(facts)
+        text = (observation or "").lower()
+        self._text += "\n" + text
+        self._kinds.read(text)
+        truth = {(s, self._kinds.relation(o, IN), o) if r == IN and o != INVENTORY else (s, r, o) for s, r, o in tree}
+        parents = _holders(truth, LOCATION_RELATIONS)
+        nested = self._through_unnamed(truth, parents)
+        truth |= nested
+        block = self._room_block(observation or "", action, room)
+        lit = block is not None or (self._lit and room == self._room)
+        if observation is None:
+            self.seen |= truth
+        else:
+            self._see(truth - nested, parents, room, text, action, block, lit)
+            here = [line for line in (block or "").splitlines() if re.search(r"\bhere\b", line)]
+            self.seen |= {t for t in nested if t[2] == room and any(printed(t[0], line) for line in here)}
+            titles = [normalize(TITLE_POSTURE.sub("", t)) for _, t in room_titles(observation, action)]
+            end = titles[0] if titles else room  # a move, then something carries the player on (Zork II's wizard)
+            if room != self._room and lit and self._lit and self._room and end:
+                self._walk(self._room, end, action)
+        self.seen |= self._spatial()
+        self._room, self._lit, self._before = room, lit, parents
+        return (truth | self._spatial()) & self.seen
+
+    def _through_unnamed(self, truth: set[TripleKey], parents: dict[str, str]) -> set[TripleKey]:
+        """``(x, is at, room)`` for a thing held by a holder the text never named, in that room (Zork's
+        sack on the ``kitchen table``, printed as ``There is a brown sack here.``): true by the tree's own
+        nesting, and seen only when a line of the room's list says the thing is ``here``."""
+        rooms = _holders(truth, (AT,))
+        added: set[TripleKey] = set()
+        for thing, relation, holder in truth:
+            if relation == AT or holder == INVENTORY or printed(holder, self._text):
+                continue
+            step, hops = holder, 0
+            while step not in rooms and step in parents and hops < 8:
+                step, hops = parents[step], hops + 1
+            if step in rooms and step != thing:
+                added.add((thing, AT, rooms[step]))
+        return added
+
+    def _room_block(self, observation: str, action: str, room: str | None) -> str | None:
+        """The lines under the title of ``room`` in ``observation`` (lower case) without the room's own
+        description (the first paragraph on a first visit or a ``look``: scenery named there in
+        passing is not listed), ``None`` when the text does not title the room."""
+        lines = observation.splitlines()
+        titles = room_titles(observation, action)
+        starts = [i for i, title in titles if normalize(TITLE_POSTURE.sub("", title)) == room]
+        if room is None or not starts:
+            return None
+        ends = [i for i, _ in titles if i > starts[-1]]
+        body = [line.strip().lower() for line in lines[starts[-1] + 1:ends[0] if ends else len(lines)]]
+        body = [line for line in body if line]
+        known = self._descriptions.setdefault(room, set())
+        first = _first_sentence(body[0]) if body else ""
+        if body and (not known or command_verb(action) in _LOOKS or first in known):
+            known.add(first)
+            body = body[1:]
+        return "\n".join(body)
+
+    def _see(self, truth: set[TripleKey], parents: dict[str, str], room: str | None, text: str, action: str,
+             block: str | None, lit: bool) -> None:
+        words = {w for w in re.findall(r"[\w'-]+", action.lower()) if w not in _STOP}
+        verb = command_verb(action)
+        for thing, relation, holder in truth:
+            moved = parents.get(thing) != self._before.get(thing) and printed(thing, self._text) \
+                and (bool(words & set(thing.split())) or printed(thing, text))
+            if holder == room:
+                shown = (block is not None and printed(thing, block)) or (moved and lit and verb in PUT_VERBS)
+            elif holder == INVENTORY:
+                shown = (verb in _INVENTORY_COMMANDS and printed(thing, text)) or moved
+            else:
+                shown = (printed(thing, text) and printed(holder, text)) or \
+                    (moved and printed(holder, self._text) and bool(words & set(holder.split())))
+            if shown:
+                self.seen.add((thing, relation, holder))
+
+    def _walk(self, start: str, end: str, action: str) -> None:
+        direction = move_direction(action)
+        if direction is None:
+            return
+        self._walked[(start, direction)] = end
+
+    def _spatial(self) -> set[TripleKey]:
+        """Walked exits (``end is <d> of start``, ``start has exit <d>``) and their reverses, unless a walk
+        the other way led elsewhere."""
+        triples: set[TripleKey] = set()
+        for (start, direction), end in self._walked.items():
+            triples |= {(end, direction_relation(direction), start), (start, HAS_EXIT, direction)}
+            back = OPPOSITE[direction]
+            if self._walked.get((end, back), start) == start:
+                triples.add((start, direction_relation(back), end))
+        return triples
+
+
+def _first_sentence(line: str) -> str:
+    return re.split(r"(?<=[.!?])\s", line, maxsplit=1)[0]
+
