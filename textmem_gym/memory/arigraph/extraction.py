@@ -38,7 +38,13 @@ from typing import Any
 from textmem_gym.llm.calls import Ask, ClientAsk
 from textmem_gym.llm.prompts import PromptFolder, Trimmable
 from textmem_gym.memory.arigraph.parse import canonical, parse_replacements, parse_triplets
-from textmem_gym.memory.extractors.base import BaseExtractor, Extraction
+from textmem_gym.memory.extractors.base import (
+    UNREADABLE_ANSWER,
+    BaseExtractor,
+    Extraction,
+    FailedUpdates,
+    answer_failure,
+)
 from textmem_gym.memory.extractors.rules import move_direction, room_name
 from textmem_gym.memory.semantic import (
     SpatialMap,
@@ -110,6 +116,11 @@ class LLMExtractor(BaseExtractor):
 
     Attributes:
         failures: Calls that gave no answer (``None`` from ``ask``) this episode.
+        failed_updates: Updates whose model-made part added nothing, by cause, over the extractor's life
+            (:class:`~textmem_gym.memory.extractors.base.FailedUpdates`; the memory's ``failures`` part):
+            ``LLMError`` (a call gave no answer), ``EmptyAnswer`` (a blank answer to either prompt),
+            ``UnreadableAnswer`` (no triple could be read from the triplet answer). Nothing stands in for
+            the model: such an update keeps only the room header's movement triple.
     """
 
     def __init__(self, ask: Ask | None = None, *, client: Any = None, model: str | None = None,
@@ -127,6 +138,7 @@ class LLMExtractor(BaseExtractor):
         self.client, self.replacement = client, replacement
         self.examples, self.max_tokens = examples, max_tokens
         self.schema = PROMPTS.schema("triplets") if structured else None
+        self.failed_updates = FailedUpdates()
         self.reset()
 
     def reset(self) -> None:
@@ -137,15 +149,21 @@ class LLMExtractor(BaseExtractor):
 
     def _ask(self, kind: str, build: Callable[[], str], trim: Sequence[Trimmable],
              schema: dict[str, Any] | None = None) -> str:
-        """The model's answer; ``""`` (counted in ``failures``) when the call gave none."""
+        """The model's answer; ``""`` (counted in ``failures``) when the call gave none. A call that gave
+        none, or a blank answer, fails the update (:attr:`failed_updates`)."""
         answer = self.ask(kind, build, trim=trim, schema=schema)
+        cause = answer_failure(answer)
+        if cause is not None:
+            self.failed_updates.fail(cause)
         if answer is None:
             self.failures += 1
             return ""
         return answer
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
-        """Asks the triplet-extraction prompt; adds the movement triple from the header."""
+        """Asks the triplet-extraction prompt; adds the movement triple from the header. An answer
+        from which no triple can be read fails the update (``UnreadableAnswer``)."""
+        self.failed_updates.begin()
         examples = Trimmable("example_triples", [", ".join(t) for t in self._recent[-self.examples:]],
                              drop="first", empty="none yet")
         answer = self._ask(KIND_TRIPLETS, lambda: PROMPTS.render("triplets", example=examples.text(),
@@ -156,6 +174,8 @@ class LLMExtractor(BaseExtractor):
         if room:
             rooms.add(room)
         triples = [canonical(t, rooms) for t in parse_triplets(answer)]
+        if answer.strip() and not triples:
+            self.failed_updates.fail(UNREADABLE_ANSWER)
         direction = move_direction(action)
         if room and self.location and direction and room != self.location:
             triples.append((room, direction_relation(direction), self.location))

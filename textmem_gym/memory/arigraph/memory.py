@@ -24,11 +24,13 @@ Example:
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import lru_cache
 from typing import Any
 
 from textmem_gym.memory.extractors import Extractor
 from textmem_gym.memory.graph_memory import FORMAT, GraphMemory, Retrieval
+from textmem_gym.memory.protocol import CountsFailures
 from textmem_gym.memory.retrieval import SimilarityIndex
 
 __all__ = ["FORMAT", "AriGraphMemory", "Retrieval"]
@@ -51,6 +53,10 @@ class AriGraphMemory(GraphMemory):
         version: Changes whenever the content changes (update, invalidation, reset, load), so
             a caller can keep what it derived from the memory until then.
         retrievals: How many times :meth:`retrieve` ran (since the memory was built).
+        failed_updates: Only with an extractor that asks a model (``llm``): its failed updates by cause
+            (:attr:`~textmem_gym.memory.arigraph.extraction.LLMExtractor.failed_updates`), the ``failures``
+            part, in memory-bench's ``failed`` column. A ``rules`` or ``oracle`` memory asks no model and
+            cannot fail so: it does not offer the part, and its column says ``-`` (not counted), not 0.
 
     Example:
         >>> memory = AriGraphMemory(depth=1, width=3)
@@ -61,6 +67,7 @@ class AriGraphMemory(GraphMemory):
     """
 
     name = "arigraph"
+    failed_updates: Counter[str]
 
     def __init__(self, extractor: str | Extractor = "rules", *, extractor_options: dict[str, Any] | None = None,
                  similarity: str | SimilarityIndex = "bm25", similarity_options: dict[str, Any] | None = None,
@@ -68,6 +75,8 @@ class AriGraphMemory(GraphMemory):
         super().__init__(extractor, extractor_options=extractor_options, similarity=similarity,
                          similarity_options=similarity_options, depth=depth, width=width, episodes=episodes,
                          max_episode_chars=max_episode_chars)
+        if isinstance(self.extractor, CountsFailures):  # detected once: the extractor asks a model
+            self.failed_updates = self.extractor.failed_updates
 
     def render(self, query: str | list[str] | None = None) -> str:
         """Prompt text: location, unexplored exits, then the retrieved triples and episodes

@@ -34,6 +34,13 @@ from textmem_gym.llm.calls import Ask
 from textmem_gym.llm.prompts import PromptFolder, Trimmable, text_pieces
 from textmem_gym.memory.davis.kg import LOCATION, OBJECT, PERSON
 from textmem_gym.memory.extractors import BaseExtractor, Extraction, TextParser, make_extractor
+from textmem_gym.memory.extractors.base import (
+    EMPTY_ANSWER,
+    FALLBACK,
+    UNREADABLE_ANSWER,
+    FailedUpdates,
+    answer_failure,
+)
 from textmem_gym.memory.semantic import AT, IN, ON, Triple, TripleKey, TripleStore, normalize
 
 #: This package's prompt templates (``prompts/*.txt``).
@@ -157,19 +164,43 @@ _TUPLE = re.compile(r"\[\s*\"([^\"]+)\"\s*,\s*\"([^\"]+)\"\s*,\s*\"([^\"]+)\"\s*
 
 class DavisLLMExtractor(DavisRulesExtractor):
     """The transition summarized by the LLM (pronouns resolved), then tuples with entity types
-    parsed from its answer; the room and movement are still read by the rules (routes), and
-    the rules' tuples stand in when the LLM fails.
+    parsed from its answer; the room and movement are still read by the rules (routes).
+
+    Failed updates are counted by cause in :attr:`failed_updates` (the memory's ``failures`` part,
+    memory-bench's ``failed`` column). When the call gives no answer (``LLMError``) or a blank one
+    (``EmptyAnswer``), the port's fallback (``fallback=True``, the default) lets the rules' tuples
+    stand in for the model's, and the update is counted as ``fallback:<cause>`` (``fallback:LLMError``),
+    so a row never holds rule-made tuples unflagged; with ``fallback=False`` the update keeps only the
+    rules' room and movement tuples and is counted as ``<cause>``. An answer from which no tuple can be
+    read keeps those only too (``UnreadableAnswer``).
 
     Args:
         ask: The :class:`~textmem_gym.llm.calls.Ask` of the call.
         structured: Send the answer schema (``prompts/extract.schema.json``: the summary and the
             typed tuples) as a structured-output request, where the endpoint takes one; the prompt
             is unchanged and the tuples are read the same way.
+        fallback: Let the rules' tuples stand in when the call gives no answer (counted).
+
+    Attributes:
+        failures: Calls that gave no answer or a blank one, this episode.
+        failed_updates: Updates whose model-made part added nothing, by cause, over the extractor's life.
+
+    Example:
+        >>> from textmem_gym.llm import LLMClient, LocalOpenAIServer
+        >>> from textmem_gym.llm.calls import ClientAsk
+        >>> from textmem_gym.memory.semantic import TripleStore
+        >>> with LocalOpenAIServer(script=["", "It moved."]) as server:
+        ...     extractor = DavisLLMExtractor(ClientAsk(LLMClient(model="m", base_url=server.base_url)))
+        ...     stood_in = extractor.extract("You move to the hallway.", "go to hallway", {}, TripleStore())
+        ...     _ = extractor.extract("You move to the kitchen.", "go to kitchen", {}, TripleStore())
+        >>> stood_in.triples, dict(extractor.failed_updates)
+        ([('agent', 'go to', 'hallway')], {'fallback:EmptyAnswer': 1, 'UnreadableAnswer': 1})
     """
 
-    def __init__(self, ask: Ask, *, structured: bool = False) -> None:
+    def __init__(self, ask: Ask, *, structured: bool = False, fallback: bool = True) -> None:
         super().__init__()
-        self.ask, self.failures = ask, 0
+        self.ask, self.failures, self.fallback = ask, 0, fallback
+        self.failed_updates = FailedUpdates()
         self.schema = PROMPTS.schema("extract") if structured else None
         self.previous = ""
 
@@ -178,6 +209,8 @@ class DavisLLMExtractor(DavisRulesExtractor):
         self.previous = ""
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
+        """The model's tuples with the rules' room and movement (see the class docstring on failures)."""
+        self.failed_updates.begin()
         rules = super().extract(observation, action, info, store)
         before = Trimmable("context", text_pieces(self.previous), drop="last", sep="", empty="(start)")
         answer = self.ask("davis_extract", lambda: PROMPTS.render("extract", before=before.text(),
@@ -186,14 +219,34 @@ class DavisLLMExtractor(DavisRulesExtractor):
         self.previous = observation
         if not answer:
             self.failures += 1
-            return rules
+            return self._failed(rules, answer)
+        found = self._tuples(answer)
+        if not found:
+            self.failed_updates.fail(answer_failure(answer) or UNREADABLE_ANSWER)
+        rules.triples = list(dict.fromkeys(self._movement(rules) + found))
+        return rules
+
+    def _tuples(self, answer: str) -> list[TripleKey]:
+        """The tuples of ``answer``; the entity types it gives are kept."""
         found = []
         for s, r, o, ts, to in _TUPLE.findall(answer):
             found.append((normalize(s), normalize(r), normalize(o)))
             for entity, kind in ((s, ts), (o, to)):
                 if kind.lower() in (PERSON, OBJECT, LOCATION):
                     self.types[normalize(entity)] = kind.lower()
-        movement = [t for t in rules.triples if t[0] == "agent" or t[1] == IN and t[2] == rules.location]
-        rules.triples = list(dict.fromkeys(movement + found))
+        return found
+
+    @staticmethod
+    def _movement(rules: Extraction) -> list[TripleKey]:
+        """The rules' tuples kept beside the model's: the agent's and what is in the current room."""
+        return [t for t in rules.triples if t[0] == "agent" or t[1] == IN and t[2] == rules.location]
+
+    def _failed(self, rules: Extraction, answer: str | None) -> Extraction:
+        """No answer (``None`` or ``""``): the rules' tuples stand in (``fallback:<cause>``), or only their
+        room and movement are kept (``<cause>``)."""
+        cause = answer_failure(answer) or EMPTY_ANSWER
+        self.failed_updates.fail(FALLBACK + cause if self.fallback else cause)
+        if not self.fallback:
+            rules.triples = self._movement(rules)
         return rules
 

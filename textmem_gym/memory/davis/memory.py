@@ -35,6 +35,7 @@ Example:
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,7 @@ from textmem_gym.memory.davis.kg import ENTITY_TYPES, Fact, TemporalKG
 from textmem_gym.memory.entities import EntityIndex
 from textmem_gym.memory.extractors import Extractor
 from textmem_gym.memory.graph_memory import GraphMemory
+from textmem_gym.memory.protocol import CountsFailures
 from textmem_gym.memory.semantic import Triple, TripleKey
 
 #: This package's prompt templates (``prompts/*.txt``).
@@ -82,13 +84,24 @@ class DAVISMemory(GraphMemory):
         world_model: A :class:`TemporalKG` or a path to one (made read-only).
         hops: Neighbourhood size of the QA expansion.
         max_facts: Facts given to the QA answer (the latest ones when more were retrieved).
+        rules_fallback: With ``extractor="llm"``: the rules' tuples stand in for an update whose call
+            gave no answer (the port's behaviour, the default), counted as ``fallback:<cause>`` in
+            :attr:`failed_updates`; ``False``: such an update keeps the rules' room and movement only.
+
+    Attributes:
+        failed_updates: Only with an extractor that asks a model (``llm``): its failed updates by cause
+            (:attr:`~textmem_gym.memory.davis.extraction.DavisLLMExtractor.failed_updates`: ``LLMError``,
+            ``EmptyAnswer``, ``UnreadableAnswer``, and ``fallback:<cause>`` where the rules' tuples stood in),
+            the ``failures`` part, in memory-bench's ``failed`` column. A ``rules`` memory asks no model and
+            does not offer the part: its column says ``-`` (not counted), not 0.
     """
 
     name = "davis"
+    failed_updates: Counter[str]
 
     def __init__(self, extractor: str | Extractor = "rules", *, extractor_options: dict[str, Any] | None = None,
                  llm: Ask | None = None, client: Any = None, world_model: TemporalKG | str | Path | None = None,
-                 hops: int = 1, max_facts: int = 60):
+                 hops: int = 1, max_facts: int = 60, rules_fallback: bool = True):
         if llm is None and client is None and extractor_options and "client" in extractor_options:
             client = extractor_options["client"]
         self.ask: Ask | None = llm or (ClientAsk(client) if client is not None else None)
@@ -100,11 +113,13 @@ class DAVISMemory(GraphMemory):
         if extractor == "llm":
             if self.ask is None:
                 raise ValueError("extractor='llm' needs an LLM: pass llm=... or client=...")
-            extractor = DavisLLMExtractor(self.ask)
+            extractor = DavisLLMExtractor(self.ask, fallback=rules_fallback)
         elif extractor == "rules":
             extractor = DavisRulesExtractor()
         super().__init__(extractor, extractor_options=None if not isinstance(extractor, str) else extractor_options,
                          episodes=0)
+        if isinstance(self.extractor, CountsFailures):  # detected once: the extractor asks a model
+            self.failed_updates = self.extractor.failed_updates
 
     def reset(self) -> None:
         """Starts a new episode (the world model is kept)."""

@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -131,6 +132,56 @@ class BaseExtractor:
     def entity_types(self, triples: list[TripleKey]) -> dict[str, str]:
         """No entity types (``{}``)."""
         return {}
+
+
+#: Cause of a failed update: the asker gave no answer (an ``Ask`` answers ``None`` only after a
+#: :class:`~textmem_gym.llm.errors.LLMError`; its own accounting keeps the fault's detail).
+NO_ANSWER = "LLMError"
+#: Cause of a failed update: the model answered with blank text.
+EMPTY_ANSWER = "EmptyAnswer"
+#: Cause of a failed update: the model answered, but nothing the memory reads could be read from it.
+UNREADABLE_ANSWER = "UnreadableAnswer"
+#: Prefix of a cause whose update kept a rule-made stand-in (DAVIS: ``fallback:LLMError``).
+FALLBACK = "fallback:"
+
+
+def answer_failure(answer: str | None) -> str | None:
+    """The cause of a failed update that ``answer`` makes (:data:`NO_ANSWER`, :data:`EMPTY_ANSWER`), else ``None``.
+
+    Example:
+        >>> answer_failure(None), answer_failure("  "), answer_failure("apple, is on, table")
+        ('LLMError', 'EmptyAnswer', None)
+    """
+    if answer is None:
+        return NO_ANSWER
+    return EMPTY_ANSWER if not answer.strip() else None
+
+
+class FailedUpdates(Counter[str]):
+    """Updates of an extractor that asks a model whose model-made part added nothing, by cause, each
+    update counted once (its first cause). A memory over such an extractor offers it as its
+    ``failures`` part (:class:`~textmem_gym.memory.protocol.CountsFailures`); kept across episodes,
+    like the tokens spent.
+
+    Example:
+        >>> failed = FailedUpdates()
+        >>> failed.begin(); failed.fail("LLMError"); failed.fail("UnreadableAnswer")  # one update, two calls
+        >>> failed.begin(); failed.fail("fallback:EmptyAnswer")
+        >>> dict(failed)
+        {'LLMError': 1, 'fallback:EmptyAnswer': 1}
+    """
+
+    _counted: bool = False
+
+    def begin(self) -> None:
+        """Starts an update (nothing counted for it yet)."""
+        self._counted = False
+
+    def fail(self, cause: str) -> None:
+        """Counts the current update as failed by ``cause``, unless it already counted."""
+        if not self._counted:
+            self[cause] += 1
+            self._counted = True
 
 
 #: The earlier name of :class:`BaseExtractor` (structural replacement).
