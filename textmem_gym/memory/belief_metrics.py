@@ -170,7 +170,12 @@ def _entities(triples: Iterable[TripleKey]) -> set[str]:
 
 def _scored(triples: Iterable[TripleKey], unchecked: frozenset[str] = frozenset()) -> set[TripleKey]:
     """The triples normalized, keeping those of a scored relation class (not one of ``unchecked``)."""
-    return {triple for triple in _normalized(triples) if relation_class(triple) not in (None, *unchecked)}
+    return _checked(_normalized(triples), unchecked)
+
+
+def _checked(triples: set[TripleKey], unchecked: frozenset[str]) -> set[TripleKey]:
+    """The triples (already normalized) of a scored relation class, not one of ``unchecked``."""
+    return {triple for triple in triples if relation_class(triple) not in (None, *unchecked)}
 
 
 def unverifiable(believed: Iterable[TripleKey], unchecked: frozenset[str] = frozenset()) -> set[TripleKey]:
@@ -190,13 +195,17 @@ def score_beliefs(believed: Iterable[TripleKey], truth: Iterable[TripleKey],
                   unchecked: frozenset[str] = frozenset()) -> dict[str, Counts]:
     """Counts per relation class and ``overall`` (believed triples of no class, or of a class in
     ``unchecked``, are counted as ``unverifiable`` in ``overall``)."""
-    believed = list(believed)
-    believed_set, truth_set = _scored(believed, unchecked), _scored(truth, unchecked)
+    return _score(_normalized(believed), _normalized(truth), unchecked)
+
+
+def _score(believed: set[TripleKey], truth: set[TripleKey], unchecked: frozenset[str]) -> dict[str, Counts]:
+    """:func:`score_beliefs` of triples already normalized."""
+    believed_set, truth_set = _checked(believed, unchecked), _checked(truth, unchecked)
     result = {name: Counts() for name in (*RELATION_CLASSES, "overall")}
-    result["overall"].unverifiable = len(unverifiable(believed, unchecked))
+    result["overall"].unverifiable = len(believed - believed_set)
     for triple in believed_set | truth_set:
         cls = relation_class(triple)
-        assert cls is not None  # _scored keeps scored triples only
+        assert cls is not None  # _checked keeps scored triples only
         hit = Counts(tp=1) if triple in believed_set and triple in truth_set else (
             Counts(fp=1) if triple in believed_set else Counts(fn=1))
         result[cls] += hit
@@ -252,7 +261,7 @@ class BeliefAccuracy:
         self.last_errors = {"false_positives": scored - truth, "false_negatives": truth - scored,
                             "unverifiable": unchecked}
         self.unverifiable_relations.update(relation for _, relation, _ in unchecked)
-        score = score_beliefs([*scored, *unchecked], truth, self.unchecked)
+        score = _score(scored | unchecked, truth, self.unchecked)  # both normalized above
         for name, counts in score.items():
             self.totals[name] += counts
         self.steps += 1
