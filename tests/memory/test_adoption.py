@@ -149,16 +149,18 @@ def test_the_oracle_extractor_declares_the_facts_it_reads_and_rules_declare_none
 def test_parts_are_detected_once_and_the_parts_callers_use_are_declared():
     graph = adopt(make_memory("stma"))
     assert {"stats", "invalidate", "privileged", "name", "parser", "map", "beliefs"} <= graph.parts
-    assert graph.name == "stma" and isinstance(graph.stats(), UpdateStats)
+    assert graph.name == "stma" and graph.stats is graph.memory  # the part is the memory, found once
     graph.update("-= Hall =-\nYou see a chest. There is an exit to the north.", "", {})
     assert graph.believed_triples() and graph.map is not None and graph.map.location == "hall"
     forgettable = graph.believed_triples()[0]
     assert graph.invalidate(*forgettable) and forgettable not in graph.believed_triples()
-    assert graph.stats() is graph.memory.stats  # type: ignore[attr-defined]
+    assert graph.stats.stats == UpdateStats(added=2, invalidated=0, believed=2, total=2, episodes=1)
+    assert graph.update != graph.memory.update  # info may hold any privileged key: taken out per update
+    assert adopt(graph.memory, given=()).update == graph.memory.update  # nothing to take out: called directly
 
     bare = adopt(Recorder())
     assert bare.parts == frozenset() and bare.name == "Recorder"
-    assert (bare.map, bare.beliefs, bare.stats(), bare.invalidate("a", "b", "c"), bare.reset()) == (
+    assert (bare.map, bare.beliefs, bare.stats, bare.invalidate("a", "b", "c"), bare.reset()) == (
         None, None, None, False, False)
     assert bare.build_tokens() == {"prompt_tokens": 0, "completion_tokens": 0}
     assert {"stats", "invalidate", "privileged", "name"} <= set(PARTS)

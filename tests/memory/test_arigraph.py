@@ -28,7 +28,7 @@ def test_moving_an_item_invalidates_old_location_and_keeps_history():
     memory = AriGraphMemory()
     memory.update(KITCHEN, "", {})
     memory.update("You take the knife from the table.", "take knife from table", {})
-    assert memory.stats.invalidated == 1 and memory.stats.added == 1
+    assert memory.stats["invalidated"] == 1 and memory.stats["added"] == 1
     memory.update("-= Hall =-\nYou see a chest.", "go north", {})
     memory.update("You drop the knife on the ground.", "drop knife", {})
     believed = memory.believed_triples()

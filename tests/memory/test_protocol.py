@@ -68,7 +68,7 @@ def test_memory_offers_every_part_of_the_old_contract_on_a_real_game(name, first
     for observation, action, info in first_steps:
         memory.update(observation, action, info)
     assert memory.version > version and memory.step == len(first_steps) - 1
-    assert memory.stats.episodes == len(memory.episodes()) == len(first_steps)
+    assert memory.stats["episodes"] == len(memory.episodes()) == len(first_steps)
     assert [e.action for e in memory.episodes()] == ["", "go south", "go north"]
 
     believed = memory.believed_triples()

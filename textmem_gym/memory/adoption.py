@@ -10,9 +10,11 @@ it with :func:`adopt`, so a memory believes the same thing wherever it is measur
    or later. :class:`Adopted` keeps them and offers each as a typed accessor (``None`` where not offered).
 3. **Hand over the env backend's text parser** (:func:`parser_for`, from an env or an env id) where the
    memory offers the ``parser`` part; ``None`` (the generic text-adventure reading) is handed over too.
-4. **Strip privileged keys**: :meth:`Adopted.update` gives the memory ``info`` without the privileged
+4. **Strip privileged keys**: :attr:`Adopted.update` gives the memory ``info`` without the privileged
    keys (:data:`~textmem_gym.envs.privileged.PRIVILEGED_KEYS`) it does not declare in its ``privileged``
-   part (the oracle declares ``{"facts"}``), whatever the env was made with.
+   part (the oracle declares ``{"facts"}``), whatever the env was made with. Where the ``info`` it is fed
+   can hold none of those (``given``: an env made without them, :func:`privileged_given`), it is bound
+   to the memory's own ``update`` once, at adoption.
 
 Example:
     >>> class Notes:
@@ -34,8 +36,9 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, cast
 
 import gymnasium as gym
@@ -60,7 +63,6 @@ from textmem_gym.memory.protocol import (
     ReadsPrivileged,
     Renders,
     Resettable,
-    UpdateStats,
     check_memory,
     offered_parts,
 )
@@ -108,13 +110,18 @@ def _parser_of_id(env_id: str) -> str | None:
         env.close()
 
 
+#: A memory's ``update(observation, action, info)`` as :attr:`Adopted.update` calls it.
+Update = Callable[[str, str, Mapping[str, Any]], None]
+
+
 @dataclass(frozen=True)
 class Adopted:
     """A memory adopted by :func:`adopt`: its parts detected once, the one ``update`` path, typed parts.
 
-    Each part accessor (:attr:`beliefs`, :attr:`map`, ...) is the memory typed as that part where it
-    offers it, else ``None``; :meth:`reset`, :meth:`close`, :meth:`stats` and :meth:`invalidate` do
-    what the part does where offered and nothing otherwise.
+    Everything a caller uses at every step is found here once and then called directly (no check per
+    call): :attr:`update` and :attr:`context` are bound at adoption, and each part (:attr:`beliefs`,
+    :attr:`map`, ...) is the memory typed as that part where it offers it, else ``None``. :meth:`reset`,
+    :meth:`close` and :meth:`invalidate` do what the part does where offered and nothing otherwise.
 
     Attributes:
         memory: The memory.
@@ -122,6 +129,18 @@ class Adopted:
         parser: The text parser it was handed (``None``: none, or it takes none).
         privileged: The privileged ``info`` keys it declares and is given.
         name: Its ``name`` where it offers one, else its class name.
+        given: The privileged ``info`` keys the ``info`` it is fed can hold (default: any).
+        update: Feeds one step: ``update(observation, action, info)`` with ``info`` without the privileged
+            keys the memory does not declare. Where ``info`` can hold none of those (:attr:`given`), it is
+            the memory's own ``update``.
+        context: The memory's ``context(question, budget)``.
+        beliefs: The ``beliefs`` part (``believed_triples()``).
+        history: The ``history`` part (``triple_history()``).
+        map: The ``map`` part (location, known locations, unexplored exits, routes, doors).
+        renders: The ``render`` part (``render(query)``).
+        export: The ``export`` part (JSON, files, networkx, picture).
+        sources: The ``sources`` part (``sources(question, k)``).
+        stats: The ``stats`` part (its ``stats``: what the last update changed).
     """
 
     memory: Memory
@@ -129,22 +148,26 @@ class Adopted:
     parser: TextParser | None
     privileged: frozenset[str]
     name: str
-    _stripped: frozenset[str] = field(init=False, repr=False)
+    given: frozenset[str] = PRIVILEGED_KEYS
+    update: Update = field(init=False, repr=False)
+    context: Callable[[str, int], list[str]] = field(init=False, repr=False)
+    beliefs: HasBeliefs | None = field(init=False, repr=False)
+    history: HasHistory | None = field(init=False, repr=False)
+    map: HasMap | None = field(init=False, repr=False)
+    renders: Renders | None = field(init=False, repr=False)
+    export: Exportable | None = field(init=False, repr=False)
+    sources: HasSources | None = field(init=False, repr=False)
+    stats: HasStats | None = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_stripped", PRIVILEGED_KEYS - self.privileged)
-
-    # -- the two methods -----------------------------------------------------------------
-    def update(self, observation: str, action: str, info: Mapping[str, Any]) -> None:
-        """Feeds one step: ``info`` without the privileged keys the memory does not declare."""
-        stripped = self._stripped
-        if any(key in info for key in stripped):
-            info = {key: value for key, value in info.items() if key not in stripped}
-        self.memory.update(observation, action, cast(dict[str, Any], info))
-
-    def context(self, question: str, budget: int) -> list[str]:
-        """The memory's ``context(question, budget)``."""
-        return self.memory.context(question, budget)
+        stripped = (PRIVILEGED_KEYS - self.privileged) & self.given
+        update = cast(Update, self.memory.update)
+        bound = {"update": partial(_update_without, update, stripped) if stripped else update,
+                 "context": self.memory.context, "beliefs": self._part("beliefs"), "history": self._part("history"),
+                 "map": self._part("map"), "renders": self._part("render"), "export": self._part("export"),
+                 "sources": self._part("sources"), "stats": self._part("stats")}
+        for attribute, value in bound.items():
+            object.__setattr__(self, attribute, value)
 
     # -- parts ---------------------------------------------------------------------------
     def offers(self, part: str) -> bool:
@@ -152,38 +175,8 @@ class Adopted:
         return part in self.parts
 
     def _part(self, name: str) -> Any:
-        """The memory where it offers the part ``name`` (typed by the caller's return type), else ``None``."""
+        """The memory where it offers the part ``name`` (typed by the caller's type), else ``None``."""
         return self.memory if name in self.parts else None
-
-    @property
-    def beliefs(self) -> HasBeliefs | None:
-        """The ``beliefs`` part (``believed_triples()``)."""
-        return self._part("beliefs")
-
-    @property
-    def history(self) -> HasHistory | None:
-        """The ``history`` part (``triple_history()``)."""
-        return self._part("history")
-
-    @property
-    def map(self) -> HasMap | None:
-        """The ``map`` part (location, known locations, unexplored exits, routes, doors)."""
-        return self._part("map")
-
-    @property
-    def renders(self) -> Renders | None:
-        """The ``render`` part (``render(query)``)."""
-        return self._part("render")
-
-    @property
-    def export(self) -> Exportable | None:
-        """The ``export`` part (JSON, files, networkx, picture)."""
-        return self._part("export")
-
-    @property
-    def sources(self) -> HasSources | None:
-        """The ``sources`` part (``sources(question, k)``)."""
-        return self._part("sources")
 
     def believed_triples(self) -> list[TripleKey]:
         """The triples believed now; ``[]`` without the ``beliefs`` part."""
@@ -200,11 +193,6 @@ class Adopted:
         """Failed updates by cause (the ``failures`` part), else ``None``: it does not count them (not 0)."""
         counted: CountsFailures | None = self._part("failures")
         return {str(k): int(v) for k, v in counted.failed_updates.items()} if counted is not None else None
-
-    def stats(self) -> UpdateStats | None:
-        """What the last update changed (the ``stats`` part), else ``None``."""
-        counted: HasStats | None = self._part("stats")
-        return counted.stats if counted is not None else None
 
     def invalidate(self, subject: str, relation: str, obj: str) -> bool:
         """Stops believing a triple where the memory can forget (``invalidate`` part); whether it was believed."""
@@ -225,13 +213,15 @@ class Adopted:
             closeable.close()
 
 
-def adopt(memory: Any, *, parser: TextParser | None = None) -> Adopted:
+def adopt(memory: Any, *, parser: TextParser | None = None, given: Iterable[str] = PRIVILEGED_KEYS) -> Adopted:
     """Adopts ``memory``: checks it, detects its optional parts once, hands it ``parser`` where it offers
     the ``parser`` part, and reads the privileged keys it declares.
 
     Args:
         memory: A memory object (:func:`~textmem_gym.memory.registry.make_memory` builds one by name).
         parser: The env backend's text parser (:func:`parser_for`); ``None``: the generic reading.
+        given: The privileged keys the ``info`` it will be fed can hold (:func:`privileged_given` of an env);
+            default: any, each update then takes out those it does not declare.
 
     Raises:
         TypeError: ``memory`` is not a memory (one line).
@@ -252,7 +242,31 @@ def adopt(memory: Any, *, parser: TextParser | None = None) -> Adopted:
     if unknown := privileged - PRIVILEGED_KEYS:
         raise ValueError(f"{type(memory).__name__} declares privileged {sorted(unknown)}, which are no privileged "
                          f"info keys; privileged keys: {sorted(PRIVILEGED_KEYS)}")
-    return Adopted(memory, parts, parser if "parser" in parts else None, privileged, memory_name(memory))
+    return Adopted(memory, parts, parser if "parser" in parts else None, privileged, memory_name(memory),
+                   frozenset(given))
 
 
-__all__ = ["Adopted", "adopt", "parser_for"]
+def privileged_given(env: gym.Env) -> frozenset[str]:
+    """The privileged ``info`` keys ``env`` gives (:attr:`~textmem_gym.envs.text_game.TextGameEnv.privileged`,
+    what it was made with); every privileged key when it is no TextMem env (it cannot say).
+
+    Example:
+        >>> import gymnasium as gym, textmem_gym
+        >>> plain, facts = gym.make("TextMem/Cooking-v0"), gym.make("TextMem/Cooking-v0", privileged="facts")
+        >>> privileged_given(plain), privileged_given(facts)
+        (frozenset(), frozenset({'facts'}))
+        >>> plain.close(); facts.close()
+    """
+    game = env.unwrapped
+    return frozenset(game.privileged) if isinstance(game, TextGameEnv) else PRIVILEGED_KEYS
+
+
+def _update_without(update: Update, stripped: frozenset[str], observation: str, action: str,
+                    info: Mapping[str, Any]) -> None:
+    """``update`` given ``info`` without the keys ``stripped`` (the same ``info`` when it holds none)."""
+    if any(key in info for key in stripped):
+        info = {key: value for key, value in info.items() if key not in stripped}
+    update(observation, action, info)
+
+
+__all__ = ["Adopted", "Update", "adopt", "parser_for", "privileged_given"]

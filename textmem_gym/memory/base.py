@@ -11,8 +11,8 @@ Example:
     >>> memory.update("-= Kitchen =-\\nYou see a table.", "", {})
     >>> memory.believed_triples()
     [('table', 'is at', 'kitchen')]
-    >>> UpdateStats(added=1).believed
-    0
+    >>> memory.stats["added"], memory.stats["believed"]
+    (1, 1)
 """
 
 from __future__ import annotations

@@ -71,11 +71,11 @@ import json
 import re
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import networkx as nx
 
@@ -169,7 +169,7 @@ class GraphMemory:
         self.index = make_index(self._similarity, **self._similarity_options)
         self.step = -1
         self.location: str | None = None
-        self.stats = UpdateStats()
+        self.stats = UpdateStats(added=0, invalidated=0, believed=0, total=0, episodes=0)
         self.step_triples: list[TripleKey] = []
         self._new_caches()
         self._changed()
@@ -217,8 +217,8 @@ class GraphMemory:
             self.location = normalize(extraction.location)
         self.episodic.add(self.step, action, observation, ids, self.location)
         self.step_triples = new
-        self.stats = UpdateStats(len(self.store.triples) - before, invalidated, len(self.store),
-                                 len(self.store.triples), len(self.episodic))
+        self.stats = UpdateStats(added=len(self.store.triples) - before, invalidated=invalidated,
+                                 believed=len(self.store), total=len(self.store.triples), episodes=len(self.episodic))
         self._changed()
 
     def _extract(self, observation: str, action: str, info: dict[str, Any]) -> Extraction:
@@ -443,7 +443,7 @@ class GraphMemory:
         """The whole memory as JSON-ready data."""
         return {"format": FORMAT, "version": 1, "step": self.step, "location": self.location,
                 "config": {"depth": self.depth, "width": self.width, "episodes": self.episodes_k},
-                "stats": asdict(self.stats), "triples": self.store.to_json(),
+                "stats": dict(self.stats), "triples": self.store.to_json(),
                 "episodes": self.episodic.to_json()}
 
     def save(self, path: str | Path) -> None:
@@ -466,7 +466,7 @@ class GraphMemory:
         self.hygiene.know(self.store.entities())
         self._new_caches()
         self._changed()
-        self.stats = UpdateStats(**data["stats"])
+        self.stats = cast(UpdateStats, dict(data["stats"]))
         self.extractor.location = self.location
 
 

@@ -63,9 +63,8 @@ Example:
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypedDict, runtime_checkable
 
 import networkx as nx
 
@@ -74,33 +73,25 @@ from textmem_gym.memory.extractors import TextParser
 from textmem_gym.memory.semantic import Triple, TripleKey
 
 
-@dataclass
-class UpdateStats:
-    """What one update changed, and the running totals (the ``stats`` part).
+class UpdateStats(TypedDict):
+    """What one update changed, and the running totals (the ``stats`` part): the counts by name, as the
+    wrapper's ``info["memory"]`` gives them (a ``dict``: made without running any code of its own).
 
-    Attributes:
-        added: Triples newly believed this step.
-        invalidated: Triples that stopped being believed this step.
-        believed: Triples believed now.
-        total: Triples ever believed.
-        episodes: Episodic vertices.
+    Example:
+        >>> UpdateStats(added=2, invalidated=0, believed=5, total=5, episodes=1)
+        {'added': 2, 'invalidated': 0, 'believed': 5, 'total': 5, 'episodes': 1}
     """
 
-    added: int = 0
-    invalidated: int = 0
-    believed: int = 0
-    total: int = 0
-    episodes: int = 0
-
-    def as_dict(self) -> dict[str, int]:
-        """The counts by name (what ``dataclasses.asdict`` gives, without its deep copy: a step's cost).
-
-        Example:
-            >>> UpdateStats(added=2, believed=5).as_dict()
-            {'added': 2, 'invalidated': 0, 'believed': 5, 'total': 0, 'episodes': 0}
-        """
-        return {"added": self.added, "invalidated": self.invalidated, "believed": self.believed,
-                "total": self.total, "episodes": self.episodes}
+    added: int
+    """Triples newly believed this step."""
+    invalidated: int
+    """Triples that stopped being believed this step."""
+    believed: int
+    """Triples believed now."""
+    total: int
+    """Triples ever believed."""
+    episodes: int
+    """Episodic vertices."""
 
 
 @runtime_checkable

@@ -84,7 +84,7 @@ from gymnasium.wrappers import TimeLimit
 
 from textmem_gym.envs.lazy import LazyCommands
 from textmem_gym.envs.text_game import MAX_TEXT_LENGTH, TextGameEnv, text_space, to_printable
-from textmem_gym.memory.adoption import Adopted, adopt, parser_for
+from textmem_gym.memory.adoption import Adopted, adopt, parser_for, privileged_given
 from textmem_gym.memory.belief_metrics import BeliefAccuracy
 from textmem_gym.memory.extractors import Extractor
 from textmem_gym.memory.protocol import HasMap, Memory
@@ -365,6 +365,7 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.macro_counts_as_one_step = bool(macro_counts_as_one_step)
         self.belief_metrics = belief_metrics
         self.parser = parser_for(env)
+        self._privileged = privileged_given(env)
         self._build_memory()
         self.belief_accuracy = BeliefAccuracy(None if self.parser is None else self.parser.observed_truth())
         self.max_steps, self._commands_env = self._step_limit(env)
@@ -383,7 +384,8 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
             memory: The memory itself.
             map: The memory where it offers the ``map`` part (``go to`` macros, locations), else ``None``.
         """
-        self.adopted: Adopted = adopt(make_memory(self._memory_spec, **self._memory_options), parser=self.parser)
+        self.adopted: Adopted = adopt(make_memory(self._memory_spec, **self._memory_options), parser=self.parser,
+                                      given=self._privileged)
         self.memory: Memory = self.adopted.memory
         self.map: HasMap | None = self.adopted.map
 
@@ -477,9 +479,9 @@ class MemoryGraphWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         info["location"] = room_map.location if room_map is not None else None
         info["known_locations"] = known
         info["unexplored_exits"] = room_map.unexplored_exits() if room_map is not None else {}
-        stats = self.adopted.stats()
-        if stats is not None:
-            info["memory"] = stats.as_dict()
+        counted = self.adopted.stats
+        if counted is not None:
+            info["memory"] = dict(counted.stats)
         inner = info.get("steps")  # an env that expands commands itself (NetHack skills) counts its keys
         primitive = inner["primitive"] if isinstance(inner, dict) and "primitive" in inner else self.primitive_steps
         info["steps"] = {"decisions": self.decisions, "primitive": primitive,
