@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from textmem_gym.memory.adoption import parser_for
+from textmem_gym.memory.adoption import adopt, parser_for
 from textmem_gym.memory.oracle.memory import OracleMemory
 from textmem_gym.memory.semantic import Triple, TripleKey
 from textmem_gym.qa.bench.run import probe_steps
@@ -114,8 +114,8 @@ def test_state_history_asks_where_a_moved_thing_was_before_its_last_move():
     assert knife.question == "At step 7: Where was the knife at step 2, before it was moved?"
     assert knife.answers[0] == "table" and knife.args == {"thing": "knife", "at": 2}
     assert state_history_questions(timeline().at(2), timeline().at(2)) == []  # not moved yet
-    assert structural_answer(Beliefs(HISTORY), knife, CLOCK) == "table"
-    assert structural_answer(BeliefsOnly(HISTORY), knife, CLOCK) is None  # history not offered
+    assert structural_answer(adopt(Beliefs(HISTORY)), knife, CLOCK) == "table"
+    assert structural_answer(adopt(BeliefsOnly(HISTORY)), knife, CLOCK) is None  # history not offered
 
 
 def test_state_history_is_not_asked_when_the_old_place_was_never_seen():
@@ -132,8 +132,8 @@ def test_counting_counts_entries_and_openings():
         "counting:open:fridge": ("2", "two")}  # the start in the kitchen is no entry
     assert questions["counting:enter:hall"].question == \
         "At step 7: How many times did I enter the hall? (answer with a number)"
-    assert structural_answer(Beliefs(HISTORY), questions["counting:open:fridge"], CLOCK) == "2"
-    assert structural_answer(Beliefs(HISTORY), questions["counting:enter:hall"], CLOCK) is None  # no part offers it
+    assert structural_answer(adopt(Beliefs(HISTORY)), questions["counting:open:fridge"], CLOCK) == "2"
+    assert structural_answer(adopt(Beliefs(HISTORY)), questions["counting:enter:hall"], CLOCK) is None  # no part offers it
     early = by_id(counting_questions(timeline().at(3), timeline().at(3)))
     assert early["counting:open:fridge"].answers[0] == "1" and "counting:enter:kitchen" not in early
 
@@ -147,10 +147,10 @@ def test_abstention_asks_about_things_never_named_and_only_unknown_is_right():
     assert set(key.args["places"]) == {"kitchen", "hall", "fridge", "table", "inventory"}
     assert score("unknown", key)["em"] == score("I don't know.", key)["em"] == 1.0
     assert score("hall", key)["em"] == score("in the hall", key)["em"] == 0.0
-    assert structural_answer(Beliefs(HISTORY), key, CLOCK) == "unknown"
+    assert structural_answer(adopt(Beliefs(HISTORY)), key, CLOCK) == "unknown"
     oracle = OracleMemory()
     oracle.update("", "", {"facts": [("P", "at", "hall"), ("key", "at", "hall")]})
-    assert score(structural_answer(oracle, key, CLOCK) or "", key)["em"] == 0.0  # naming a place is wrong
+    assert score(structural_answer(adopt(oracle), key, CLOCK) or "", key)["em"] == 0.0  # naming a place is wrong
 
 
 def test_long_horizon_asks_about_facts_unnamed_for_horizon_steps_and_unchanged():
@@ -165,7 +165,7 @@ def test_long_horizon_asks_about_facts_unnamed_for_horizon_steps_and_unchanged()
     assert long_horizon_questions(*[timeline(steps, [0, 1, HORIZON]).at(2)] * 2) == []  # 199 steps: too recent
     oracle = OracleMemory()
     oracle.update("", "", {"facts": [("apple", "in", "fridge")]})
-    assert structural_answer(oracle, apple, CLOCK) == "fridge"
+    assert structural_answer(adopt(oracle), apple, CLOCK) == "fridge"
 
 
 def test_long_horizon_skips_a_thing_that_moved_since_it_was_named():
@@ -192,7 +192,7 @@ def test_two_hop_asks_through_the_room_and_through_a_direction():
     oracle.update("", "", {"facts": [("hall", "north_of", "kitchen"), ("kitchen", "south_of", "hall"),
                                      ("table", "at", "hall"), ("lamp", "on", "table"),
                                      ("fridge", "at", "kitchen"), ("apple", "in", "fridge")]})
-    assert {i: structural_answer(oracle, q, CLOCK) for i, q in questions.items()} == {
+    assert {i: structural_answer(adopt(oracle), q, CLOCK) for i, q in questions.items()} == {
         "two-hop:hall:is on": "lamp", "two-hop:north:kitchen:is on": "lamp", "two-hop:kitchen:is in": "apple",
         "two-hop:south:hall:is in": "apple"}
 
@@ -289,7 +289,7 @@ def test_structural_answers_read_a_thing_the_game_printed_longer_under_its_belie
                                                                                    "inventory", start=4)]
     where = ProbeQuestion("location:sword", "location", 7, "Where is the sword?", ("inventory",), {"thing": "sword"})
     before = ProbeQuestion("state-history:sword", "state-history", 7, "?", ("altar",), {"thing": "sword", "at": 2})
-    assert structural_answer(Beliefs(history), where, CLOCK) == "inventory"
-    assert structural_answer(Beliefs(history), before, CLOCK) == "altar"
+    assert structural_answer(adopt(Beliefs(history)), where, CLOCK) == "inventory"
+    assert structural_answer(adopt(Beliefs(history)), before, CLOCK) == "altar"
     two = history + [Triple(2, "rusty sword", "is on", "floor", start=5)]  # two look-alikes: none is the sword
-    assert structural_answer(Beliefs(two), where, CLOCK) == ""
+    assert structural_answer(adopt(Beliefs(two)), where, CLOCK) == ""

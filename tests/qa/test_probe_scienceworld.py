@@ -4,6 +4,7 @@ name repeated across rooms (a sink in the bathroom and in the foundry) still giv
 
 from __future__ import annotations
 
+from textmem_gym.memory.adoption import adopt
 from textmem_gym.memory.arigraph.memory import AriGraphMemory
 from textmem_gym.memory.extractors.scienceworld import ScienceWorldObservedTruth, ScienceWorldRules
 from textmem_gym.qa.probes.answering import structural_answer
@@ -36,8 +37,7 @@ def test_questions_ask_what_the_text_printed_in_its_names_and_a_repeated_holder_
                                    per_kind=100)
     asked = {q.question.removeprefix("At step 4: "): q.answers[0] for q in questions}
     assert asked == {"Where is the shovel?": "sink", "Where is the red apple?": "bathroom"}  # no anvil, no "apple"
-    memory = AriGraphMemory()
-    memory.use_parser(ScienceWorldRules())
+    memory = adopt(AriGraphMemory(), parser=ScienceWorldRules())
     for step in replay.steps:
         memory.update(step.observation, step.command, {})
     answers = {q.question: structural_answer(memory, q, {i: i for i in range(len(STEPS))}) for q in questions}

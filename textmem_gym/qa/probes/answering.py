@@ -7,9 +7,9 @@ answer schema, the same parser, and the prompt fitted to one context window for 
 context loses its last lines first; trims are counted in ``detail["context_trims"]``). An answer
 the parser cannot read is ``""`` with ``fallback`` ``unparseable``, never replaced.
 
-Structurally, a memory answers without a model from the optional parts it offers
-(:mod:`textmem_gym.memory.protocol`); a question whose parts it does not offer is "not offered"
-(``None``):
+Structurally, a memory answers without a model from the optional parts it offers, as detected once
+when it was adopted (:func:`~textmem_gym.memory.adoption.adopt`, :mod:`textmem_gym.memory.protocol`);
+a question whose parts it does not offer is "not offered" (``None``):
 
 ============= ================== =================================================================
 kind          parts              structural answer
@@ -32,8 +32,9 @@ update indices (the reset is update 0); a :data:`Clock` maps each agent decision
 ended it.
 
 Example:
+    >>> from textmem_gym.memory.adoption import adopt
     >>> from textmem_gym.memory.oracle.memory import OracleMemory
-    >>> oracle = OracleMemory()
+    >>> oracle = adopt(OracleMemory())
     >>> oracle.update("", "", {"facts": [("P", "at", "kitchen"), ("knife", "on", "table")]})
     >>> question = ProbeQuestion("location:knife", "location", 0, "Where is the knife?", ("table",), {"thing": "knife"})
     >>> structural_answer(oracle, question, {0: 0})
@@ -49,9 +50,9 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from textmem_gym.llm import Trimmable
+from textmem_gym.memory.adoption import Adopted
 from textmem_gym.memory.belief_metrics import head_phrase_alignment
-from textmem_gym.memory.protocol import HasBeliefs, HasHistory, HasMap
-from textmem_gym.memory.semantic import AT, IS, LOCATION_RELATIONS, relation_direction
+from textmem_gym.memory.semantic import AT, IS, LOCATION_RELATIONS, Triple, relation_direction
 from textmem_gym.qa.api import Answer
 from textmem_gym.qa.data import Paragraph
 from textmem_gym.qa.methods.base import NOTHING, Final, LLMQAMethod
@@ -106,30 +107,30 @@ def believed_name(thing: str, names: Collection[str]) -> str:
     return found[0] if len(found) == 1 else thing
 
 
-def _holder(memory: Any, thing: str) -> str:
+def _holder(memory: Adopted, thing: str) -> str:
     located = [(s, o) for s, r, o in memory.believed_triples() if r in LOCATION_RELATIONS]
     name = believed_name(thing, {s for s, _ in located})
     holders = [o for s, o in located if s == name]
     return holders[-1] if holders else ""
 
 
-def _location(memory: Any, question: ProbeQuestion, clock: Clock) -> str:
+def _location(memory: Adopted, question: ProbeQuestion, clock: Clock) -> str:
     return _holder(memory, question.args["thing"])
 
 
-def _abstention(memory: Any, question: ProbeQuestion, clock: Clock) -> str:
+def _abstention(memory: Adopted, question: ProbeQuestion, clock: Clock) -> str:
     return _holder(memory, question.args["thing"]) or UNKNOWN_ANSWERS[0]
 
 
-def _held(memory: Any, holders: set[str], relation: str) -> str:
+def _held(memory: Adopted, holders: set[str], relation: str) -> str:
     return ", ".join(sorted({s for s, r, o in memory.believed_triples() if o in holders and r == relation}))
 
 
-def _contents(memory: Any, question: ProbeQuestion, clock: Clock) -> str:
+def _contents(memory: Adopted, question: ProbeQuestion, clock: Clock) -> str:
     return _held(memory, {question.args["holder"]}, question.args["relation"])
 
 
-def _two_hop(memory: Any, question: ProbeQuestion, clock: Clock) -> str:
+def _two_hop(memory: Adopted, question: ProbeQuestion, clock: Clock) -> str:
     triples = memory.believed_triples()
     room = question.args["room"]
     if "start" in question.args:
@@ -140,47 +141,57 @@ def _two_hop(memory: Any, question: ProbeQuestion, clock: Clock) -> str:
     return _held(memory, in_room, question.args["relation"])
 
 
-def _path(memory: Any, question: ProbeQuestion, clock: Clock) -> str:
-    route = memory.route(question.args["start"], question.args["goal"])
+def _path(memory: Adopted, question: ProbeQuestion, clock: Clock) -> str:
+    believed_map = memory.map
+    assert believed_map is not None  # the kind needs the map part (STRUCTURAL)
+    route = believed_map.route(question.args["start"], question.args["goal"])
     return ", ".join(direction for direction, _ in route or [])
 
 
-def _state_history(memory: Any, question: ProbeQuestion, clock: Clock) -> str:
+def _history(memory: Adopted) -> list[Triple]:
+    history = memory.history
+    assert history is not None  # the kind needs the history part (STRUCTURAL)
+    return history.triple_history()
+
+
+def _state_history(memory: Adopted, question: ProbeQuestion, clock: Clock) -> str:
     update = clock[question.args["at"]]
-    located = [t for t in memory.triple_history() if t.relation in LOCATION_RELATIONS]
+    located = [t for t in _history(memory) if t.relation in LOCATION_RELATIONS]
     name = believed_name(question.args["thing"], {t.subject for t in located})
     held = [t for t in located if t.subject == name and t.start <= update and (t.end is None or update < t.end)]
     return max(held, key=lambda t: t.start).object if held else ""
 
 
-def _counting(memory: Any, question: ProbeQuestion, clock: Clock) -> str | None:
+def _counting(memory: Adopted, question: ProbeQuestion, clock: Clock) -> str | None:
     if question.args["event"] != "open":
         return None
     update = clock[question.step]
-    return str(sum(1 for t in memory.triple_history() if t.subject == question.args["target"]
+    return str(sum(1 for t in _history(memory) if t.subject == question.args["target"]
                    and t.relation == IS and t.object == "open" and t.start <= update))
 
 
-#: A structural answer: ``(memory, question, clock) -> answer`` (``None``: not offered for this question).
-Structural = Callable[[Any, ProbeQuestion, Clock], "str | None"]
-#: Question kind -> the parts it needs and its structural answer (kinds not listed have none).
-STRUCTURAL: dict[str, tuple[tuple[type, ...], Structural]] = {
-    "location": ((HasBeliefs,), _location),
-    "long-horizon": ((HasBeliefs,), _location),
-    "abstention": ((HasBeliefs,), _abstention),
-    "contents": ((HasBeliefs,), _contents),
-    "two-hop": ((HasBeliefs,), _two_hop),
-    "path": ((HasBeliefs, HasMap), _path),
-    "state-history": ((HasBeliefs, HasHistory), _state_history),
-    "counting": ((HasBeliefs, HasHistory), _counting),
+#: A structural answer: ``(adopted memory, question, clock) -> answer`` (``None``: not offered for this question).
+Structural = Callable[[Adopted, ProbeQuestion, Clock], "str | None"]
+#: Question kind -> the parts it needs (names of :data:`~textmem_gym.memory.protocol.PARTS`) and its
+#: structural answer (kinds not listed have none).
+STRUCTURAL: dict[str, tuple[frozenset[str], Structural]] = {
+    "location": (frozenset({"beliefs"}), _location),
+    "long-horizon": (frozenset({"beliefs"}), _location),
+    "abstention": (frozenset({"beliefs"}), _abstention),
+    "contents": (frozenset({"beliefs"}), _contents),
+    "two-hop": (frozenset({"beliefs"}), _two_hop),
+    "path": (frozenset({"beliefs", "map"}), _path),
+    "state-history": (frozenset({"beliefs", "history"}), _state_history),
+    "counting": (frozenset({"beliefs", "history"}), _counting),
 }
 
 
-def structural_answer(memory: object, question: ProbeQuestion, clock: Clock) -> str | None:
-    """``memory``'s structural answer to ``question`` (``""``: it believes nothing that answers;
-    ``None``: not offered, as the memory lacks a part it needs or the kind has no structural answer)."""
-    needs, answer = STRUCTURAL.get(question.kind, ((), None))
-    if answer is None or not all(isinstance(memory, part) for part in needs):
+def structural_answer(memory: Adopted, question: ProbeQuestion, clock: Clock) -> str | None:
+    """The adopted ``memory``'s structural answer to ``question`` (``""``: it believes nothing that answers;
+    ``None``: not offered, as the memory lacks a part it needs or the kind has no structural answer). The
+    parts are those detected when it was adopted (:attr:`~textmem_gym.memory.adoption.Adopted.parts`)."""
+    needs, answer = STRUCTURAL.get(question.kind, (frozenset(), None))
+    if answer is None or not needs <= memory.parts:
         return None
     return answer(memory, question, clock)
 

@@ -348,7 +348,7 @@ class _Asker:
         if mode == "recall":
             return {"prediction": None, "em": None, "f1": None}
         if mode == "structural":
-            text = structural_answer(self.probed.memory, question, self.clock)
+            text = structural_answer(self.probed.adopted, question, self.clock)
             if text is None:
                 return {"prediction": None, "em": None, "f1": None, "offered": False}
             return {**Answer(text).as_row(), **score(text, question), "offered": True}
