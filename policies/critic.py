@@ -31,6 +31,7 @@ import hashlib
 import re
 from collections import Counter, defaultdict, deque
 from collections.abc import Sequence
+from typing import Protocol
 
 from textmem_gym.core.info import observation_text
 from textmem_gym.core.policy import Info
@@ -74,8 +75,19 @@ def place_of(observation: str, info: Info, previous: str | None = None) -> str |
 
 def room_from(observation: str, info: Info, previous: str | None = None) -> str | None:
     """The current room: the memory wrapper's ``location``, else a ``-= Room =-`` header, else ``previous``."""
-    if info.get("location"):
-        return str(info["location"])
+    return room_at(observation, info.get("location"), previous)
+
+
+def room_at(observation: str, location: object, previous: str | None = None) -> str | None:
+    """The current room: ``location`` (the memory wrapper's, ``info["location"]``) when it names one, else a
+    ``-= Room =-`` header of ``observation``, else ``previous``.
+
+    Example:
+        >>> room_at("-= Hall =-", None), room_at("-= Hall =-", "kitchen"), room_at("Nothing.", None, "hall")
+        ('hall', 'kitchen', 'hall')
+    """
+    if location:
+        return str(location)
     match = _HEADER.search(observation or "")
     return match.group(1).strip().lower() if match else previous
 
@@ -181,6 +193,58 @@ class HeuristicCritic:
             self.substitutions += 1
             return better, score, True
         return action, score, False
+
+
+class Move(Protocol):
+    """One executed step as a policy keeps it in its turns (what :class:`TurnsCritic` learns from).
+
+    Attributes:
+        action: The command sent.
+        observation: The game's text after it.
+        reward: The reward it earned.
+        location: The room the memory wrapper believed after it (``info["location"]``; ``None``: none).
+    """
+
+    action: str
+    observation: str
+    reward: float
+    location: str | None
+
+
+class TurnsCritic:
+    """A :class:`HeuristicCritic` that learns from the turns its policy keeps anyway, when it is asked
+    (for a fallback command), not at every step: the turns not yet read are replayed then, room by room,
+    exactly as recording each at its step would have (the same rooms, tries and rewards).
+
+    Args:
+        room: The room the episode starts in (:func:`room_from` of the first observation).
+        turns: The policy's turns of the episode (read, never changed; the policy appends to it).
+
+    Example:
+        >>> from types import SimpleNamespace as Turn
+        >>> turns = []
+        >>> critic = TurnsCritic("hall", turns)
+        >>> turns.append(Turn(action="go north", observation="You can't go that way.", reward=0.0, location=None))
+        >>> critic.best_untried(["go north", "go east"]), critic.room
+        ('go east', 'hall')
+    """
+
+    def __init__(self, room: str | None, turns: Sequence[Move]) -> None:
+        self.critic = HeuristicCritic()
+        self.room = room
+        self.turns = turns
+        self._read = 0
+
+    def best_untried(self, valid: list[str]) -> str | None:
+        """:meth:`HeuristicCritic.best_untried` in the current room, once the turns since the last call are read."""
+        self._catch_up()
+        return self.critic.best_untried(self.room, valid)
+
+    def _catch_up(self) -> None:
+        for turn in self.turns[self._read:]:
+            before, self.room = self.room, room_at(turn.observation, turn.location, self.room)
+            self.critic.record(turn.action, before, self.room, turn.reward)
+        self._read = len(self.turns)
 
 
 class LoopGuard:

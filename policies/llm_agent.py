@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from policies.critic import HeuristicCritic, room_from
+from policies.critic import TurnsCritic, room_from
 from policies.llm_config import LLMConfig
 from policies.shared_settings import MAX_TOKENS, OBSERVATION_CHARS
 from textmem_gym.core.info import admissible, observation_text, step_info
@@ -180,6 +180,8 @@ class Turn:
     action: str
     observation: str
     reward: float = 0.0
+    location: str | None = None
+    """The room the memory wrapper believed after it (``info["location"]``; ``None``: no wrapper said)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -233,28 +235,23 @@ class LLMAgent(LLMPolicy):
     def __init__(self, config: AgentConfig | None = None, *, client: LLMClient | None = None, **fields: Any) -> None:
         super().__init__(config, client=client, **fields)
         self.prompt_suffix = PROMPT_STYLES[self.config.prompt_style]
-        self.critic = HeuristicCritic()
         self.reset("", step_info({}))
 
     # -- episode -------------------------------------------------------------------------
     def reset(self, observation: Any, info: Info) -> None:
         self.llm.begin_episode()
-        self.critic.reset()
         first = observation_text(observation)
         self.goal = compact(info.get("objective") or first)
         self.turns: list[Turn] = []
         self.plan = "{}"
-        self.room = room_from(first, info)
+        self.critic = TurnsCritic(room_from(first, info), self.turns)  # learns from the turns when asked
         self.counts = {"steps": 0, "plan_updates": 0, "invalid_actions_mapped": 0, "invalid_actions_defaulted": 0,
                        "llm_fallbacks": 0, "parse_failures": 0, "exploration_checks": 0}
         self.memory_reset(first, info)
 
     def observe(self, action: str, observation: Any, reward: float, terminated: bool, truncated: bool,
                 info: Info) -> None:
-        text = observation_text(observation)
-        before, self.room = self.room, room_from(text, info, self.room)
-        self.critic.record(action, before, self.room, reward)
-        turn = Turn(action, text, float(reward))
+        turn = Turn(action, observation_text(observation), float(reward), info.get("location"))
         self.turns.append(turn)
         self.remember(turn, info)
 
@@ -353,13 +350,11 @@ class LLMAgent(LLMPolicy):
                               schema=schema, trim=self.trimmables(sections) + [shown])
         if answer is None:
             self.counts["llm_fallbacks"] += 1
-            return self.llm.fallback(self.llm.failure_cause(), self.critic.best_untried(self.room, commands)
-                                     or SAFE_COMMAND)
+            return self.llm.fallback(self.llm.failure_cause(), self.critic.best_untried(commands) or SAFE_COMMAND)
         proposed = self.llm.read("action", answer, schema, need=("action_to_take",)).get("action_to_take")
         if proposed is None:
             self.counts["parse_failures"] += 1
-            return self.llm.fallback("unparseable", self.critic.best_untried(self.room, commands) or SAFE_COMMAND,
-                                     answer[:200])
+            return self.llm.fallback("unparseable", self.critic.best_untried(commands) or SAFE_COMMAND, answer[:200])
         action, how = resolve_action(proposed, commands)
         if how in INVALID_COUNTERS:
             self.counts[INVALID_COUNTERS[how]] += 1

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from policies.critic import HeuristicCritic, LoopGuard, direction_of, room_from
+from policies.critic import HeuristicCritic, LoopGuard, TurnsCritic, direction_of, room_from
+from policies.llm_agent import Turn
 
 VALID = ["go north", "go east", "open chest", "take key", "look"]
 
@@ -93,3 +94,21 @@ def test_loop_guard_never_freezes_in_look_once_everything_was_tried_here():
     for command in ("look", "look", "wait", "wait"):  # look played in the cellar too
         guard.record(command, "cellar")
     assert guard.check("wait") == ("look", True) and guard.forced == 3  # a third "wait" in a row: look
+
+
+def test_a_turns_critic_asked_late_knows_what_one_told_every_step_knows():
+    """LLM agents keep their turns and let the critic read them only when a fallback asks (not every step)."""
+    steps = [("go north", "You can't go that way.", 0.0, None), ("go east", "-= Cellar =-\nDark.", 0.0, None),
+             ("take key", "Taken.", 1.0, None), ("go west", "Back.", 0.0, "hall"), ("open chest", "No.", 0.0, "hall"),
+             ("open chest", "No.", 0.0, "hall")]
+    eager, room, turns = HeuristicCritic(), "hall", []
+    late = TurnsCritic("hall", turns)
+    for asked, (action, text, reward, location) in enumerate(steps):
+        before, room = room, room_from(text, {"location": location}, room)
+        eager.record(action, before, room, reward)
+        turns.append(Turn(action, text, reward, location))
+        if asked % 2:  # asked every other step: the turns since the last call are read then
+            assert late.best_untried(VALID) == eager.best_untried(room, VALID)
+    assert late.best_untried(VALID) == eager.best_untried(room, VALID) == "go south"
+    assert (late.room, late.critic.tried, late.critic.blocked, late.critic.rewarded) == (
+        room, eager.tried, eager.blocked, eager.rewarded)
