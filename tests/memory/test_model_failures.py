@@ -1,6 +1,6 @@
-"""Failed model-made updates of AriGraph and DAVIS, by cause, against the real local OpenAI-compatible
+"""Failed model-made updates of AriGraph, DAVIS and STMA, by cause, against the real local OpenAI-compatible
 server: the ``failures`` part is offered only where a model is asked, and DAVIS's rule-made stand-ins
-are flagged."""
+(and STMA's) are flagged."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from textmem_gym.llm.testing.faults import Fault
 from textmem_gym.memory.adoption import adopt
 from textmem_gym.memory.arigraph.memory import AriGraphMemory
 from textmem_gym.memory.davis.memory import DAVISMemory
+from textmem_gym.memory.stma.memory import STMAMemory
 
 pytestmark = pytest.mark.llm
 
@@ -56,3 +57,20 @@ def test_davis_flags_the_rules_standing_in_for_a_refused_call(fallback: bool, ca
     assert (("milk", "is in", "fridge") in believed) is stood_in  # a rule-made tuple, only as a fallback
     assert {("agent", "look around", "itself"), ("fridge", "is in", "kitchen")} <= believed  # the room: always
     assert adopted.failed_updates() == {cause: 1, cause.replace("LLMError", "EmptyAnswer"): 1}
+
+
+def test_stma_counts_its_summarizer_and_relation_retriever_failures_once_per_update() -> None:
+    hall = "-= Hall =-\nYou see a chest. There is an exit to the north."
+    answers: list[str | Fault] = [REFUSED, '["chest", "is in", "hall"]',  # summary refused: the rules' stands in
+                                  "I am in the hall.", REFUSED,  # relations refused: the rules' triples stand in
+                                  "I am in the hall.", "no relations"]  # nothing read from the relations
+    with LocalOpenAIServer(script=answers) as server:
+        memory = STMAMemory(extractor="llm", client=client(server))
+        adopted = adopt(memory)
+        for action in ("", "look", "wait"):
+            adopted.update(hall, action, {})
+    assert adopted.failed_updates() == {"fallback:LLMError": 2, "UnreadableAnswer": 1}
+    assert ("hall", "has exit", "north") in memory.believed_triples()  # only the rules read it: flagged above
+    with LocalOpenAIServer() as server:
+        only_aggregates = STMAMemory(client=client(server), summarizer="rules")  # no update asks the model
+    assert adopt(only_aggregates).failed_updates() is None and adopt(STMAMemory()).failed_updates() is None

@@ -18,7 +18,10 @@ aggregator by default, the relation retriever with ``extractor="llm"`` (it reads
 belief; movements and the current room are still read from the game's room headers, so routes
 keep working). Without an LLM, or when a call fails, the deterministic parts stand in: the rule
 summary, the ``rules`` extractor, and the aggregator's sentences with transitive direction
-inference.
+inference. Where an update asks a model (the LLM summarizer or relation retriever), its failures are
+counted by cause in :attr:`STMAMemory.failed_updates` (the ``failures`` part, memory-bench's ``failed``
+column): ``fallback:LLMError`` / ``fallback:EmptyAnswer`` where the rules stood in for a call without an
+answer, ``EmptyAnswer`` / ``UnreadableAnswer`` where the relation retriever's answer held no relation.
 
 Context budget: each LLM call passes its growing parts as :class:`~textmem_gym.llm.prompts.Trimmable`
 sections, which lose items in this order until the prompt fits the model's context window:
@@ -49,12 +52,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from textmem_gym.llm.calls import Ask, ClientAsk
 from textmem_gym.llm.prompts import PromptFolder, Trimmable, text_pieces
 from textmem_gym.memory.extractors import BaseExtractor, Extraction, Extractor, TextParser, make_extractor
+from textmem_gym.memory.extractors.base import FALLBACK, UNREADABLE_ANSWER, FailedUpdates, answer_failure
 from textmem_gym.memory.graph_memory import GraphMemory
 from textmem_gym.memory.retrieval import client_embedder
 from textmem_gym.memory.semantic import Triple, TripleKey, TripleStore, canonical, normalize
@@ -102,12 +107,27 @@ def parse_rdf(answer: str, rooms: set[str]) -> list[TripleKey]:
 
 class BeliefRelationRetriever(BaseExtractor):
     """The ``llm`` relation retriever: appendix D.2 over the temporal belief, plus the rules
-    extractor's room and movement triples. Replacement is structural (slot conflicts)."""
+    extractor's room and movement triples. Replacement is structural (slot conflicts).
 
-    def __init__(self, ask: Ask, belief: Callable[[], str]):
+    A call without an answer lets the rules' triples stand in (``fallback:LLMError`` in
+    :attr:`failed_updates`); an answer holding no relation keeps the rules' spatial triples only
+    (``EmptyAnswer``, ``UnreadableAnswer``).
+
+    Args:
+        ask: The :class:`~textmem_gym.llm.calls.Ask` of the call.
+        belief: The temporal belief of the moment.
+        failed: Where failed updates are counted (the memory's, which also counts its summarizer's).
+
+    Attributes:
+        failures: Calls that gave no answer.
+        failed_updates: Failed updates by cause.
+    """
+
+    def __init__(self, ask: Ask, belief: Callable[[], str], failed: FailedUpdates | None = None):
         self.ask, self.belief = ask, belief
         self.rules = make_extractor("rules")
         self.failures = 0
+        self.failed_updates = FailedUpdates() if failed is None else failed
 
     def reset(self) -> None:
         self.rules.reset()
@@ -132,10 +152,14 @@ class BeliefRelationRetriever(BaseExtractor):
         answer = self.ask("stma_relations", build, trim=[belief, entities])
         if answer is None:
             self.failures += 1
+            self.failed_updates.fail(FALLBACK + (answer_failure(answer) or ""))
             return out
         rooms = {t.object for t in store.active() if t.relation == "is at"} | set(filter(None, [out.location]))
         spatial = [t for t in out.triples if t[1].startswith("is ") and t[1].endswith(" of")]
-        out.triples = list(dict.fromkeys(spatial + parse_rdf(answer, rooms)))
+        found = parse_rdf(answer, rooms)
+        if not found:
+            self.failed_updates.fail(answer_failure(answer) or UNREADABLE_ANSWER)
+        out.triples = list(dict.fromkeys(spatial + found))
         return out
 
 
@@ -163,9 +187,13 @@ class STMAMemory(GraphMemory):
 
     Attributes:
         embedding_calls: Calls of ``embed`` this episode (each text is embedded once).
+        failed_updates: Only where an update asks a model (the LLM summarizer or relation retriever):
+            failed updates by cause, the ``failures`` part (see the module docstring); kept across
+            episodes. Without one the part is not offered: memory-bench's column says ``-``, not 0.
     """
 
     name = "stma"
+    failed_updates: Counter[str]
 
     def __init__(self, extractor: str | Extractor = "rules", *, extractor_options: dict[str, Any] | None = None,
                  llm: Ask | None = None, client: Any = None, summarizer: str | None = None,
@@ -196,14 +224,18 @@ class STMAMemory(GraphMemory):
         self.buffer = HistoryBuffer(history)
         self.top_n, self.hops = top_n, hops
         self.rule_summarizer = RuleSummarizer()
+        self._failed = FailedUpdates()
         if extractor == "llm":
             if self.ask is None:
                 raise ValueError("extractor='llm' needs an LLM: pass llm=... or client=...")
-            extractor, extractor_options = BeliefRelationRetriever(self.ask, lambda: self.temporal_belief), None
+            extractor = BeliefRelationRetriever(self.ask, lambda: self.temporal_belief, self._failed)
+            extractor_options = None
         elif isinstance(extractor, str) and extractor_options and "client" in extractor_options:
             extractor_options = {k: v for k, v in extractor_options.items() if k != "client"} or None
         super().__init__(extractor, extractor_options=extractor_options, episodes=0)
         self.extractor_name = "llm" if isinstance(self.extractor, BeliefRelationRetriever) else self.extractor_name
+        if self.summarizer_mode == "llm" or self.extractor_name == "llm":  # an update asks a model
+            self.failed_updates = self._failed
 
     def reset(self) -> None:
         """Empties the buffer, the beliefs and the KG (new episode)."""
@@ -216,6 +248,7 @@ class STMAMemory(GraphMemory):
 
     def update(self, observation: str, action: str, info: dict[str, Any]) -> None:
         """Algorithm 2 lines 4-7: record, summarize, extract, update the dynamic KG."""
+        self._failed.begin()
         if info.get("objective"):
             self.goal = " ".join(str(info["objective"]).split())
         self.buffer.record(observation, action)
@@ -229,10 +262,15 @@ class STMAMemory(GraphMemory):
         self.buffer.note_feedback(feedback)
 
     # -- LLM steps with deterministic fallbacks ---------------------------------------------
-    def _llm(self, kind: str, prompt: Callable[[], str], trim: Sequence[Trimmable]) -> str | None:
+    def _llm(self, kind: str, prompt: Callable[[], str], trim: Sequence[Trimmable], *,
+             update: bool = False) -> str | None:
+        """The stripped answer; ``None`` (counted; in :attr:`failed_updates` as ``fallback:<cause>`` when
+        ``update``: the rules stand in for the model in this update) when the call gave none or a blank one."""
         answer = self.ask(kind, prompt, trim=trim) if self.ask is not None else None
         if answer is None or not answer.strip():
             self.llm_failures += 1
+            if update:
+                self._failed.fail(FALLBACK + (answer_failure(answer) or ""))
             return None
         return answer.strip()
 
@@ -246,7 +284,7 @@ class STMAMemory(GraphMemory):
         def build() -> str:
             return PROMPTS.render("summarizer", goal=self.goal or "unknown", trajectory=records.text())
 
-        return self._llm("stma_summary", build, [records]) or rules
+        return self._llm("stma_summary", build, [records], update=True) or rules
 
     def _embed_counted(self, texts: Sequence[str]) -> Any:
         assert self._embed is not None
