@@ -59,7 +59,14 @@ from typing import Any
 from textmem_gym.llm.calls import Ask, ClientAsk
 from textmem_gym.llm.prompts import PromptFolder, Trimmable, text_pieces
 from textmem_gym.memory.extractors import BaseExtractor, Extraction, Extractor, TextParser, make_extractor
-from textmem_gym.memory.extractors.base import FALLBACK, UNREADABLE_ANSWER, FailedUpdates, answer_failure
+from textmem_gym.memory.extractors.base import (
+    EMPTY_ANSWER,
+    FALLBACK,
+    NO_ANSWER,
+    UNREADABLE_ANSWER,
+    FailedUpdates,
+    answer_failure,
+)
 from textmem_gym.memory.graph_memory import GraphMemory
 from textmem_gym.memory.retrieval import client_embedder
 from textmem_gym.memory.semantic import Triple, TripleKey, TripleStore, canonical, normalize
@@ -152,7 +159,7 @@ class BeliefRelationRetriever(BaseExtractor):
         answer = self.ask("stma_relations", build, trim=[belief, entities])
         if answer is None:
             self.failures += 1
-            self.failed_updates.fail(FALLBACK + (answer_failure(answer) or ""))
+            self.failed_updates.fail(FALLBACK + NO_ANSWER)
             return out
         rooms = {t.object for t in store.active() if t.relation == "is at"} | set(filter(None, [out.location]))
         spatial = [t for t in out.triples if t[1].startswith("is ") and t[1].endswith(" of")]
@@ -270,7 +277,7 @@ class STMAMemory(GraphMemory):
         if answer is None or not answer.strip():
             self.llm_failures += 1
             if update:
-                self._failed.fail(FALLBACK + (answer_failure(answer) or ""))
+                self._failed.fail(FALLBACK + (answer_failure(answer) or EMPTY_ANSWER))
             return None
         return answer.strip()
 
