@@ -57,6 +57,9 @@ SLOTS = 6
 #: Characters a prompt shares with a server's last one to be sent there (Graphiti's shortest system prompt
 #: is longer); below it, the server used least recently.
 MIN_PREFIX = 64
+#: Completion cap of every call (the proxy's, like ``llama-server --n-predict``): SmolLM2 sometimes loops until the
+#: caller's limit (AriGraph's 512, DAVIS's 1,024 tokens); in the model name rows record (``NAME@16384/max256``).
+MAX_TOKENS = 256
 #: Server arguments: no logits kept for every prompt token (only the last one's are sampled from).
 SERVER_ARGS = ("--logits_all", "false")
 
@@ -71,18 +74,18 @@ class Endpoint:
 
 @contextlib.contextmanager
 def endpoint(base_url: str | None, model: str | None, n_ctx: int, threads: int | None,
-             slots: int = SLOTS) -> Iterator[Endpoint]:
+             slots: int = SLOTS, max_tokens: int | None = MAX_TOKENS) -> Iterator[Endpoint]:
     """The endpoint given, else SmolLM2 on llama.cpp's server for the run: ``slots`` servers behind one URL
-    (:class:`~textmem_gym.llm.LlamaCppSlots`, one KV cache per prompt kind) when ``slots`` > 1."""
+    (:class:`~textmem_gym.llm.LlamaCppSlots`, one KV cache per prompt kind), every completion capped at
+    ``max_tokens`` (the cap is in the model name rows record)."""
     if base_url and model:
         yield Endpoint({"base_url": base_url, "model": model})
         return
-    from textmem_gym.llm import LlamaCppServer
     from textmem_gym.llm.llama_server import LlamaCppSlots
 
     options: dict[str, Any] = {"n_ctx": n_ctx, "model_alias": model_alias(n_ctx), "threads": threads,
                                "extra_args": SERVER_ARGS}
-    with (LlamaCppSlots(slots, min_prefix=MIN_PREFIX, **options) if slots > 1 else LlamaCppServer(**options)) as server:
+    with LlamaCppSlots(slots, min_prefix=MIN_PREFIX, max_tokens=max_tokens, **options) as server:
         yield Endpoint({"base_url": server.base_url, "model": server.model_alias}, server.work)
 
 
@@ -171,7 +174,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=None,
                         help="CPU threads of each started server (1 avoids OpenMP waits on a busy machine)")
     parser.add_argument("--slots", type=int, default=SLOTS,
-                        help="servers started behind one URL, one KV cache per prompt kind (1: a single server)")
+                        help="servers started behind one URL, one KV cache per prompt kind")
+    parser.add_argument("--max-tokens", type=int, default=MAX_TOKENS,
+                        help="completion cap of every call of the started servers (0: the callers' limits)")
     parser.add_argument("--parallel", default=None,
                         help="groups of memories run at the same time, each in a process with its own servers "
                              "(e.g. graphiti,davis/mem0,arigraph; replaces --memories)")
@@ -206,18 +211,20 @@ def run_memories(args: argparse.Namespace, llm: Endpoint, out: Path) -> dict[str
     return work
 
 
-def model_alias(n_ctx: int) -> str:
-    """The model name the started servers answer to (and rows record): SmolLM2's file name and the window."""
+def model_alias(n_ctx: int, max_tokens: int | None = None) -> str:
+    """The model name the started servers answer to (and rows record): SmolLM2's file name, the window and
+    the completion cap."""
     from textmem_gym.llm import smollm2_path
 
-    return f"{smollm2_path().name.removesuffix('.gguf')}@{n_ctx}"
+    name = f"{smollm2_path().name.removesuffix('.gguf')}@{n_ctx}"
+    return name if max_tokens is None else f"{name}/max{max_tokens}"
 
 
 def child_command(args: argparse.Namespace, memories: str, out: Path) -> list[str]:
     """The command line running ``memories`` alone, with this run's settings, into ``out``."""
     command = [sys.executable, str(Path(__file__).resolve()), "--memories", memories, "--out", str(out),
                "--trajectories", args.trajectories, "--per-kind", str(args.per_kind), "--n-ctx", str(args.n_ctx),
-               "--slots", str(args.slots), "--options", args.options]
+               "--slots", str(args.slots), "--max-tokens", str(args.max_tokens), "--options", args.options]
     for flag, value in (("--max-steps", args.max_steps), ("--threads", args.threads)):
         if value is not None:
             command += [flag, str(value)]
@@ -254,9 +261,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     started = time.perf_counter()
     if args.parallel:
         work = run_groups(args, out)
-        settings = {"model": args.model or model_alias(args.n_ctx)}  # every record is there: nothing is asked
+        cap = args.max_tokens or None
+        settings = {"model": args.model or model_alias(args.n_ctx, cap)}  # every record is there: nothing is asked
     else:
-        with endpoint(args.base_url, args.model, args.n_ctx, args.threads, args.slots) as llm:
+        with endpoint(args.base_url, args.model, args.n_ctx, args.threads, args.slots, args.max_tokens or None) as llm:
             work = run_memories(args, llm, out)
         settings = llm.settings
     summary = run_bench(memories, trajectories=args.trajectories.split(","), budgets=[BUDGET], options=options,

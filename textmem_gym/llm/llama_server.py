@@ -338,6 +338,10 @@ class LlamaCppSlots:
     Args:
         slots: Servers to start (the number of prompt kinds an agent alternates, or more).
         min_prefix: Characters a prompt must share with a server's last prompt to be sent there.
+        max_tokens: Completion cap of every request (a request asking more, or not saying, gets this many),
+            like ``llama-server --n-predict``: a small model that loops stops at the cap instead of the
+            caller's limit. It changes what the model answers, so say it in the model name a run records
+            (:attr:`model_alias` does: ``NAME/max256``). ``None``: the caller's limit.
         **options: :class:`LlamaCppServer` arguments (model, ``n_ctx``, ``threads``, ``extra_args``...;
             not ``port``).
 
@@ -348,9 +352,15 @@ class LlamaCppSlots:
                                context_window=server.context_window)
     """
 
-    def __init__(self, slots: int, *, min_prefix: int = 200, **options: Any) -> None:
+    def __init__(self, slots: int, *, min_prefix: int = 200, max_tokens: int | None = None, **options: Any) -> None:
         if slots < 1:
             raise ValueError(f"slots={slots}: expected a positive number of servers")
+        if max_tokens is not None and max_tokens < 1:
+            raise ValueError(f"max_tokens={max_tokens}: expected a positive completion cap")
+        self.max_tokens = max_tokens
+        if max_tokens is not None:
+            name = options.get("model_alias") or Path(options.get("model") or smollm2_path()).name.removesuffix(".gguf")
+            options["model_alias"] = f"{name}/max{max_tokens}"
         self.servers = [LlamaCppServer(**options) for _ in range(slots)]
         self.min_prefix = min_prefix
         self._last = [""] * slots
@@ -368,7 +378,7 @@ class LlamaCppSlots:
 
     @property
     def model_alias(self) -> str:
-        """The model name the servers answer to."""
+        """The model name the servers answer to (with ``/maxN`` when completions are capped)."""
         return self.servers[0].model_alias
 
     @property
@@ -424,17 +434,41 @@ class LlamaCppSlots:
         self.stop()
 
 
-def _prompt_of(body: bytes) -> str | None:
-    """The prompt text of a chat or completions request body (``None`` for other requests)."""
+def _request_of(body: bytes) -> dict[str, Any] | None:
+    """The JSON object of a request body (``None`` when it is not one)."""
     try:
         request = json.loads(body or b"{}")
     except json.JSONDecodeError:
         return None
-    if not isinstance(request, dict):
-        return None
+    return request if isinstance(request, dict) else None
+
+
+def _prompt_of(request: dict[str, Any]) -> str | None:
+    """The prompt text of a chat or completions request (``None`` for other requests).
+
+    Example:
+        >>> _prompt_of({"messages": [{"role": "system", "content": "Rules."}, {"role": "user", "content": "Go?"}]})
+        'Rules.\\nGo?'
+        >>> _prompt_of({"model": "m"}) is None
+        True
+    """
     if isinstance(request.get("messages"), list):
         return "\n".join(str(m.get("content", "")) for m in request["messages"] if isinstance(m, dict))
     return str(request["prompt"]) if "prompt" in request else None
+
+
+def capped(request: dict[str, Any], max_tokens: int | None) -> dict[str, Any]:
+    """``request`` asking at most ``max_tokens`` completion tokens (unchanged for ``None``).
+
+    Example:
+        >>> capped({"max_tokens": 1024}, 256), capped({}, 256), capped({"max_tokens": 16}, 256)
+        ({'max_tokens': 256}, {'max_tokens': 256}, {'max_tokens': 16})
+    """
+    if max_tokens is None:
+        return request
+    asked = request.get("max_tokens")
+    limit = max_tokens if not isinstance(asked, int) or asked <= 0 else min(asked, max_tokens)
+    return {**request, "max_tokens": limit}
 
 
 def _proxy_handler(slots: LlamaCppSlots) -> type[BaseHTTPRequestHandler]:
@@ -448,8 +482,11 @@ def _proxy_handler(slots: LlamaCppSlots) -> type[BaseHTTPRequestHandler]:
             self._forward(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
 
         def _forward(self, body: bytes) -> None:
-            prompt = _prompt_of(body) if body else None
+            request = _request_of(body) if body else None
+            prompt = _prompt_of(request) if request is not None else None
             server = slots.servers[slots.choose(prompt) if prompt is not None else 0]
+            if prompt is not None and request is not None and slots.max_tokens is not None:
+                body = json.dumps(capped(request, slots.max_tokens)).encode()
             headers = {k: v for k, v in self.headers.items() if k.lower() in ("authorization", "content-type")}
             reply = httpx.request(self.command, f"http://{server.host}:{server.port}{self.path}", content=body,
                                   headers=headers, timeout=None)
