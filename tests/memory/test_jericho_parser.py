@@ -244,7 +244,8 @@ def test_the_players_word_after_a_word_of_the_games_is_not_the_games_name():
     rules, store = JerichoRules(), TripleStore()
     rules.extract("", "", ZORK_WORDS, store)
     _read(rules, store, "Altar\nThis is the south end of a large temple.\nOn the altar is a large black book.", "s", 1)
-    assert _read(rules, store, "Taken.", "get book", 2) == []  # "black book" is the game's name here
+    # not "book" (the game's name is "black book"): the prose phrase, in the game's words, is the name
+    assert _read(rules, store, "Taken.", "get book", 2) == [("large black book", "is in", "inventory")]
     _read(rules, store, LIT_ATTIC, "up", 3)
     assert _read(rules, store, "Taken.", "get rope", 4) == [("rope", "is in", "inventory")]  # "coil of rope"
 
@@ -325,3 +326,56 @@ def test_a_drop_names_the_one_carried_thing_holding_every_word_the_player_typed(
     _read(rules, store, "kitchen access card: Taken.\nupper elevator access card: Taken.", "get cards", 1)
     assert _read(rules, store, "Dropped.", "drop access card", 2) == [], "two carried things hold the words"
     assert _read(rules, store, "Dropped.", "drop kitchen card", 3) == [("kitchen access card", "is at", "small office")]
+
+
+# Zork I's text (the shipped jericho-zork1 trajectories), read with the story file's own dictionary.
+LIVING_ROOM = ("Living Room\nYou are in the living room. There is a doorway to the east, a wooden door with strange "
+               "gothic lettering to the west, which appears to be nailed shut, a trophy case, and a large oriental rug "
+               "in the center of the room.\nAbove the trophy case hangs an elvish sword of great antiquity.\n"
+               "A battery-powered brass lantern is on the trophy case.")
+TORCH_ROOM = ("Torch Room\nThis is a large room with a prominent doorway leading to a down staircase. Above you is a "
+              "large dome. Up around the edge of the dome (20 feet up) is a wooden railing. In the center of the room "
+              "sits a white marble pedestal.\nA piece of rope descends from the railing above, ending some five feet "
+              "above your head.\nSitting on the pedestal is a flaming torch, made of ivory.")
+MAZE_SKELETON = ("Maze\nThis is part of a maze of twisty little passages, all alike. A skeleton, probably the remains "
+                 "of a luckless adventurer, lies here.\nBeside the skeleton is a rusty knife.\nThe deceased "
+                 "adventurer's useless lantern is here.\nThere is a skeleton key here.\nAn old leather bag, bulging "
+                 "with coins, is here.")
+MAZE = "Maze\nThis is part of a maze of twisty little passages, all alike."
+
+
+def _zork_words() -> dict:
+    from textmem_gym.envs.jericho.dictionary import story_words
+
+    return {"vocabulary": story_words((ROMS / "zork1.z5").read_bytes())}
+
+
+@needs_zork
+def test_prose_in_the_games_words_names_a_thing_outside_the_rooms_own_description():
+    rules, store = JerichoRules(), TripleStore()
+    rules.extract("", "", _zork_words(), store)
+    assert ("elvish sword", "is at", "living room") in _read(rules, store, LIVING_ROOM, "w", 1)
+    assert _read(rules, store, "Taken.", "Get sword", 2) == [("elvish sword", "is in", "inventory")]
+    torch_room = _read(rules, store, TORCH_ROOM, "d", 3)
+    assert ("flaming torch", "is on", "pedestal") in torch_room
+    assert not any(t[0] == "large dome" for t in torch_room)  # the room's own description: scenery in passing
+    assert _read(rules, store, "Taken.", "Get torch", 4) == [("flaming torch", "is in", "inventory")]
+
+
+@needs_zork
+def test_a_title_a_walk_led_from_and_to_is_no_snapshot_of_the_other_rooms():
+    rules, store = JerichoRules(), TripleStore()
+    rules.extract("", "", _zork_words(), store)
+    assert ("skeleton key", "is at", "maze") in _read(rules, store, MAZE_SKELETON, "u", 1)
+    _read(rules, store, MAZE, "sw", 2)  # another room titled Maze
+    assert ("skeleton key", "is at", "maze") in [t.as_tuple() for t in store.active()]
+    assert rules.shared_titles == {"maze"}
+
+
+def test_a_clause_naming_another_thing_and_prose_inside_a_holder():
+    dam = read_jericho("Dam\nThere is a control panel here, on which a large metal bolt is mounted. Directly above "
+                       "the bolt is a small green plastic bubble.", "e")
+    assert dam.things == [("large metal bolt", "is at", None, 0, False), ("control panel", "is at", None, 0, True),
+                          ("small green plastic bubble", "is at", None, 0, False)]
+    boat = read_jericho("Beach\nA tan label is lying inside the boat.", "n")
+    assert boat.things == [("tan label", "is in", "boat", 0, False)]

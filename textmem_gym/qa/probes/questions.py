@@ -85,6 +85,7 @@ from functools import cached_property
 from typing import Any, Protocol, runtime_checkable
 
 from textmem_gym.loading import declared_names, load_object, lookup
+from textmem_gym.memory.belief_metrics import AlignsNames
 from textmem_gym.memory.ground_truth import ObservedTruth, Truth
 from textmem_gym.memory.oracle.truth import direction_graph, recipe_ingredients, shortest_paths
 from textmem_gym.memory.semantic import (
@@ -187,6 +188,9 @@ class Snapshot:
         recipe: The recipe's ingredients in order, when the agent has read it.
         said: This decision's observations, lower case.
         earlier: The snapshots of the decisions before, in order (``[]``: none kept).
+        aligned: The truth tracker aligns names (:class:`~textmem_gym.memory.belief_metrics.AlignsNames`:
+            Jericho's text prints ``table`` for the tree's ``kitchen table``), so a name is also ambiguous
+            when it ends another one held elsewhere (:attr:`ambiguous_now`).
     """
 
     step: int
@@ -199,12 +203,28 @@ class Snapshot:
     recipe: list[str] = field(default_factory=list)
     said: str = ""
     earlier: list[Snapshot] = field(default_factory=list, repr=False)
+    aligned: bool = False
 
     @cached_property
     def ambiguous_now(self) -> frozenset[str]:
-        """Names (:func:`bare`) the true state holds in more than one place now."""
-        counts = Counter(bare(s) for s, r, _ in self.truth if r in LOCATION_RELATIONS)
-        return frozenset(name for name, count in counts.items() if count > 1)
+        """Names (:func:`bare`) the true state holds in more than one place now; with :attr:`aligned`,
+        also a name whose words end another name held elsewhere (Zork's attic ``table`` and the
+        ``kitchen table`` the text prints as ``the table``: the text gives both one name).
+
+        Example:
+            >>> truth = {("table", "is at", "attic"), ("kitchen table", "is at", "kitchen"), ("sword", "is at", "hall")}
+            >>> Snapshot(1, "attic", truth, set()).ambiguous_now
+            frozenset()
+            >>> Snapshot(1, "attic", truth, set(), aligned=True).ambiguous_now
+            frozenset({'table'})
+        """
+        held = [(bare(s), o) for s, r, o in self.truth if r in LOCATION_RELATIONS]
+        counts = Counter(name for name, _ in held)
+        names = {name for name, count in counts.items() if count > 1}
+        if self.aligned:
+            names |= {name for name, place in held for other, elsewhere in held
+                      if other.endswith(" " + name) and elsewhere != place}
+        return frozenset(names)
 
     @cached_property
     def ambiguous(self) -> frozenset[str]:
@@ -324,6 +344,7 @@ def build_timeline(replay: Replay, truth: Truth | None = None) -> Timeline:
     """
     reader = truth if truth is not None else ObservedTruth()
     reader.reset()
+    aligned = isinstance(reader, AlignsNames)
     snapshots: list[Snapshot] = []
     text: list[str] = []
     actions: list[tuple[str, str]] = []
@@ -344,7 +365,7 @@ def build_timeline(replay: Replay, truth: Truth | None = None) -> Timeline:
             recipe = recipe_ingredients(step.facts)
         if step.last:
             snapshots.append(Snapshot(step.decision, room, state, set(reader.seen), "\n".join(text), list(actions),
-                                      list(rooms), list(recipe), "\n".join(said), list(snapshots)))
+                                      list(rooms), list(recipe), "\n".join(said), list(snapshots), aligned))
             said = []
     return Timeline(snapshots)
 

@@ -31,6 +31,8 @@ class JerichoRules:
             until then, and the readings that need it are not made).
         fixtures: Holder -> the room whose description put something on or in it (believed there).
         ambiguous: Holders of one name seen in two rooms (believed in neither).
+        shared_titles: Titles a walk led from and to (Zork's ``Maze``): several rooms print them, so a
+            description of one is no snapshot of what the others hold.
     """
 
     def __init__(self) -> None:
@@ -41,6 +43,7 @@ class JerichoRules:
         self.typed: set[str] = set()
         self.fixtures: dict[str, str] = {}
         self.ambiguous: set[str] = set()
+        self.shared_titles: set[str] = set()
         self.vocabulary = Vocabulary(())
         self._room_text = ""
 
@@ -126,15 +129,28 @@ class JerichoRules:
         ends = [n for n in self.names | self.holders if phrase.endswith(" " + n)]
         return max(ends, key=len) if ends else None
 
-    def _one_word(self, word: str) -> str | None:
-        """A prose thing named by one word of the game's (``A skeleton ... lies here``): the one known name
-        ending with it (``bottle``: ``glass bottle``), else the word itself; ``None`` for anything else, and
-        for a game whose words are not known."""
-        if " " in word or not self.vocabulary.words or word in PLACE_NOUNS or word in NAME_STARTS \
-                or not self.vocabulary.knows_word(word):
+    def _game_phrase(self, phrase: str, opening: bool, relation: str) -> str | None:
+        """A prose thing named in words all the game's: one word here (``A skeleton ... lies here``), the
+        one known name ending with it (``bottle``: ``glass bottle``), else the word; a phrase outside a
+        room's own description (``Above the trophy case hangs an elvish sword``, ``Sitting on the pedestal
+        is a flaming torch``), the phrase, learned as a name (``take sword`` then names it). ``None`` for
+        anything else: a place about the room; a word the game does not know; a phrase of the room's
+        ``opening`` paragraph (it names scenery in passing); a coined compound or a trailing participle
+        (``nasty-looking knife``, ``large egg encrusted``: the game's own name is likely another); and
+        anything, for a game whose words are not known."""
+        words = phrase.split()
+        if not words or not self.vocabulary.words or words[-1] in PLACE_NOUNS or words[0] in NAME_STARTS \
+                or not self.vocabulary.knows(phrase):
             return None
-        ends = [n for n in self.names | self.holders if n.endswith(" " + word)]
-        return ends[0] if len(ends) == 1 else (word if not ends else None)
+        if len(words) > 1:
+            if opening or _COINED.search(phrase):
+                return None
+            self.names.add(phrase)
+            return phrase
+        if relation != AT:
+            return None
+        ends = [n for n in self.names | self.holders if n.endswith(" " + phrase)]
+        return ends[0] if len(ends) == 1 else (phrase if not ends else None)
 
     def _named(self, phrase: str, typed: bool = False) -> str | None:
         """The known thing a command's object names (``egg`` -> ``jewel-encrusted egg``, when one
@@ -174,17 +190,19 @@ class JerichoRules:
         direction = move_direction(action)
         if previous and previous != DARK_PLACE and direction and previous != room:
             out.triples += [(room, sem.direction_relation(direction), previous), (previous, HAS_EXIT, direction)]
+        elif direction and previous == room:  # a walk from a title to the same title: several rooms print it
+            self.shared_titles.add(room)
 
     def _things(self, out: Extraction, view: JerichoView, store: TripleStore) -> None:
         rooms = [normalize(r) for r in view.rooms]
         shown: dict[str, set[str]] = {}
-        for thing, relation, holder, block, plain in view.things:
+        for index, (thing, relation, holder, block, plain) in enumerate(view.things):
             where = normalize(holder) if holder else (rooms[block] if block >= 0 else "")
             if holder == "" and rooms:  # Zork's "Your collection of treasures consists of:": the room's one holder
                 where = self._one_fixture(rooms[-1])
             name: str | None = normalize(thing)
-            if not plain:  # prose: resolved against plainly printed names; a thing here by one word of the game's
-                name = self.resolve(thing) or (self._one_word(normalize(thing)) if relation == AT else None)
+            if not plain:  # prose: resolved against plainly printed names, else named in the game's words
+                name = self.resolve(thing) or self._game_phrase(normalize(thing), index in view.opening, relation)
                 where = (self.resolve(holder) or normalize(holder)) if holder else where
             if holder and block >= 0 and self._place(where):  # ``in the corner``: the room
                 holder, where, relation = None, rooms[block], AT
@@ -197,7 +215,7 @@ class JerichoRules:
                 out.triples.append((name, relation, where))
                 shown.setdefault(where, set()).add(name)
         out.triples += [(normalize(t), IS, state) for t, state in view.states.items() if t]
-        for room in rooms:
+        for room in [r for r in rooms if r not in self.shared_titles]:
             self._snapshot(out, store, room, shown.get(room, set()) | set(self.fixtures))
         for holder in view.listed - {INVENTORY}:
             self._snapshot(out, store, normalize(holder), shown.get(normalize(holder), set()), relations=(IN, ON))
@@ -305,6 +323,8 @@ class JerichoRules:
                              if t.subject == thing and t.relation == IN and t.object == INVENTORY]
 
 
+#: A coined compound or a trailing participle in a prose phrase (``nasty-looking knife``, ``egg encrusted``).
+_COINED = re.compile(r"-|\b\w+(?:ed|ing)$")
 #: Words of an answer that refuses.
 _REFUSED = re.compile(r"\b(?:can't|cannot|won't|isn't|aren't|don't|doesn't|no room|not|too)\b", re.I)
 #: A thing the game lets fall (``The bell suddenly becomes red hot and falls to the ground``).

@@ -27,6 +27,7 @@ class JerichoView:
         listed: Holders whose whole content was listed (``The brown sack contains:``).
         dark: The text says the player moved into the dark.
         done: The text is Infocom's ``Done.`` (a ``put`` succeeded).
+        opening: Indices in ``things`` of what a room's first paragraph (its own description) names.
     """
 
     rooms: list[str] = field(default_factory=list)
@@ -38,6 +39,7 @@ class JerichoView:
     listed: set[str] = field(default_factory=set)
     dark: bool = False
     done: bool = False
+    opening: set[int] = field(default_factory=set)
 
 
 _HERE = r"(?:here|nearby)"
@@ -58,13 +60,17 @@ _PROSE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"^In (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies) {_THING}[.!]$"), IN),
     (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?),? (?:lies|sits|stands|rests|hangs|lie|sit|stand|rest|hang) "
                 r"here[.!]$"), AT),
-    (re.compile(rf"^(?:Beside|Near|Next to|Behind|Below|Beneath|Under|Above|At) (?:the|a|an|you)\b.*? "
+    (re.compile(rf"^(?:Directly (?=[a-z]))?(?i:beside|near|next to|behind|below|beneath|under|above|at) "
+                rf"(?:the|a|an|you)\b.*? "
                 rf"(?:is|are|lies|sits|stands|rests|hangs) {_THING}[.!]$"), AT),
     (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?) (?:is|are) (?:sitting |lying |resting )?on (?:the|a|an) "
                 r"(?P<holder>.+?)[.!]$"), ON),
-    (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?) (?:is|are) (?:sitting |lying )?in (?:the|a|an) "
+    (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?) (?:is|are) (?:sitting |lying )?(?:in|inside) (?:the|a|an) "
                 r"(?P<holder>.+?)[.!]$"), IN),
 )
+#: A clause of a listed sentence naming another thing here (``There is a control panel here, on which a
+#: large metal bolt is mounted.``).
+_CLAUSE = re.compile(rf", on which {_THING} (?:is|are) [a-z]+ed\b")
 _LIST_HEAD: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?:The|Your) (?P<holder>.+?) contains?:$"), IN),
     (re.compile(r"^Your collection of (?P<holder>)treasures consists of:$"), IN),  # Zork's case: names, no holder
@@ -153,7 +159,10 @@ def read_jericho(text: str, action: str = "") -> JerichoView:
         if head is not None:
             i = _read_list(lines, i + 1, head[0], head[1], view, _depth(lines[i]))
             continue
+        before = len(view.things)
         _read_line(line, block, view)
+        if i - 1 in titles:  # the room's own description
+            view.opening |= set(range(before, len(view.things)))
         i += 1
     return view
 
@@ -212,6 +221,10 @@ def _read_sentence(sentence: str, block: int, view: JerichoView) -> None:
             view.things.append((_head(thing), AT, None, block, False))
             return
         if match:
+            clause = _CLAUSE.search(sentence)
+            if clause:
+                view.things.append((_head(clause.group("thing")), AT, None, block, False))
+                thing = thing[:thing.find(",")] if "," in thing else thing
             view.things += [(name, AT, None, block, True) for name in split_things(thing)]
             return
     for pattern, relation in _PROSE:
