@@ -1,16 +1,21 @@
-"""Failed model-made updates of AriGraph, DAVIS and STMA, by cause, against the real local OpenAI-compatible
-server: the ``failures`` part is offered only where a model is asked, and DAVIS's rule-made stand-ins
-(and STMA's) are flagged."""
+"""Failed model-made updates of AriGraph, DAVIS, STMA and HippoRAG, by cause, against the real local
+OpenAI-compatible server: the ``failures`` part is offered only where a model is asked, and DAVIS's rule-made
+stand-ins (and STMA's, and HippoRAG's unfiltered facts at query time) are flagged."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
 import pytest
 
 from textmem_gym.llm import LLMClient, LocalOpenAIServer
+from textmem_gym.llm.testing.exchange import bag_of_words_vector
 from textmem_gym.llm.testing.faults import Fault
 from textmem_gym.memory.adoption import adopt
 from textmem_gym.memory.arigraph.memory import AriGraphMemory
 from textmem_gym.memory.davis.memory import DAVISMemory
+from textmem_gym.memory.hipporag import HippoRAGMemory
 from textmem_gym.memory.stma.memory import STMAMemory
 
 pytestmark = pytest.mark.llm
@@ -24,8 +29,14 @@ def client(server: LocalOpenAIServer) -> LLMClient:
     return LLMClient(model="m", base_url=server.base_url, max_retries=0)
 
 
+def toy_embed(texts: Sequence[str]) -> np.ndarray:
+    """The test server's bag-of-words vectors: HippoRAG's embeddings without loading MiniLM."""
+    return np.array([bag_of_words_vector(text, 64) for text in texts])
+
+
 def test_memories_that_ask_no_model_do_not_count_failures() -> None:
-    for memory in (AriGraphMemory(), DAVISMemory(), AriGraphMemory(extractor="oracle")):
+    for memory in (AriGraphMemory(), DAVISMemory(), AriGraphMemory(extractor="oracle"),
+                   HippoRAGMemory(embed=toy_embed)):
         adopted = adopt(memory)
         assert not adopted.offers("failures") and adopted.failed_updates() is None  # "-", not 0
 
@@ -74,3 +85,24 @@ def test_stma_counts_its_summarizer_and_relation_retriever_failures_once_per_upd
     with LocalOpenAIServer() as server:
         only_aggregates = STMAMemory(client=client(server), summarizer="rules")  # no update asks the model
     assert adopt(only_aggregates).failed_updates() is None and adopt(STMAMemory()).failed_updates() is None
+
+
+def test_hipporag_counts_refused_garbled_and_blank_openie_by_cause_and_flags_the_unfiltered_facts() -> None:
+    answers: list[str | Fault] = ['{"triples": [["knife", "is on", "table"]]}', REFUSED,
+                                  "The knife matters.",  # the recognition filter's answer: garbled
+                                  "Sorry, I see nothing to extract.", "  ",
+                                  '{"triples": []}']  # a passage stating no fact: not a failure
+    with LocalOpenAIServer(script=answers) as server:
+        memory = HippoRAGMemory(client=client(server), embed=toy_embed, structured=False)
+        adopted = adopt(memory)
+        adopted.update(KITCHEN, "look", {})
+        adopted.update("You take the knife.", "take knife", {})  # refused: indexed with no fact
+        assert memory.facts == [("knife", "is on", "table")] and len(memory.passages) == 2
+        memory.context("Where is the knife?", 100)  # the filter's answer is garbled: every linked fact kept
+        assert memory.linked == [("knife", "is on", "table")]
+        adopted.reset()  # a new episode keeps the counts, as the tokens spent
+        for observation in ("You see a knife on the table.", "You wait.", "Time passes."):
+            adopted.update(observation, "wait", {})
+        assert server.calls == len(answers) and memory.facts == []
+    assert adopted.failed_updates() == {"LLMError": 1, "UnreadableAnswer": 1, "EmptyAnswer": 1}
+    assert memory.filter_failures == {"fallback:UnreadableAnswer": 1}  # a query's failure, not an update's

@@ -32,6 +32,14 @@ observation, or one QA paragraph):
 :meth:`HippoRAGMemory.sources` their update indices; :meth:`HippoRAGMemory.build_tokens` the
 tokens OpenIE spent (recognition calls are query cost, in :attr:`HippoRAGMemory.query_usage`).
 
+**Failures.** Built with a model, the memory offers the ``failures`` part
+(:attr:`HippoRAGMemory.failed_updates`, memory-bench's ``failed`` column): an update whose OpenIE call
+gave no triple it meant to give is counted once, by cause (``LLMError``, ``EmptyAnswer``,
+``UnreadableAnswer``); nothing stands in for the model (the passage is indexed with no fact). Without
+a model it asks none, cannot fail so, and does not offer the part (``-``, not 0). A recognition call
+without a usable answer is a query's failure, not an update's: the unfiltered facts stand in for the
+model's choice, counted as ``fallback:<cause>`` in :attr:`HippoRAGMemory.filter_failures`.
+
 Example (the toy bag-of-words embeddings of the test server stand in for the MiniLM model):
     >>> from textmem_gym.llm.testing.exchange import bag_of_words_vector
     >>> toy = lambda texts: np.array([bag_of_words_vector(text, 64) for text in texts])
@@ -48,7 +56,7 @@ Example (the toy bag-of-words embeddings of the test server stand in for the Min
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any
 
 import numpy as np
@@ -57,8 +65,10 @@ from textmem_gym.llm.answers import parse_json_object
 from textmem_gym.llm.calls import ClientAsk
 from textmem_gym.memory.budget import fit_budget
 from textmem_gym.memory.embeddings import CachedEmbedder
+from textmem_gym.memory.extractors.base import FALLBACK, UNREADABLE_ANSWER, answer_failure
 from textmem_gym.memory.hipporag.graph import Node, PhrasePassageGraph, passage_node, phrase_node
 from textmem_gym.memory.hipporag.openie import PROMPTS, LLMOpenIE, OpenIE, RulesOpenIE
+from textmem_gym.memory.protocol import CountsFailures
 from textmem_gym.memory.retrieval import DenseIndex, Embedder, passage_text
 from textmem_gym.memory.semantic import TripleKey, normalize
 
@@ -86,6 +96,24 @@ def fact_text(fact: TripleKey) -> str:
     return " ".join(fact)
 
 
+def recognized_rows(answer: str | None) -> list[Any] | str:
+    """The ``facts`` rows of a recognition answer, else the cause of the failure (``LLMError``,
+    ``EmptyAnswer``, ``UnreadableAnswer``).
+
+    Example:
+        >>> recognized_rows('{"facts": [["knife", "is on", "table"]]}'), recognized_rows("  ")
+        ([['knife', 'is on', 'table']], 'EmptyAnswer')
+        >>> recognized_rows('{"facts": "all of them"}'), recognized_rows(None)
+        ('UnreadableAnswer', 'LLMError')
+    """
+    cause = answer_failure(answer)
+    if answer is None or cause is not None:
+        return cause or UNREADABLE_ANSWER
+    parsed = parse_json_object(answer, required=["facts"]).value
+    rows = parsed["facts"] if parsed is not None else None
+    return rows if isinstance(rows, list) else UNREADABLE_ANSWER
+
+
 class HippoRAGMemory:
     """HippoRAG 2 (see the module docstring).
 
@@ -109,10 +137,18 @@ class HippoRAGMemory:
         facts: Every distinct triple read, in order (index = fact id).
         linked: The facts linked to the last question retrieved (after the filter).
         query_usage: Prompt and completion tokens spent by the recognition filter.
-        filter_failures: Recognition calls with no usable answer (the unfiltered facts were used).
+        failed_updates: Only with a model: the updates whose OpenIE call gave no triple it meant to give,
+            by cause (:attr:`~textmem_gym.memory.hipporag.openie.LLMOpenIE.failed_updates`: ``LLMError``,
+            ``EmptyAnswer``, ``UnreadableAnswer``), kept across episodes like the tokens: the ``failures``
+            part, in memory-bench's ``failed`` column. Without a model the memory asks none and does not
+            offer the part: its column says ``-`` (not counted), not 0.
+        filter_failures: Recognition calls with no usable answer, kept across episodes like
+            :attr:`query_usage`: the unfiltered facts stood in, counted as ``fallback:<cause>``
+            (``fallback:LLMError``, ``fallback:EmptyAnswer``, ``fallback:UnreadableAnswer``).
     """
 
     name = "hipporag"
+    failed_updates: Counter[str]
 
     def __init__(self, *, client: Any = None, model: str | None = None, base_url: str | None = None,
                  api_key: str | None = None, embed: Embedder | None = None, link_top_k: int = 5,
@@ -137,25 +173,25 @@ class HippoRAGMemory:
         self.recognition = recognition and client is not None
         self.structured = structured
         self.reader: OpenIE = LLMOpenIE(self.ask, structured=structured) if self.ask else RulesOpenIE()
+        if isinstance(self.reader, CountsFailures):  # detected once: the reader asks a model
+            self.failed_updates = self.reader.failed_updates
         self._build = {"prompt_tokens": 0, "completion_tokens": 0}
         self.query_usage = {"prompt_tokens": 0, "completion_tokens": 0}
+        self.filter_failures: Counter[str] = Counter()
         self.reset()
 
     # -- building -----------------------------------------------------------------------------
     def reset(self) -> None:
-        """Forgets every passage, fact and phrase (the tokens spent are kept)."""
+        """Forgets every passage, fact and phrase (the tokens spent and the failures counted are kept)."""
         self.passages: list[str] = []
         self.facts: list[TripleKey] = []
         self._fact_ids: dict[TripleKey, int] = {}
         self.linked: list[TripleKey] = []
-        self.filter_failures = 0
         self.passage_index = DenseIndex(self.embed)
         self.fact_index = DenseIndex(self.embed)
         self.graph = PhrasePassageGraph(DenseIndex(self.embed), threshold=self.synonym_threshold,
                                         synonym_k=self.synonym_k)
-        reset = getattr(self.reader, "reset", None)
-        if callable(reset):
-            reset()
+        self.reader.reset()
 
     def _usage(self) -> tuple[int, int]:
         usage = self.client.usage
@@ -167,7 +203,8 @@ class HippoRAGMemory:
         into["completion_tokens"] += completion - before[1]
 
     def update(self, observation: str, action: str, info: dict[str, Any]) -> None:
-        """Indexes the step (or paragraph): OpenIE, graph edges, passage and fact embeddings."""
+        """Indexes the step (or paragraph): OpenIE, graph edges, passage and fact embeddings. A failed
+        OpenIE call is counted in :attr:`failed_updates`; the passage is still indexed, with no fact."""
         index = len(self.passages)
         text = passage_text(observation, action)
         before = self._usage() if self.client is not None else None
@@ -199,7 +236,8 @@ class HippoRAGMemory:
         return [(self.facts[fid], score) for fid, score in best]
 
     def recognize(self, question: str, linked: list[tuple[TripleKey, float]]) -> list[tuple[TripleKey, float]]:
-        """The recognition-memory filter: the linked facts the model keeps, in its order."""
+        """The recognition-memory filter: the linked facts the model keeps, in its order; all of them, the
+        failure counted as ``fallback:<cause>`` in :attr:`filter_failures`, when the answer is unusable."""
         if not self.recognition or not linked or self.ask is None:
             return linked
         candidates = "\n".join(f"{list(fact)}" for fact, _ in linked)
@@ -208,13 +246,18 @@ class HippoRAGMemory:
                                                             max_facts=self.link_top_k),
                           schema=PROMPTS.schema("recognition") if self.structured else None)
         self._spent(before, self.query_usage)
-        parsed = parse_json_object(answer or "", required=["facts"]).value
-        if parsed is None or not isinstance(parsed["facts"], list):
-            self.filter_failures += 1
+        rows = recognized_rows(answer)
+        if not isinstance(rows, list):
+            self.filter_failures[FALLBACK + rows] += 1
             return linked
+        return self._kept(rows, linked)
+
+    @staticmethod
+    def _kept(rows: list[Any], linked: list[tuple[TripleKey, float]]) -> list[tuple[TripleKey, float]]:
+        """The linked facts named by the model's ``rows``, in its order, with their scores."""
         score_of = dict(linked)
         kept: list[tuple[TripleKey, float]] = []
-        for row in parsed["facts"]:
+        for row in rows:
             if isinstance(row, list) and len(row) == 3 and all(isinstance(part, str) for part in row):
                 fact = (normalize(row[0]), normalize(row[1]), normalize(row[2]))
                 if fact in score_of and all(fact != k for k, _ in kept):
@@ -261,4 +304,4 @@ class HippoRAGMemory:
             self.client.close()
 
 
-__all__ = ["KIND_RECOGNITION", "HippoRAGMemory", "fact_text", "min_max"]
+__all__ = ["KIND_RECOGNITION", "HippoRAGMemory", "fact_text", "min_max", "recognized_rows"]

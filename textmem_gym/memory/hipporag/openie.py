@@ -8,7 +8,8 @@ named entities first, then triples conditioned on them. Two readers are offered:
   ``prompts/openie.schema.json`` sent as a structured-output request where the endpoint takes one).
   Entities and triples come in one call (HippoRAG 2 makes two); triples are kept as given, entities
   that appear in no triple are dropped (the graph's phrase nodes come from triples, as in the paper).
-  A call that gives no usable answer yields no triples and is counted in :attr:`LLMOpenIE.failures`.
+  A call that gives no usable answer yields no triples (nothing stands in for the model) and is counted
+  by cause in :attr:`LLMOpenIE.failed_updates` (the memory's ``failures`` part).
 - :class:`RulesOpenIE`, with no model (the default), reads two kinds of text:
 
   * game text through the project's :class:`~textmem_gym.memory.extractors.rules.RulesExtractor`
@@ -35,6 +36,7 @@ from typing import Any, Protocol
 from textmem_gym.llm.answers import parse_json_object
 from textmem_gym.llm.calls import Ask
 from textmem_gym.llm.prompts import PromptFolder
+from textmem_gym.memory.extractors.base import UNREADABLE_ANSWER, FailedUpdates, answer_failure
 from textmem_gym.memory.extractors.rules import RulesExtractor
 from textmem_gym.memory.semantic import TripleKey, TripleStore, normalize
 
@@ -56,6 +58,9 @@ CONNECTORS: frozenset[str] = frozenset({"of", "de", "da", "von", "van", "del"})
 
 class OpenIE(Protocol):
     """What HippoRAG needs from a reader: the triples of one passage."""
+
+    def reset(self) -> None:
+        """Starts a new episode."""
 
     def read(self, observation: str, action: str) -> list[TripleKey]:
         """The triples of the passage (``action`` is ``""`` in QA)."""
@@ -137,42 +142,88 @@ class RulesOpenIE:
 class LLMOpenIE:
     """Triples from a model (``prompts/openie.txt``), one call per passage.
 
+    A passage for which the model gives no triple it meant to give is a failed update, counted once in
+    :attr:`failed_updates` by cause: ``LLMError`` (the call gave no answer after the client's retries),
+    ``EmptyAnswer`` (a blank answer), ``UnreadableAnswer`` (no JSON object with a ``triples`` list, or
+    rows none of which is a well-formed triple). Nothing stands in for the model: the passage gets no
+    triple (the memory still indexes its text, which is the game's, not the model's). An answer listing
+    no triple (``{"triples": []}``) says the passage states no fact: not a failure.
+
     Args:
         ask: The asker the prompt goes through (a :class:`~textmem_gym.llm.calls.ClientAsk`).
         structured: Send the answer schema as a structured-output request.
 
     Attributes:
-        failures: Passages whose call gave no usable answer.
+        failures: Passages whose call gave no usable answer, over the reader's life.
+        failed_updates: Those passages by cause
+            (:class:`~textmem_gym.memory.extractors.base.FailedUpdates`), over the reader's life: the
+            memory's ``failures`` part, memory-bench's ``failed`` column.
+
+    Example:
+        >>> from textmem_gym.llm import LLMClient, LocalOpenAIServer
+        >>> from textmem_gym.llm.calls import ClientAsk
+        >>> from textmem_gym.llm.testing.faults import Fault
+        >>> answers = ['{"triples": [["knife", "is on", "table"]]}', Fault("server_error", status=400), "None."]
+        >>> with LocalOpenAIServer(script=answers) as server:  # free text: no schema makes "None." JSON
+        ...     client = LLMClient(model="m", base_url=server.base_url, max_retries=0)
+        ...     reader = LLMOpenIE(ClientAsk(client), structured=False)
+        ...     read = [reader.read("You see a knife on the table.", "look") for _ in answers]
+        >>> read, dict(reader.failed_updates)
+        ([[('knife', 'is on', 'table')], [], []], {'LLMError': 1, 'UnreadableAnswer': 1})
     """
 
     def __init__(self, ask: Ask, *, structured: bool = True) -> None:
         self.ask = ask
         self.schema = PROMPTS.schema("openie") if structured else None
         self.failures = 0
+        self.failed_updates = FailedUpdates()
 
     def reset(self) -> None:
-        """Nothing to forget (each passage is read alone); the failure count is kept."""
+        """Nothing to forget (each passage is read alone); the failure counts are kept."""
 
     def read(self, observation: str, action: str) -> list[TripleKey]:
-        """The model's triples for the passage (``[]``, counted, when the answer is unusable)."""
+        """The model's triples for the passage (``[]``, counted by cause, when the update failed)."""
+        self.failed_updates.begin()
         passage = f"> {action}\n{observation}" if action else observation
         answer = self.ask(KIND_OPENIE, PROMPTS.render("openie", passage=passage), schema=self.schema)
-        parsed = parse_json_object(answer or "", required=["triples"]).value
-        if parsed is None:
+        cause = answer_failure(answer)
+        triples = read_triples(answer) if answer is not None and cause is None else None
+        if triples is None:
             self.failures += 1
+            self.failed_updates.fail(cause or UNREADABLE_ANSWER)
             return []
-        return list(dict.fromkeys(_triples(parsed["triples"])))
+        return triples
 
 
-def _triples(rows: Any) -> list[TripleKey]:
-    """The well-formed ``[subject, relation, object]`` rows of a model's answer, normalised."""
+def read_triples(answer: str) -> list[TripleKey] | None:
+    """The well-formed triples of a model's OpenIE answer, normalised, without duplicates; ``None`` when
+    none can be read: no JSON object with a ``triples`` list, or rows none of which is well formed.
+
+    Example:
+        >>> read_triples('{"triples": [["Knife", "is on", "table"], ["knife"]]}'), read_triples('{"triples": []}')
+        ([('knife', 'is on', 'table')], [])
+        >>> read_triples('{"triples": [["box", "holds", "box"]]}'), read_triples("Nothing to extract.")
+        (None, None)
+    """
+    parsed = parse_json_object(answer, required=["triples"]).value
+    rows = parsed["triples"] if parsed is not None else None
     if not isinstance(rows, list):
-        return []
+        return None
+    triples = list(dict.fromkeys(_triples(rows)))
+    return triples if triples or not rows else None
+
+
+def _triples(rows: list[Any]) -> list[TripleKey]:
+    """The well-formed ``[subject, relation, object]`` rows of a model's answer, normalised: three non-blank
+    strings whose subject and object differ (the graph keeps no other)."""
     kept: list[TripleKey] = []
     for row in rows:
         if isinstance(row, list) and len(row) == 3 and all(isinstance(part, str) and part.strip() for part in row):
-            kept.append((normalize(row[0]), normalize(row[1]), normalize(row[2])))
+            subject, relation, obj = (normalize(part) for part in row)
+            if subject and obj and subject != obj:
+                kept.append((subject, relation, obj))
     return kept
 
 
-__all__ = ["CONNECTORS", "KIND_OPENIE", "LLMOpenIE", "OPENERS", "OpenIE", "PROMPTS", "RulesOpenIE", "read_names"]
+__all__ = ["CONNECTORS", "KIND_OPENIE", "LLMOpenIE", "OPENERS", "OpenIE", "PROMPTS", "RulesOpenIE", "read_names",
+           "read_triples"]
