@@ -379,3 +379,17 @@ def test_a_clause_naming_another_thing_and_prose_inside_a_holder():
                           ("small green plastic bubble", "is at", None, 0, False)]
     boat = read_jericho("Beach\nA tan label is lying inside the boat.", "n")
     assert boat.things == [("tan label", "is in", "boat", 0, False)]
+
+
+def test_adventures_own_words_for_a_drop_and_a_gift_let_go_of_a_carried_thing():
+    # Colossal Cave's text (the walkthrough of TextMem/Jericho-Advent-v0)
+    rules, store = JerichoRules(), TripleStore()
+    _read(rules, store, "Inside Building\nYou are inside a building, a well house for a large spring.", "enter", 1)
+    _read(rules, store, "You are carrying:\n  some tasty food\n  some bars of silver", "inventory", 2)
+    assert _read(rules, store, "Safely deposited.", "DROP SILVER", 3) == [("bars of silver", "is at", "inside building")]
+    _read(rules, store, "The bear eagerly wolfs down your food, after which he seems to calm down considerably and "
+                        "even becomes rather friendly.", "GIVE FOOD TO BEAR", 4)
+    assert ("tasty food", "is in", "inventory") not in [t.as_tuple() for t in store.active()]
+    _read(rules, store, "You are carrying:\n  some tasty food", "inventory", 5)
+    _read(rules, store, "The bear doesn't want it.", "GIVE FOOD TO BEAR", 6)  # refused: still carried
+    assert ("tasty food", "is in", "inventory") in [t.as_tuple() for t in store.active()]

@@ -122,6 +122,9 @@ class BackendInfo(TypedDict, total=False):
     vocabulary: list[str]
     """The words the game's parser knows (its dictionary, cut as the story file stores them); at ``reset``
     only. Not privileged: any word may be typed, and it tells nothing of where things are (Jericho)."""
+    vocabulary_letters: int
+    """How many Z-characters the dictionary keeps of a word (6 in story file versions 1-3, 9 later); at
+    ``reset`` only, with ``vocabulary`` (Jericho)."""
     scienceworld_score: int
     """ScienceWorld's raw score in [-100, 100] (``score`` is it clipped at 0)."""
     task: str

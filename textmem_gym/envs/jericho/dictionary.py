@@ -28,6 +28,21 @@ _LOWER = "abcdefghijklmnopqrstuvwxyz"
 _UPPER = _LOWER.upper()
 _PUNCTUATION = "\n0123456789.,!?_#'\"/\\-:()"
 _SHIFT_UPPER, _SHIFT_PUNCTUATION, _ESCAPE = 4, 5, 6
+#: Bytes of a dictionary entry's encoded text by story file version (section 13.3-4): 4 up to version 3
+#: (6 Z-characters), 6 later (9 Z-characters).
+_TEXT_BYTES = {1: 4, 2: 4, 3: 4}
+_LATER_TEXT_BYTES = 6
+
+
+def word_letters(version: int) -> int:
+    """How many Z-characters a dictionary entry of a story file of ``version`` keeps of a word (three to
+    each two bytes of its text): 6 in versions 1-3, 9 later; a letter takes one, any other character two.
+
+    Example:
+        >>> word_letters(3), word_letters(5), word_letters(8)
+        (6, 9, 9)
+    """
+    return _TEXT_BYTES.get(version, _LATER_TEXT_BYTES) // 2 * 3
 
 
 def _zchars(text: bytes) -> list[int]:
@@ -77,9 +92,9 @@ def story_words(story: bytes) -> list[str]:
     start = int.from_bytes(story[8:10], "big")
     entries = start + 1 + story[start]  # past the word separators
     size, count = story[entries], abs(int.from_bytes(story[entries + 1:entries + 3], "big", signed=True))
-    first, text = entries + 3, 4 if version == 3 else 6
+    first, text = entries + 3, _TEXT_BYTES.get(version, _LATER_TEXT_BYTES)
     words = (decode_text(story[first + k * size:first + k * size + text]) for k in range(count))
     return sorted({word for word in words if word.strip()})
 
 
-__all__ = ["decode_text", "story_words"]
+__all__ = ["decode_text", "story_words", "word_letters"]

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 
 from textmem_gym.envs.jericho.admissible import ALWAYS_ADMISSIBLE, AdmissibleCommands
-from textmem_gym.envs.jericho.dictionary import story_words
+from textmem_gym.envs.jericho.dictionary import story_words, word_letters
 from textmem_gym.envs.jericho.roms import find_rom
 from textmem_gym.envs.jericho.world import WorldStateHasher, halted, location_id, object_tree_facts, snapshot
 from textmem_gym.envs.step_guard import StepWatchdog
@@ -166,6 +166,7 @@ class JerichoEnv(TextGameEnv):
         self._rng_seeded = self._rng_seeded or seed is not None
         observation, info = super().reset(seed=seed, options=options)
         info["vocabulary"] = self.vocabulary()
+        info["vocabulary_letters"] = word_letters(self.rom_path.read_bytes()[0])  # the story file's version
         return observation, info
 
     # -- backend hooks -------------------------------------------------------------------

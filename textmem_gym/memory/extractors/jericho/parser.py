@@ -51,7 +51,7 @@ class JerichoRules:
         """Triples of one step and the believed ones it shows to be gone."""
         out = Extraction()
         if "vocabulary" in info:  # at reset: the game's own words
-            self.vocabulary = Vocabulary(info["vocabulary"])
+            self.vocabulary = Vocabulary(info["vocabulary"], info.get("vocabulary_letters"))
         view = read_jericho(observation, action)
         self.kinds.read(observation.lower())
         if view.rooms:
@@ -280,20 +280,22 @@ class JerichoRules:
 
 
     def _let_go(self, out: Extraction, observation: str, action: str, store: TripleStore) -> None:
-        """``tie rope to railing`` answered with the rope's name (``The rope drops over the side``): the
-        thing is tied to something else, no longer believed carried; ``The bell ... falls to the ground``:
-        a carried thing the game let fall, no longer believed carried."""
-        for phrase in _FALLS.findall(observation):
+        """A carried thing the text lets go of is no longer believed carried: ``tie rope to railing``
+        answered with the rope's name (``The rope drops over the side``: tied to something else); ``The
+        bell ... falls to the ground``; ``give food to bear`` (or ``eat``, ``drink``...) answered without a
+        refusal (``The bear eagerly wolfs down your food``: given away or consumed)."""
+        phrases = _FALLS.findall(observation)
+        verb, obj = command_verb(action), command_object(action)
+        if verb in TIE_VERBS:
+            name = self._named(obj)
+            phrases += [obj] if name and printed(name.split()[-1], observation.lower()) else []
+        if verb in _GIVING and observation.strip() and not _REFUSED.search(observation):
+            phrases.append(obj)
+        for phrase in phrases:
             name = self._named(phrase)
             if name:
                 out.outdated += [t.as_tuple() for t in store.incident(name)
                                  if t.subject == name and t.relation == IN and t.object == INVENTORY]
-        if command_verb(action) not in TIE_VERBS:
-            return
-        name = self._named(command_object(action))
-        if name and printed(name.split()[-1], observation.lower()):
-            out.outdated += [t.as_tuple() for t in store.incident(name)
-                             if t.subject == name and t.relation == IN and t.object == INVENTORY]
 
     @staticmethod
     def _put_told(action: str, observation: str) -> bool:
@@ -325,8 +327,11 @@ class JerichoRules:
 
 #: A coined compound or a trailing participle in a prose phrase (``nasty-looking knife``, ``egg encrusted``).
 _COINED = re.compile(r"-|\b\w+(?:ed|ing)$")
+#: Verbs whose object leaves the inventory when the game does not refuse (given away, consumed).
+_GIVING = frozenset({"give", "offer", "feed", "eat", "drink", "consume"})
 #: Words of an answer that refuses.
-_REFUSED = re.compile(r"\b(?:can't|cannot|won't|isn't|aren't|don't|doesn't|no room|not|too)\b", re.I)
+_REFUSED = re.compile(r"\b(?:can't|cannot|won't|isn't|aren't|don't|doesn't|haven't|no room|not|too|"
+                      r"refuses?|declines?|ignores?)\b", re.I)
 #: A thing the game lets fall (``The bell suddenly becomes red hot and falls to the ground``).
 _FALLS = re.compile(r"\b(?:The|the|Your|your) ([a-z][\w'-]*(?: [a-z][\w'-]*)??) (?:[\w ,'-]+? and )?(?:falls?|drops?) "
                     r"to the (?:ground|floor)\b")

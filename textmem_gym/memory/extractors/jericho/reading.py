@@ -85,8 +85,9 @@ _NOW = re.compile(r"^(?:The|Your) (?P<thing>.+?) is now (?P<state>open|closed)\.
 _CARRYING = re.compile(r"^You are (?:carrying|holding)(?::| nothing\.?| only:?)\s*(?P<rest>.*)$")
 _EMPTY_HANDED = re.compile(r"^You are empty-handed\.?$|^You are carrying nothing\.?$|^You have nothing\.?$")
 _TAKEN = re.compile(r"^(?:(?P<thing>[^:]+?): )?(?:Taken|Removed|Picked up|You take it|You pick it up|"
-                    r"You are now wearing (?:the )?(?P<worn>.+?))\.$")
-_DROPPED = re.compile(r"^(?:(?P<thing>[^:]+?): )?(?:Dropped|You drop it)\.$")
+                    r"You are now wearing (?:the )?(?P<worn>.+?))[.!]$")
+#: ``Dropped.``; Adventure's ``Safely deposited.`` (a treasure dropped in the building).
+_DROPPED = re.compile(r"^(?:(?P<thing>[^:]+?): )?(?:Dropped|You drop it|Safely deposited)\.$")
 _TERSE_STATE = {"opened.": "open", "closed.": "closed"}
 
 

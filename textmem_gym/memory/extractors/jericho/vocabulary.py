@@ -14,8 +14,14 @@ PLACE_NOUNS = frozenset({"ground", "floor", "wall", "walls", "ceiling", "corner"
 
 class Vocabulary:
     """The words the game's parser knows (``info["vocabulary"]`` at reset: the story file's dictionary,
-    words cut at its length, 6 or 9 letters). Not privileged: any player can type any word; it tells which
-    words can name a thing, never where a thing is.
+    words cut as its version stores them, ``info["vocabulary_letters"]``: 6 Z-characters in versions 1-3,
+    9 later, :func:`~textmem_gym.envs.jericho.dictionary.word_letters`). Not privileged: any player can type
+    any word; it tells which words can name a thing, never where a thing is.
+
+    Args:
+        words: The dictionary's words.
+        letters: Z-characters the dictionary keeps of a word; ``None`` (the version unknown): 9 when a
+            word is longer than 6 Z-characters (only later versions store one), else 6.
 
     Example:
         >>> words = Vocabulary(["a", "bird", "birds", "brass", "lanter", "nest", "hand-", "pump"])
@@ -25,11 +31,14 @@ class Vocabulary:
         ('brass lantern', True)
         >>> words.game_words("copy of a lantern")  # a name's middle is no name
         ''
+        >>> words.cut, Vocabulary(["lantern"]).cut, Vocabulary(["lanter"], letters=9).knows("lanterns")
+        (6, 9, False)
     """
 
-    def __init__(self, words: Iterable[str]) -> None:
+    def __init__(self, words: Iterable[str], letters: int | None = None) -> None:
         self.words = frozenset(w.lower() for w in words)
-        self.cut = max((len(w) for w in self.words), default=0)
+        longest = max((_z_length(w) for w in self.words), default=0)
+        self.cut = letters if letters is not None else (_LATER_LETTERS if longest > _EARLY_LETTERS else _EARLY_LETTERS)
 
     def knows_word(self, word: str) -> bool:
         """Whether the game's parser reads ``word`` (cut as the dictionary cuts; ``bird's`` as ``birds``)."""
@@ -54,6 +63,15 @@ class Vocabulary:
         if 0 < start < len(words) and words[start].lower() in NAME_STARTS | {"and"}:
             return ""  # the run starts inside a phrase ("copy of the legends"): no name
         return " ".join(words[start:])
+
+
+#: Z-characters a dictionary keeps of a word in story file versions 1-3, and later.
+_EARLY_LETTERS, _LATER_LETTERS = 6, 9
+
+
+def _z_length(word: str) -> int:
+    """Z-characters ``word`` takes (a lower-case letter one, any other character two)."""
+    return sum(1 if "a" <= char <= "z" else 2 for char in word)
 
 
 def _cut(word: str, length: int) -> str:
