@@ -1,6 +1,6 @@
 """Ariadne (AriGraph paper, section 3): AriGraph long-term memory + planner + ReAct decisions.
 
-Working memory each step: the goal, the current observation, the last ``n_prev`` observations
+Working memory each step: the goal, the current observation, the last ``history_steps`` observations
 and actions, the semantic triples and top-``k`` episodic memories retrieved from AriGraph for
 the observation and the plan, the plan, and (when the exploration check says the plan needs
 exploring) the unexplored exits. Actions are the admissible commands plus ``go to X``.
@@ -18,7 +18,7 @@ reuses while the memory is unchanged.
 
 Example:
     >>> policy = AriadnePolicy()
-    >>> (policy.name, policy.config.n_prev, policy.config.top_k)
+    >>> (policy.name, policy.config.history_steps, policy.config.top_k)
     ('ariadne', 5, 2)
 """
 
@@ -166,7 +166,7 @@ class AriadnePolicy(LLMAgent):
         queries = [compact(observation, 400)] + ([compact(plan, 400)] if plan != "{}" else [])
         key = (memory, memory.version, queries)
         if self._retrieved is None or self._retrieved[0] != key:
-            self._retrieved = (key, memory.retrieve(queries, episodes=self.config.top_k + self.config.n_prev))
+            self._retrieved = (key, memory.retrieve(queries, episodes=self.config.top_k + self.config.history_steps))
         return self._retrieved[1]
 
     def memory_sections(self, observation: str, info: Info) -> list[Section]:

@@ -2,15 +2,15 @@
 
 =================  ===========================================================================
 ``full-history``   every observation and action so far
-``summary``        the last ``n_prev`` steps plus a running summary (appendix E summarization)
-``rag``            the last ``n_prev`` steps plus the top ``k`` past steps by similarity to the
+``summary``        the last ``history_steps`` steps plus a running summary (appendix E summarization)
+``rag``            the last ``history_steps`` steps plus the top ``k`` past steps by similarity to the
                    current observation and plan (the paper's RAG; ``scoring="generative"`` uses
                    Simulacra's recency + importance + relevance instead)
 ``simulacra``      Generative-Agents retrieval (recency, LLM-rated importance, relevance) plus
                    reflections over retrieved memories, stored back as memories
 ``reflexion``      ``rag`` plus reflections written after failed trials of the same game (keyed
                    by env id + game seed, so they never leak between instances)
-``react``          no planner and no memory beyond the last ``n_prev`` steps
+``react``          no planner and no memory beyond the last ``history_steps`` steps
 =================  ===========================================================================
 
 Similarity (``similarity="auto"``, the default): the endpoint's embeddings when it serves them
@@ -54,7 +54,7 @@ class FullHistoryPolicy(LLMAgent):
 class ReActPolicy(LLMAgent):
     """LLM baseline: ReAct decisions over the last 5 steps, no planner, no memory
 
-    ReAct without a planner: only the last ``n_prev`` steps."""
+    ReAct without a planner: only the last ``history_steps`` steps."""
 
     name: ClassVar[str] = "react"
     uses_planner: ClassVar[bool] = False
@@ -71,7 +71,7 @@ class SummaryConfig(AgentConfig):
 class SummaryPolicy(LLMAgent):
     """LLM baseline: planner + ReAct, last 5 steps + running summary
 
-    The last ``n_prev`` steps plus a running summary rewritten after every step.
+    The last ``history_steps`` steps plus a running summary rewritten after every step.
 
     Args:
         config: Its settings (default: :class:`SummaryConfig`'s).
@@ -93,7 +93,7 @@ class SummaryPolicy(LLMAgent):
     def remember(self, turn: Turn, info: Info) -> None:
         history = self.render_history(self.history_turns())
         sections = [Section("Main goal", self.goal, FIXED),
-                    Section(self.history_label.format(n=self.config.n_prev), history, STEP),
+                    Section(self.history_label.format(n=self.config.history_steps), history, STEP),
                     Section("Your current observation", compact(turn.observation), STEP),
                     Section("Your previous summary", self.summary, SLOW)]
         answer = self.llm.ask("summary", lambda: self.prompts.render("summary",

@@ -48,7 +48,7 @@ from typing import Any, ClassVar
 
 from policies.critic import TurnsCritic, room_from
 from policies.llm_config import LLMConfig
-from policies.shared_settings import MAX_TOKENS, OBSERVATION_CHARS
+from policies.shared_settings import HISTORY_STEPS, MAX_TOKENS, OBSERVATION_CHARS
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import ConfiguredPolicy, Info
 from textmem_gym.llm import LLMClient
@@ -186,10 +186,15 @@ class Turn:
 
 @dataclass(frozen=True, kw_only=True)
 class AgentConfig(LLMConfig):
-    """Settings of :class:`LLMAgent` (the AriGraph paper's planner + ReAct agent and its memory baselines)."""
+    """Settings of :class:`LLMAgent` (the AriGraph paper's planner + ReAct agent and its memory baselines).
 
-    n_prev: int = 5
-    """Recent observations and actions in working memory."""
+    ``history_steps`` was the paper's ``n_prev``: that keyword is still taken (a ``FutureWarning``), and rows
+    record the setting as ``n_prev``, so their resume keys are unchanged.
+    """
+
+    renamed: ClassVar[Mapping[str, str]] = MappingProxyType({"n_prev": "history_steps"})
+
+    history_steps: int = HISTORY_STEPS.field(5, recorded_as="n_prev")
     plan_temperature: float = 0.2
     """Sampling temperature of the planning module."""
     action_temperature: float = 0.2
@@ -202,8 +207,8 @@ class AgentConfig(LLMConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.n_prev < 0:
-            raise ValueError(f"n_prev must be >= 0, got {self.n_prev!r}")
+        if self.history_steps < 0:
+            raise ValueError(f"history_steps must be >= 0, got {self.history_steps!r}")
         if self.prompt_style not in PROMPT_STYLES:
             raise ValueError(f"prompt_style must be one of {sorted(PROMPT_STYLES)}, got {self.prompt_style!r}")
 
@@ -215,13 +220,13 @@ class LLMAgent(LLMPolicy):
         config: The settings (default: :class:`AgentConfig`'s, the paper's; a subclass takes its own
             ``config_class``).
         client: An existing :class:`~textmem_gym.llm.LLMClient` to use instead.
-        **fields: Settings to change (fields of ``config``: ``n_prev``, ``model``, ``timeout``...).
+        **fields: Settings to change (fields of ``config``: ``history_steps``, ``model``, ``timeout``...).
 
     Example:
-        >>> agent = LLMAgent(n_prev=3)  # no endpoint needed until the first call
+        >>> agent = LLMAgent(history_steps=3)  # no endpoint needed until the first call
         >>> agent.render_sections(agent.working_memory("You see a fridge.", {})[:1])
         '1. Main goal: '
-        >>> agent.policy_config()["n_prev"]
+        >>> agent.policy_config()["n_prev"]  # recorded under the paper's name: resume keys unchanged
         3
     """
 
@@ -272,8 +277,8 @@ class LLMAgent(LLMPolicy):
         return []
 
     def history_turns(self) -> list[Turn]:
-        """The turns shown as history (the last ``n_prev`` by default)."""
-        return self.turns[-self.config.n_prev:] if self.config.n_prev else []
+        """The turns shown as history (the last ``history_steps`` by default)."""
+        return self.turns[-self.config.history_steps:] if self.config.history_steps else []
 
     def exploration_section(self, info: Info) -> Section | None:
         """Unexplored exits, when the memory knows them and the plan needs exploring."""
@@ -291,7 +296,7 @@ class LLMAgent(LLMPolicy):
 
     def working_memory(self, observation: str, info: Info) -> list[Section]:
         """The goal, the recent history, the current observation, then the memory's sections."""
-        label = self.history_label.format(n=self.config.n_prev)
+        label = self.history_label.format(n=self.config.history_steps)
         sections = [Section("Main goal", self.goal, FIXED),
                     Section(label, self.render_history(self.history_turns()), STEP),
                     Section("Your current observation", compact(observation), STEP)]

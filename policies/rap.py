@@ -18,7 +18,7 @@ ScienceWorld env this policy's memory is the gold paths of ``memory_variations``
 variations (:func:`~policies.gold_examples.gold_examples`), never the variation being played (left
 out when it is a training variation, and refused again at retrieval). A gold path has no written
 plan: its plan is its first actions. Similarity: cosine over word counts (RAP used sentence
-embeddings; ``similarity="embeddings"`` uses the endpoint's embeddings instead).
+embeddings; ``trajectory_similarity="embeddings"`` uses the endpoint's embeddings instead).
 
 Every env action is counted as for the other LLM policies (``exact``/``completed`` model actions,
 ``invalid_mapped``/``invalid_defaulted``, ``unparseable``, ``llm_error``, ``context_overflow``);
@@ -59,7 +59,7 @@ from policies.llm_agent import (
     resolve_action,
 )
 from policies.llm_config import LLMConfig
-from policies.shared_settings import MAX_TOKENS, OBSERVATION_CHARS, TEMPERATURE
+from policies.shared_settings import HISTORY_STEPS, MAX_TOKENS, OBSERVATION_CHARS, TEMPERATURE
 from textmem_gym.core.info import admissible, observation_text, step_info
 from textmem_gym.core.policy import Info
 from textmem_gym.llm import LLMClient
@@ -168,7 +168,16 @@ class TrajectoryMemory:
 
 @dataclass(frozen=True, kw_only=True)
 class RAPConfig(LLMConfig):
-    """Settings of :class:`RAPPolicy`."""
+    """Settings of :class:`RAPPolicy`.
+
+    Two settings were renamed (one name for one idea): ``history_steps`` was ``n_prev`` and
+    ``trajectory_similarity`` was ``similarity`` (which names the memory's retrieval similarity elsewhere).
+    The old keywords are still taken (a ``FutureWarning``) and rows record both under their old keys, so
+    their resume keys are unchanged.
+    """
+
+    renamed: ClassVar[Mapping[str, str]] = MappingProxyType({"n_prev": "history_steps",
+                                                             "similarity": "trajectory_similarity"})
 
     memory_variations: int = 5
     """Gold trajectories of other training variations in the memory (ScienceWorld)."""
@@ -176,20 +185,21 @@ class RAPConfig(LLMConfig):
     """Trajectories retrieved per step (and shown for the plan)."""
     window: int = 3
     """Steps shown either side of a retrieved trajectory's best-matching step."""
-    similarity: str = "words"
-    """``"words"`` (cosine over word counts) or ``"embeddings"`` (the endpoint's)."""
-    n_prev: int = 5
-    """Recent steps shown."""
+    trajectory_similarity: str = field(default="words", metadata={"recorded_as": "similarity"})
+    """How trajectories and steps are compared: ``"words"`` (cosine over word counts) or ``"embeddings"``
+    (the endpoint's)."""
+    history_steps: int = HISTORY_STEPS.field(5, recorded_as="n_prev")
     temperature: float = TEMPERATURE.field(0.0)
     max_tokens: int = MAX_TOKENS.field(300)
     observation_chars: int = OBSERVATION_CHARS.field(400)
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.similarity not in ("words", "embeddings"):
-            raise ValueError(f"similarity must be 'words' or 'embeddings', got {self.similarity!r}")
-        if self.memory_variations < 0 or self.k < 1 or self.window < 0 or self.n_prev < 0:
-            raise ValueError("need memory_variations >= 0, k >= 1, window >= 0 and n_prev >= 0")
+        if self.trajectory_similarity not in ("words", "embeddings"):
+            raise ValueError("trajectory_similarity must be 'words' or 'embeddings', "
+                             f"got {self.trajectory_similarity!r}")
+        if self.memory_variations < 0 or self.k < 1 or self.window < 0 or self.history_steps < 0:
+            raise ValueError("need memory_variations >= 0, k >= 1, window >= 0 and history_steps >= 0")
 
 
 class RAPPolicy(CriticTurns, LLMPolicy):
@@ -219,7 +229,8 @@ class RAPPolicy(CriticTurns, LLMPolicy):
         """Fills the memory: the gold paths of other training variations of a ScienceWorld task."""
         played = played_variation(env)
         excluded = [f"{played[1]}-{played[2]}"] if played is not None else []
-        self.memory = TrajectoryMemory(self._embed() if self.config.similarity == "embeddings" else None, excluded)
+        embed = self._embed() if self.config.trajectory_similarity == "embeddings" else None
+        self.memory = TrajectoryMemory(embed, excluded)
         for path in gold_examples(env, self.config.memory_variations):
             self.add_trajectory(path)
         return env
@@ -277,7 +288,7 @@ class RAPPolicy(CriticTurns, LLMPolicy):
         examples = Trimmable("examples", [r.text for r in found], drop="last",
                              render=lambda kept: "\n\n".join(kept) or "(none)")
         history = Trimmable("history", [f"> {a} -> {compact(o, self.config.observation_chars)}"
-                                        for a, o in self.turns[-self.config.n_prev:]],
+                                        for a, o in self.turns[-self.config.history_steps:]],
                             render=lambda kept: "\n" + "\n".join(kept) if kept else "none yet")
         context = " ".join([self.goal, self.plan, text, self.key])
         ranked = rank_commands(commands, context)

@@ -91,7 +91,9 @@ def field_docs(factory: Any) -> dict[str, str]:
     config = policy_config_class(factory) if isinstance(factory, type) else None
     if config is None:
         return {}
-    return {field.name: summary_line(field.doc) for field in config_fields(config)}
+    docs = {field.name: summary_line(field.doc) for field in config_fields(config)}
+    return {**docs, **{old: f"The old name of ``{new}`` (still taken, with a ``FutureWarning``; rows record "
+                            f"the setting as ``{old}``)." for old, new in config.renamed.items()}}
 
 
 def summary_line(doc: str) -> str:

@@ -38,11 +38,13 @@ def test_every_llm_policy_has_a_settings_dataclass_with_a_doc_per_field():
         assert settings is not None and issubclass(settings, LLMConfig), name
         found = config_fields(factory)
         assert [f.name for f in found if not f.doc] == [], name
-        # the registry's keywords: every field with its type, then the signature's own (config, client)
+        # the registry's keywords: every field with its type (and under a renamed field's old name), then the
+        # signature's own (config, client)
         parameters = factory_parameters(factory)
         assert parameters is not None and not parameters.open_ended
-        assert parameters.annotations == {**{f.name: f.type for f in found}, "config": parameters.annotations["config"],
-                                          "client": LLMClient | None}, name
+        types = {f.name: f.type for f in found}
+        assert parameters.annotations == {**types, **{old: types[new] for old, new in settings.renamed.items()},
+                                          "config": parameters.annotations["config"], "client": LLMClient | None}, name
         assert found[-1].name == "strict"  # the policy's own settings first, the shared ones last
 
 
@@ -78,7 +80,7 @@ def test_python_and_the_registry_set_the_same_settings():
     assert (built.config.top_k, built.config.extractor) == (3, "rules")
     # a config plus fields: the fields win
     assert AriadnePolicy(AriadneConfig(top_k=3), top_k=4).config.top_k == 4
-    assert make_policy("ariadne", config=AriadneConfig(n_prev=2)).config.n_prev == 2
+    assert make_policy("ariadne", config=AriadneConfig(history_steps=2)).config.history_steps == 2
     with pytest.raises(TypeError, match="expected a AriadneConfig, got AgentConfig"):
         AriadnePolicy(AgentConfig())
     with pytest.raises(TypeError, match=re.escape("AriadneConfig has no field 'top_kk'; its fields: [")):
@@ -115,8 +117,8 @@ def test_results_record_the_same_settings_as_before():
 
 
 def test_values_are_checked_where_the_settings_are_made():
-    with pytest.raises(ValueError, match="n_prev must be >= 0"):
-        AgentConfig(n_prev=-1)
+    with pytest.raises(ValueError, match="history_steps must be >= 0"):
+        AgentConfig(history_steps=-1)
     with pytest.raises(ValueError, match="scoring must be 'similarity' or 'generative'"):
         make_policy("rag", scoring="mixed")
     with pytest.raises(ValueError, match="not memory_options\\['entity_similarity'\\]"):
@@ -180,3 +182,19 @@ def test_a_shared_setting_is_written_once_and_recorded_under_its_old_key_when_re
     assert make_policy("reflact", history_steps=3).policy_config()["history"] == 3
     with pytest.raises(ValueError, match="does not accept 'history'"):
         make_policy("davis", history=4)
+
+
+@pytest.mark.parametrize(("name", "old", "new", "value"), [
+    ("ariadne", "n_prev", "history_steps", 3), ("react", "n_prev", "history_steps", 2),
+    ("rap", "n_prev", "history_steps", 4), ("rap", "similarity", "trajectory_similarity", "embeddings")])
+def test_a_renamed_setting_takes_its_old_keyword_and_rows_record_it_under_the_old_key(name, old, new, value):
+    """One name per idea: ``n_prev`` is ``history_steps`` and RAP's ``similarity`` is ``trajectory_similarity``;
+    the old keyword still works (with a FutureWarning) and results rows keep the old key (same resume keys)."""
+    with pytest.warns(FutureWarning, match=f"'{old}' is now called '{new}'"):
+        old_way = make_policy(name, model="m", **{old: value})
+    new_way = make_policy(name, model="m", **{new: value})
+    assert getattr(old_way.config, new) == getattr(new_way.config, new) == value
+    assert old_way.policy_config() == new_way.policy_config() and new_way.policy_config()[old] == value
+    assert new not in new_way.policy_config()
+    with pytest.raises(TypeError, match=f"'{old}' is the old name of '{new}'"):
+        make_policy(name, model="m", **{old: value, new: value})

@@ -27,6 +27,7 @@ import functools
 import inspect
 import textwrap
 import typing
+import warnings
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
@@ -179,8 +180,13 @@ class PolicyConfig:
     ``bool`` field holds a bool whatever it is given (``strict=1`` is ``True``). Subclasses check their
     values in ``__post_init__`` (calling ``super().__post_init__()``).
 
+    A field that was renamed keeps its old name as a keyword (:attr:`renamed`): :meth:`resolve` reads it as
+    the field's new name with a ``FutureWarning``, and the field's metadata ``{"recorded_as": old}`` keeps
+    the key rows were written with.
+
     Attributes:
         unrecorded: Fields this class leaves out of :meth:`recorded` although a base records them.
+        renamed: A field's old name -> its name now (still taken as a keyword, with a ``FutureWarning``).
 
     Example:
         >>> @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -201,6 +207,7 @@ class PolicyConfig:
     """
 
     unrecorded: ClassVar[frozenset[str]] = frozenset()
+    renamed: ClassVar[Mapping[str, str]] = MappingProxyType({})
 
     def __post_init__(self) -> None:
         for item in dataclasses.fields(self):
@@ -213,10 +220,11 @@ class PolicyConfig:
 
         Raises:
             TypeError: ``config`` is not a ``cls``, or a field name is not one of ``cls``'s (one line
-                naming it and the fields).
+                naming it and the fields), or a field is given under its old name and its new one.
         """
         if config is not None and not isinstance(config, cls):
             raise TypeError(f"expected a {cls.__name__}, got {type(config).__name__}")
+        fields = cls.current_names(fields)
         names = [item.name for item in dataclasses.fields(cls) if item.init]
         unknown = [name for name in fields if name not in names]
         if unknown:
@@ -225,6 +233,22 @@ class PolicyConfig:
         if config is None:
             return cls(**fields)
         return dataclasses.replace(config, **fields) if fields else config
+
+    @classmethod
+    def current_names(cls, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """``fields`` with each old name of :attr:`renamed` replaced by the field's name now (a ``FutureWarning``
+        says so once per call site).
+
+        Raises:
+            TypeError: A field is given under both names.
+        """
+        for old in fields.keys() & cls.renamed.keys():
+            new = cls.renamed[old]
+            if new in fields:
+                raise TypeError(f"{cls.__name__}: {old!r} is the old name of {new!r}: give {new!r} only")
+            warnings.warn(f"{cls.__name__}: {old!r} is now called {new!r} (the same setting; rows still record it "
+                          f"as {old!r}): write {new}=...", FutureWarning, stacklevel=4)
+        return {cls.renamed.get(name, name): value for name, value in fields.items()}
 
     def recorded(self) -> dict[str, Any]:
         """The settings recorded in every results row (see the class docstring)."""

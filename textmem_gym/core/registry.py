@@ -303,6 +303,8 @@ def factory_parameters(factory: Callable[..., Any], skip: int = 0) -> FactoryPar
     settings = policy_config_class(factory)
     annotations = {} if settings is None else {field.name: field.type for field in config_fields(settings)}
     defaults = {} if settings is None else {field.name: field.default for field in config_fields(settings)}
+    for old, new in ({} if settings is None else settings.renamed).items():  # old names still taken
+        annotations[old], defaults[old] = annotations[new], defaults[new]
     params = list(signature.parameters.values())[skip:]
     function = factory.__init__ if isinstance(factory, type) else factory  # type: ignore[misc]
     namespace = getattr(inspect.unwrap(function), "__globals__", {})
