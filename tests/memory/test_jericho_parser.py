@@ -393,3 +393,29 @@ def test_adventures_own_words_for_a_drop_and_a_gift_let_go_of_a_carried_thing():
     _read(rules, store, "You are carrying:\n  some tasty food", "inventory", 5)
     _read(rules, store, "The bear doesn't want it.", "GIVE FOOD TO BEAR", 6)  # refused: still carried
     assert ("tasty food", "is in", "inventory") in [t.as_tuple() for t in store.active()]
+
+
+def test_a_thing_the_text_makes_vanish_or_that_is_drunk_is_no_longer_believed_anywhere():
+    # Sorcerer's text (the walkthrough of TextMem/Jericho-Sorcerer-v0)
+    rules, store = JerichoRules(), TripleStore()
+    _read(rules, store, "You are carrying:\n  a moldy scroll\n  a magic amulet\n  an ochre vial\n"
+                        "  The ochre vial contains:\n    an ochre potion", "inventory", 1)
+    _read(rules, store, "As you cast the spell, the moldy scroll vanishes!", "gaspar", 2)
+    _read(rules, store, "magic amulet: The magic amulet disappears into the chute.", "put all in chute", 3)
+    _read(rules, store, "The potion was completely tasteless. You no longer feel hungry and thirsty, though.",
+          "DRINK OCHRE POTION", 4)
+    assert [t.as_tuple() for t in store.active()] == [("ochre vial", "is in", "inventory")]
+
+
+@pytest.mark.skipif(not (ROMS / "balances.z5").is_file(), reason="TEXTMEM_ROMS_DIR needed")
+def test_a_take_from_a_holder_the_game_answers_in_its_own_words():
+    # Balances' text (the walkthrough of TextMem/Jericho-Balances-v0)
+    from textmem_gym.envs.jericho.dictionary import story_words
+
+    rules, store = JerichoRules(), TripleStore()
+    rules.extract("", "", {"vocabulary": story_words((ROMS / "balances.z5").read_bytes())}, store)
+    _read(rules, store, "Inside Cave\nA wide but shallow cave not far inside the hill.\n\n"
+                        "On the left pan are a bronze coin, two gold coins and a crumpled scroll.", "e", 1)
+    assert _read(rules, store, "The scales come into balance.", "take bronze coin from left pan", 2) == \
+        [("bronze coin", "is in", "inventory")]
+    assert _read(rules, store, "You can't see any such thing.", "take crumpled scroll from right pan", 3) == []

@@ -226,8 +226,11 @@ class JerichoRules:
         return held[0] if len(held) == 1 else ""
 
     def _place(self, holder: str) -> bool:
-        """Whether ``holder`` names a place about the room (``corner of the room``, ``ground``) rather than a thing."""
-        return bool(self.vocabulary.words) and (not _holder_name(holder) or holder.split()[-1] in PLACE_NOUNS)
+        """Whether ``holder`` names a place about the room (``corner of the room``, ``ground``, ``floor below the
+        lowest shelf``) rather than a thing."""
+        words = holder.split()
+        return bool(self.vocabulary.words) and (not _holder_name(holder) or words[-1] in PLACE_NOUNS
+                                                or (len(words) > 2 and words[0] in PLACE_NOUNS))
 
     def _fixture(self, holder: str, room: str, view: JerichoView, out: Extraction) -> bool:
         """Whether ``holder``, which a line of ``room``'s description puts something on or in (``On the
@@ -261,6 +264,9 @@ class JerichoRules:
             name = normalize(thing) if thing else (self._named(obj, typed=True) if len(view.taken) == 1 else None)
             if name:
                 out.triples.append((name, IN, INVENTORY))
+        taken_from = None if view.taken else self._taken_from(action, observation, store)
+        if taken_from:
+            out.triples.append((taken_from, IN, INVENTORY))
         for thing in view.dropped:
             name = normalize(thing) if thing else \
                 (self._named(obj) or _carried_within(obj, store) if len(view.dropped) == 1 else None)
@@ -282,20 +288,36 @@ class JerichoRules:
     def _let_go(self, out: Extraction, observation: str, action: str, store: TripleStore) -> None:
         """A carried thing the text lets go of is no longer believed carried: ``tie rope to railing``
         answered with the rope's name (``The rope drops over the side``: tied to something else); ``The
-        bell ... falls to the ground``; ``give food to bear`` (or ``eat``, ``drink``...) answered without a
-        refusal (``The bear eagerly wolfs down your food``: given away or consumed)."""
-        phrases = _FALLS.findall(observation)
+        bell ... falls to the ground``; ``give food to bear`` answered without a refusal (``The bear eagerly
+        wolfs down your food``). A thing the text makes vanish is no longer believed anywhere: ``the
+        moldy scroll vanishes``, ``The magic amulet disappears into the chute``, ``drink ochre potion``
+        answered without a refusal (consumed)."""
+        carried = _FALLS.findall(observation)
+        gone = _VANISHES.findall(observation)
         verb, obj = command_verb(action), command_object(action)
         if verb in TIE_VERBS:
             name = self._named(obj)
-            phrases += [obj] if name and printed(name.split()[-1], observation.lower()) else []
-        if verb in _GIVING and observation.strip() and not _REFUSED.search(observation):
-            phrases.append(obj)
-        for phrase in phrases:
-            name = self._named(phrase)
-            if name:
-                out.outdated += [t.as_tuple() for t in store.incident(name)
-                                 if t.subject == name and t.relation == IN and t.object == INVENTORY]
+            carried += [obj] if name and printed(name.split()[-1], observation.lower()) else []
+        answered = bool(observation.strip()) and not _REFUSED.search(observation)
+        carried += [obj] if verb in _GIVING and answered else []
+        gone += [obj] if verb in _CONSUMING and answered else []
+        for phrases, anywhere in ((carried, False), (gone, True)):
+            for phrase in phrases:
+                name = self._named(phrase) or _carried_within(phrase, store)
+                if name:
+                    out.outdated += [t.as_tuple() for t in _places(store, name)
+                                     if anywhere or (t.relation == IN and t.object == INVENTORY)]
+
+    def _taken_from(self, action: str, observation: str, store: TripleStore) -> str | None:
+        """``take X from Y`` answered in the game's own words, without a refusal (Balances' ``The scales come
+        into balance.``), when X is believed in or on Y: X, now carried."""
+        parts = re.split(r"\s+from\s+", action.strip().lower(), maxsplit=1)
+        if command_verb(action) not in _TAKING or len(parts) != 2 or _REFUSED.search(observation):
+            return None
+        thing, holder = self._named(command_object(action)), self._named(parts[1])
+        held = thing is not None and holder is not None and any(
+            t.object == holder and t.relation in (IN, ON) for t in _places(store, thing))
+        return thing if held else None
 
     @staticmethod
     def _put_told(action: str, observation: str) -> bool:
@@ -327,8 +349,16 @@ class JerichoRules:
 
 #: A coined compound or a trailing participle in a prose phrase (``nasty-looking knife``, ``egg encrusted``).
 _COINED = re.compile(r"-|\b\w+(?:ed|ing)$")
-#: Verbs whose object leaves the inventory when the game does not refuse (given away, consumed).
-_GIVING = frozenset({"give", "offer", "feed", "eat", "drink", "consume"})
+#: Verbs that take a thing.
+_TAKING = frozenset({"take", "get", "remove"})
+#: Verbs whose object leaves the inventory when the game does not refuse (given away).
+_GIVING = frozenset({"give", "offer", "feed"})
+#: Verbs whose object is gone when the game does not refuse (consumed).
+_CONSUMING = frozenset({"eat", "drink", "consume", "swallow"})
+#: A thing the text makes vanish (``the moldy scroll vanishes``, ``The magic amulet disappears into the chute``,
+#: ``the scroll on which it was written vanishes``).
+_VANISHES = re.compile(r"\b(?:[Tt]he|[Yy]our) ([a-z][\w'-]*(?: [a-z][\w'-]*)??)(?: on which it was written)? "
+                       r"(?:vanishes|disappears)\b")
 #: Words of an answer that refuses.
 _REFUSED = re.compile(r"\b(?:can't|cannot|won't|isn't|aren't|don't|doesn't|haven't|no room|not|too|"
                       r"refuses?|declines?|ignores?)\b", re.I)
@@ -376,6 +406,11 @@ def _carried_within(phrase: str, store: TripleStore) -> str | None:
     words = set(phrase.split())
     within = [name for name in carried if phrase and (printed(phrase, name) or words <= set(name.split()))]
     return within[0] if len(within) == 1 else None
+
+
+def _places(store: TripleStore, name: str) -> list[Triple]:
+    """The believed places of ``name`` (its ``is at`` / ``is in`` / ``is on`` triples)."""
+    return [t for t in store.incident(name) if t.subject == name and t.relation in sem.LOCATION_RELATIONS]
 
 
 def _holder_name(name: str) -> bool:

@@ -71,6 +71,8 @@ _PROSE: tuple[tuple[re.Pattern[str], str], ...] = (
 #: A clause of a listed sentence naming another thing here (``There is a control panel here, on which a
 #: large metal bolt is mounted.``).
 _CLAUSE = re.compile(rf", on which {_THING} (?:is|are) [a-z]+ed\b")
+#: Prose naming several things (``a bronze coin, two gold coins and a crumpled scroll``).
+_LISTED = re.compile(r"^[^,]+(?:, (?:and )?(?:an?|the|some|two|three|four|five|\d+) [^,]+)+$| and (?:an?|the|some) ")
 _LIST_HEAD: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?:The|Your) (?P<holder>.+?) contains?:$"), IN),
     (re.compile(r"^Your collection of (?P<holder>)treasures consists of:$"), IN),  # Zork's case: names, no holder
@@ -232,7 +234,9 @@ def _read_sentence(sentence: str, block: int, view: JerichoView) -> None:
         match = pattern.match(sentence)
         if match:
             holder = match.groupdict().get("holder")
-            view.things.append((_head(match.group("thing")), relation, bare(holder) if holder else None, block, False))
+            phrase = match.group("thing")  # on a holder, a list: "a bronze coin, two gold coins and a scroll"
+            heads = [_head(p) for p in split_things(phrase)] if holder and _LISTED.search(phrase) else [_head(phrase)]
+            view.things += [(head, relation, bare(holder) if holder else None, block, False) for head in heads]
             return
 
 

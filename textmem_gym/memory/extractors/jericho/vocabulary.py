@@ -6,7 +6,8 @@ import re
 from collections.abc import Iterable
 
 #: Words before a noun that leave it the game's whole name (``coil of rope``: ``rope``).
-NAME_STARTS = frozenset({"", "a", "an", "the", "some", "of", "your", "his", "her", "its", "their"})
+NAME_STARTS = frozenset({"", "a", "an", "the", "some", "of", "your", "his", "her", "its", "their", "two", "three",
+                         "four", "five", "six", "several", "many"})
 #: Nouns of a place about a room rather than a thing in it (``on the ground``, ``in the corner``).
 PLACE_NOUNS = frozenset({"ground", "floor", "wall", "walls", "ceiling", "corner", "branch", "room", "sky",
                           "air", "shore", "bank", "north", "south", "east", "west", "here", "there"})
