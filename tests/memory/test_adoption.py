@@ -121,6 +121,12 @@ def test_privileged_keys_reach_only_a_memory_that_declares_them():
     finally:
         env.close()
     assert len(undeclared.keys) == len(declared.keys) == 2
+    assert [wrapper.adopted.update == wrapper.memory.update for wrapper in wrappers] == [False, False]
+    plain = MemoryGraphWrapper(gym.make("TextMem/Cooking-v0"), memory=Recorder())
+    try:  # an env made without privileged keys gives none: the memory's own update, bound once, no check per step
+        assert plain.adopted.given == frozenset() and plain.adopted.update == plain.memory.update
+    finally:
+        plain.close()
     assert all("score" in keys and not keys & {"facts", "walkthrough"} for keys in undeclared.keys)
     assert all("facts" in keys and "walkthrough" not in keys for keys in declared.keys)
 
