@@ -9,18 +9,36 @@ answer recall at 1,024 tokens and the failed updates by cause, then the cost rat
 draws first-mention accuracy against build tokens per step and against p95 query latency
 (:func:`~textmem_gym.qa.bench.plot.plot_cost`).
 
-The memories' options (:data:`OPTIONS`, recorded in every row's config) keep a 40-step run within minutes
-on 2 cores: Graphiti adds 5 game steps per episode and reads the 2 episodes before it, every model call
-of mem0 and Graphiti is capped at 256 completion tokens. The server started here has a window of
-``--n-ctx`` 16,384 tokens: mem0ai 2.2's extraction prompt alone is ~8,700 tokens (its system prompt is
-not configurable), so it does not fit SmolLM2's trained 8,192; past 8,192 the model reads beyond the
-length it was trained on (a floor on a floor). The window is part of the model name the rows record
-(``SmolLM2-135M-Instruct.Q4_1@16384``), so runs with different windows never merge.
+The memories' options (:data:`OPTIONS`, recorded in every row's config): Graphiti adds 5 game steps per
+episode and reads the 2 episodes before it, every model call of mem0 and Graphiti asks at most 256 completion
+tokens. The server started here has a window of ``--n-ctx`` 16,384 tokens: mem0ai 2.2's extraction prompt
+alone is ~8,700 tokens (its system prompt is not configurable), so it does not fit SmolLM2's trained 8,192;
+past 8,192 the model reads beyond the length it was trained on (a floor on a floor).
+
+How the model is served (the server setup is not part of a memory's meaning, except the completion cap):
+
+- ``--slots`` 6 servers behind one URL (:class:`~textmem_gym.llm.llama_server.LlamaCppSlots`), one KV cache
+  per prompt kind: llama-cpp-python's server reuses only the prefix a prompt shares with its previous one,
+  so a memory alternating prompt kinds (AriGraph's extraction and outdated-triplet check, Graphiti's 4 to 6
+  kinds) would evaluate each prompt's instructions again at every call;
+- every call capped at ``--max-tokens`` 256 completion tokens by the proxy (like ``llama-server
+  --n-predict``): SmolLM2 sometimes loops until the caller's limit (AriGraph's 512, DAVIS's 1,024 tokens).
+  The cap changes what the model answers, so it is in the model name the rows record, with the window
+  (``SmolLM2-135M-Instruct.Q4_1@16384/max256``): runs with another window or cap never merge;
+- no logits kept for every prompt token (``--logits_all false``);
+- the memories replayed one after another (each keeps the servers' caches warm for its own prompts), or
+  ``--parallel`` groups of them at the same time, each group in a process with its own servers
+  (``--threads 1`` each: on 2 shared cores a 2-thread server waits on its OpenMP threads).
+
+Besides the rows it prints, per memory, what the servers computed (:class:`~textmem_gym.llm.llama_server.ServerWork`,
+from their timings): calls, prompt tokens *evaluated* (not reused from a cache) and tokens generated per step,
+and the model's seconds per step (also in ``OUT.work.json``).
 
 A 135M model's extraction is a floor, not the papers' GPT-4 numbers: the point is the cost columns and
 that every memory runs end to end in a world.
 
 Run: python benchmarks/model_memory_bench.py [--max-steps N] [--memories arigraph,davis,mem0,graphiti]
+     [--parallel mem0,davis/graphiti,arigraph] [--threads 1] [--slots 6] [--max-tokens 256]
      [--trajectories textworld-cooking-short,twx-coin-short] [--out FILE.jsonl] [--plot FILE.png]
      [--base-url URL --model NAME] [--n-ctx 16384] [--options JSON]
 """
