@@ -419,3 +419,14 @@ def test_a_take_from_a_holder_the_game_answers_in_its_own_words():
     assert _read(rules, store, "The scales come into balance.", "take bronze coin from left pan", 2) == \
         [("bronze coin", "is in", "inventory")]
     assert _read(rules, store, "You can't see any such thing.", "take crumpled scroll from right pan", 3) == []
+
+
+def test_wishbringers_theres_and_a_thing_placed_by_a_preposition():
+    # Wishbringer's text (the walkthrough of TextMem/Jericho-Wishbringer-v0)
+    view = read_jericho("Spooky Copse\nA copse of willow trees makes this part of the cemetery look really spooky.\n\n"
+                        "There's an open grave nearby, freshly dug, with a tombstone erected next to it.\n\n"
+                        "An old gravedigger is resting under a willow tree.", "n")
+    assert view.things == [("open grave", "is at", None, 0, True), ("old gravedigger", "is at", None, 0, False)]
+    mailbox = read_jericho("Rotary East\nThis is the east side of the Rotary.\n\n"
+                           "There's a little mailbox with a leaflet in it here.", "e")
+    assert mailbox.things == [("little mailbox", "is at", None, 0, False)]

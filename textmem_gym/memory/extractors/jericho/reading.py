@@ -46,12 +46,12 @@ _HERE = r"(?:here|nearby)"
 _THING = r"(?:an?|the|some|two|three|four|five|\d+)\s+(?P<thing>.+?)"
 #: Standard listings: the game prints its own short names.
 _PLAIN: tuple[re.Pattern[str], ...] = (
-    re.compile(rf"^There (?:is|are) {_THING}(?: [a-z]{{4,}}ed)? {_HERE}\b.*$"),  # "a cage discarded nearby"
+    re.compile(rf"^There(?: is| are|'s) {_THING}(?: [a-z]{{4,}}ed)? {_HERE}\b.*$"),  # "a cage discarded nearby"
     re.compile(rf"^(?:An?|Some) (?P<thing>.+?) (?:is|are) {_HERE}\.?$"),
     re.compile(rf"^You (?:can )?(?:also )?see (?P<thing>.+?) {_HERE}\.?$"),
 )
 #: A listed phrase that describes rather than names (``silver chalice, intricately engraved``).
-_DESCRIBED = re.compile(r",|\b(?:which|whose|that|used|bulging|on the|in the)\b")
+_DESCRIBED = re.compile(r",|\b(?:which|whose|that|used|bulging|with|on the|in the)\b")
 #: Prose about a thing here, on or in a holder (names resolved against plainly printed ones).
 _PROSE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^The (?P<thing>.+?) (?:is|are) here[.!]$"), AT),
@@ -67,6 +67,9 @@ _PROSE: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"(?P<holder>.+?)[.!]$"), ON),
     (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?) (?:is|are) (?:sitting |lying )?(?:in|inside) (?:the|a|an) "
                 r"(?P<holder>.+?)[.!]$"), IN),
+    (re.compile(r"^(?:An?|The|Some) (?P<thing>[^,]+?),? (?:is|are|stands|sits|lies|rests|hangs|leans|waits)"
+                r"(?: [a-z]+ing)? (?:in the middle of|in front of|under|beneath|beside|near|next to|behind|against"
+                r"|by) (?:the|a|an|your) .+[.!]$"), AT),  # "An old gravedigger is resting under a willow tree."
 )
 #: A clause of a listed sentence naming another thing here (``There is a control panel here, on which a
 #: large metal bolt is mounted.``).
