@@ -430,3 +430,9 @@ def test_wishbringers_theres_and_a_thing_placed_by_a_preposition():
     mailbox = read_jericho("Rotary East\nThis is the east side of the Rotary.\n\n"
                            "There's a little mailbox with a leaflet in it here.", "e")
     assert mailbox.things == [("little mailbox", "is at", None, 0, False)]
+
+
+def test_adventures_titles_with_a_slash_and_a_plural_without_article():
+    view = read_jericho("Low N/S Passage\nYou are in a low N/S passage at a hole in the floor. The hole goes down to "
+                        "an E/W passage.\n\nThere are bars of silver here!", "N")
+    assert view.rooms == ["Low N/S Passage"] and view.things == [("bars of silver", "is at", None, 0, True)]

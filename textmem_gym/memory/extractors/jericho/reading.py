@@ -47,6 +47,7 @@ _THING = r"(?:an?|the|some|two|three|four|five|\d+)\s+(?P<thing>.+?)"
 #: Standard listings: the game prints its own short names.
 _PLAIN: tuple[re.Pattern[str], ...] = (
     re.compile(rf"^There(?: is| are|'s) {_THING}(?: [a-z]{{4,}}ed)? {_HERE}\b.*$"),  # "a cage discarded nearby"
+    re.compile(rf"^There are (?P<thing>[a-z][\w' -]+?) {_HERE}[.!]$"),  # Adventure's "There are bars of silver here!"
     re.compile(rf"^(?:An?|Some) (?P<thing>.+?) (?:is|are) {_HERE}\.?$"),
     re.compile(rf"^You (?:can )?(?:also )?see (?P<thing>.+?) {_HERE}\.?$"),
 )

@@ -32,7 +32,8 @@ def _title(line: str, bracketed: bool) -> str | None:
     if bracketed:
         return None
     title = TITLE_POSTURE.sub("", line.strip())
-    plain = _PART.sub("", title)  # "Maintanence Stairwell (Top)": the room's own name keeps its part
+    # "Maintanence Stairwell (Top)": the room's own name keeps its part; Adventure's "Low N/S Passage", 'At "Y2"'
+    plain = _PART.sub("", title).replace("/", " ").replace('"', "")
     if not (2 < len(title) <= 40 and (IF_TITLE.match(plain) or _COMMA_TITLE.match(plain))) \
             or title.lower() in _NOT_ROOMS:
         return None
