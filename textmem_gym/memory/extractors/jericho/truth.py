@@ -29,6 +29,17 @@ _INVENTORY_COMMANDS = frozenset({"inventory", "i", "inv"})
 _LOOKS = frozenset({"look", "l"})
 _STOP = frozenset({"the", "a", "an", "of", "some", "and", "all", "to", "in", "on", "with", "from"})
 
+def _printable(name: str) -> str:
+    """A tree name normalized; an internal one (``(bronze_coin)``) by its words (``bronze coin``).
+
+    Example:
+        >>> _printable("(bronze_coin)"), _printable("Brass Lantern")
+        ('bronze coin', 'brass lantern')
+    """
+    internal = re.fullmatch(r"\((\w+)\)", name.strip())
+    return normalize(internal.group(1).replace("_", " ") if internal else name)
+
+
 def _holders(truth: Iterable[TripleKey], relations: Iterable[str]) -> dict[str, str]:
     """Each thing's one holder by ``relations``; a name two things share (Balances' two cubes) has none:
     which of them moved cannot be told, and the answer does not hang on the order of a set.
@@ -91,9 +102,11 @@ class JerichoObservedTruth:
 
     @staticmethod
     def map_facts(facts: Iterable[FactTriple]) -> tuple[set[TripleKey], str | None]:
-        """The object tree in the memory's vocabulary (:func:`~textmem_gym.memory.ground_truth.map_jericho_facts`)."""
+        """The object tree in the memory's vocabulary (:func:`~textmem_gym.memory.ground_truth.map_jericho_facts`);
+        an Inform object whose short name is its internal one (Balances' ``(bronze_coin)``: the game prints
+        it by a routine) by the words of that name (``bronze coin``), the only name the text can print."""
         triples, room = map_jericho_facts([(str(s), str(r), str(o)) for s, r, o in facts])
-        return {(normalize(s), normalize(r), normalize(o)) for s, r, o in triples}, room
+        return {(_printable(s), normalize(r), _printable(o)) for s, r, o in triples}, room
 
     def step(self, facts: Iterable[FactTriple], action: str, observation: str | None = None) -> set[TripleKey]:
         """Feeds the facts after ``action`` and the text seen; returns the observed truth now."""
