@@ -196,8 +196,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-tokens", type=int, default=MAX_TOKENS,
                         help="completion cap of every call of the started servers (0: the callers' limits)")
     parser.add_argument("--parallel", default=None,
-                        help="groups of memories run at the same time, each in a process with its own servers "
-                             "(e.g. graphiti,davis/mem0,arigraph; replaces --memories)")
+                        help="groups of memories run at the same time, each in a process with its own servers, "
+                             "a group's own trajectories after @, + between them (e.g. mem0@twx-coin-short/"
+                             "mem0@textworld-cooking-short/graphiti,davis,arigraph; replaces --memories)")
     parser.add_argument("--options", default=json.dumps(OPTIONS), help="memory options, JSON (default: OPTIONS)")
     parser.add_argument("--out", default=None, help="results JSONL (resumable); default: a temporary file")
     parser.add_argument("--plot", default=None, help="PNG of accuracy against cost")
@@ -238,10 +239,23 @@ def model_alias(n_ctx: int, max_tokens: int | None = None) -> str:
     return name if max_tokens is None else f"{name}/max{max_tokens}"
 
 
-def child_command(args: argparse.Namespace, memories: str, out: Path) -> list[str]:
-    """The command line running ``memories`` alone, with this run's settings, into ``out``."""
+def split_group(group: str, trajectories: str) -> tuple[str, str]:
+    """``(memories, trajectories)`` of one ``--parallel`` group: ``MEMORIES[@TRAJECTORIES]`` (``+`` between
+    trajectories; without ``@``, those of the run).
+
+    Example:
+        >>> split_group("mem0@twx-coin-short", "a,b"), split_group("davis,arigraph", "a,b")
+        (('mem0', 'twx-coin-short'), ('davis,arigraph', 'a,b'))
+    """
+    memories, _, own = group.partition("@")
+    return memories, own.replace("+", ",") if own else trajectories
+
+
+def child_command(args: argparse.Namespace, group: str, out: Path) -> list[str]:
+    """The command line running one ``--parallel`` group alone, with this run's settings, into ``out``."""
+    memories, trajectories = split_group(group, args.trajectories)
     command = [sys.executable, str(Path(__file__).resolve()), "--memories", memories, "--out", str(out),
-               "--trajectories", args.trajectories, "--per-kind", str(args.per_kind), "--n-ctx", str(args.n_ctx),
+               "--trajectories", trajectories, "--per-kind", str(args.per_kind), "--n-ctx", str(args.n_ctx),
                "--slots", str(args.slots), "--max-tokens", str(args.max_tokens), "--options", args.options]
     for flag, value in (("--max-steps", args.max_steps), ("--threads", args.threads)):
         if value is not None:
@@ -251,7 +265,8 @@ def child_command(args: argparse.Namespace, memories: str, out: Path) -> list[st
 
 def run_groups(args: argparse.Namespace, out: Path) -> dict[str, dict[str, Any]]:
     """Runs each group of ``--parallel`` at the same time in a process of its own (its own servers), then
-    appends their records to ``out`` and returns their model work (each group's ``.work.json``)."""
+    appends their records to ``out`` and returns their model work (each group's ``.work.json``; a memory
+    run in several groups, one per trajectory, as ``memory@trajectory``)."""
     groups = [group for group in args.parallel.split("/") if group]
     outs = [out.with_suffix(f".group{index}.jsonl") for index in range(len(groups))]
     children = [subprocess.Popen(child_command(args, group, path)) for group, path in zip(groups, outs, strict=True)]
@@ -263,9 +278,22 @@ def run_groups(args: argparse.Namespace, out: Path) -> dict[str, dict[str, Any]]
         for path in outs:
             merged.writelines(line + "\n" for line in _lines(path) if line not in known)
     work: dict[str, dict[str, Any]] = {}
-    for path in outs:
-        work.update(json.loads(path.with_suffix(".work.json").read_text(encoding="utf-8")))
+    for group, path in zip(groups, outs, strict=True):
+        own = group.partition("@")[2]
+        for memory, row in json.loads(path.with_suffix(".work.json").read_text(encoding="utf-8")).items():
+            work[f"{memory}@{own}" if own else memory] = row
     return work
+
+
+def parallel_memories(parallel: str) -> list[str]:
+    """The memories of ``--parallel`` groups, each once, in order.
+
+    Example:
+        >>> parallel_memories("mem0@twx-coin-short/mem0@textworld-cooking-short/graphiti,davis,arigraph")
+        ['mem0', 'graphiti', 'davis', 'arigraph']
+    """
+    names = [name for group in parallel.split("/") for name in group.partition("@")[0].split(",") if name]
+    return list(dict.fromkeys(names))
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -274,7 +302,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="model-memory-bench-")) / "bench.jsonl"
     memories = args.memories.split(",")
     if args.parallel:
-        memories = [name for group in args.parallel.split("/") for name in group.split(",") if name]
+        memories = parallel_memories(args.parallel)
     options = {name: given for name, given in json.loads(args.options).items() if name in memories}
     started = time.perf_counter()
     if args.parallel:
