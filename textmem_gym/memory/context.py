@@ -54,11 +54,10 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Protocol
 
 from textmem_gym.memory.budget import LINE_OVERHEAD, count_tokens, fit_budget
-from textmem_gym.memory.retrieval import Episode, passage_text
+from textmem_gym.memory.retrieval import Episode, one_line, passage_text
 from textmem_gym.memory.semantic import (
     DIRECTIONS,
     HAS_EXIT,
@@ -181,11 +180,6 @@ def fact_line(triple: Triple) -> str:
     return f"{triple.subject}, {past_relation(triple.relation)}, {triple.object} (steps {triple.start}-{triple.end})"
 
 
-@lru_cache(maxsize=8192)
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def episode_line(episode: Episode, chars: int) -> str:
     """One episode as a line: its step, where it happened, the action and the observation (cut to ``chars``).
 
@@ -194,7 +188,7 @@ def episode_line(episode: Episode, chars: int) -> str:
         'step 4 in kitchen: > take knife | You take the knife.'
     """
     where = f" in {episode.location}" if episode.location else ""
-    return f"step {episode.step}{where}: {passage_text(_one_line(episode.observation)[:chars], episode.action)}"
+    return f"step {episode.step}{where}: {passage_text(one_line(episode.observation)[:chars], episode.action)}"
 
 
 def hop_distances(store: TripleStore, sources: Sequence[str], values: frozenset[str]) -> dict[str, int]:

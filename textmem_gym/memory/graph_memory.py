@@ -83,7 +83,7 @@ from textmem_gym.memory.base import UpdateStats
 from textmem_gym.memory.context import EntityNames, GraphContext, episode_line
 from textmem_gym.memory.export import draw_memory, memory_graph
 from textmem_gym.memory.extractors import Extraction, Extractor, TextParser, make_extractor
-from textmem_gym.memory.retrieval import BM25Index, Episode, EpisodicMemory, SimilarityIndex, make_index
+from textmem_gym.memory.retrieval import BM25Index, Episode, EpisodicMemory, SimilarityIndex, make_index, one_line
 from textmem_gym.memory.semantic import (
     DIRECTIONS,
     INVENTORY,
@@ -311,8 +311,32 @@ class GraphMemory:
 
     # -- recall as text -------------------------------------------------------------------
     def render(self, query: str | list[str] | None = None) -> str:
-        """The memory as prompt text, relevant to ``query`` when given: each architecture writes its own."""
-        raise NotImplementedError(f"{type(self).__name__} must write render()")
+        """The memory as prompt text, relevant to ``query`` when given: AriGraph's (location, unexplored
+        exits, then the triples and episodes :meth:`retrieve` finds for ``query``, every believed triple
+        when ``query`` is ``None``); an architecture with another rendering (STMA, DAVIS) writes its own."""
+        return self.render_retrieval(None if query is None else self.retrieve(query))
+
+    def render_retrieval(self, found: Retrieval | None) -> str:
+        """:meth:`render` of a retrieval already made (every believed triple when ``found`` is ``None``).
+
+        Example:
+            >>> from textmem_gym.memory.arigraph.memory import AriGraphMemory
+            >>> memory = AriGraphMemory()
+            >>> memory.update("-= Hall =-\\nYou see a chest.", "", {})
+            >>> print(memory.render_retrieval(None))
+            Current location: hall
+            Known facts: chest, is at, hall
+        """
+        lines = [f"Current location: {self.location or 'unknown'}"]
+        unexplored = self.unexplored_exits()
+        if unexplored:
+            lines.append("Unexplored exits: " + "; ".join(f"{r}: {', '.join(d)}" for r, d in unexplored.items()))
+        triples, episodes = (self.store.active(), []) if found is None else (found.triples, found.episodes)
+        lines.append("Known facts: " + "; ".join(t.text() for t in triples))
+        for episode, _ in episodes:
+            text = one_line(episode.observation)[: self.max_episode_chars]
+            lines.append(f"Memory of step {episode.step} (after '{episode.action}'): {text}")
+        return "\n".join(lines)
 
     def context(self, question: str, budget: int) -> list[str]:
         """Lines for ``question`` within ``budget`` tokens, most relevant first, each said once

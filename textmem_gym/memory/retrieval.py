@@ -62,6 +62,17 @@ def _rank(item: tuple[int, float]) -> tuple[float, int]:
     return (-item[1], item[0])
 
 
+@functools.lru_cache(maxsize=8192)
+def one_line(text: str) -> str:
+    """``text`` on one line, whitespace collapsed (kept: the same episodes are shown step after step).
+
+    Example:
+        >>> one_line("You see\\n  a chest.")
+        'You see a chest.'
+    """
+    return " ".join(text.split())
+
+
 def passage_text(observation: str, action: str) -> str:
     """One memory update (a step, or a paragraph in QA) as one line: ``"> action | observation"``
     (just the observation when ``action`` is ``""``), whitespace collapsed.

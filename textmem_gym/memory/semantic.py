@@ -94,6 +94,22 @@ class Triple:
         return f"{self.subject}, {self.relation}, {self.object}"
 
 
+@dataclass
+class Extraction:
+    """The knowledge read from one step (what every extractor returns).
+
+    Attributes:
+        triples: Triples asserted by this step.
+        outdated: Believed triples this step shows to be false (invalidated even without a
+            replacement).
+        location: The room the agent is in, when the step tells it.
+    """
+
+    triples: list[TripleKey] = field(default_factory=list)
+    outdated: list[TripleKey] = field(default_factory=list)
+    location: str | None = None
+
+
 class TripleStore:
     """All triples ever believed, with indexes by entity and by active key.
 

@@ -7,7 +7,8 @@ the new triples are added (spatial ones with their inverse, marked inferred); an
 holds the observation and its episodic edge links every triple extracted at that step.
 Retrieval (Algorithm 1): semantic search (Algorithm 2, BFS of depth ``depth`` taking the
 ``width`` most similar triples per hop) then episodic search (equation (1), top ``episodes``).
-Rendering: location, unexplored exits, the retrieved triples, then the retrieved episodes.
+Rendering (:meth:`~textmem_gym.memory.graph_memory.GraphMemory.render`, the shared graph memory's):
+location, unexplored exits, the retrieved triples, then the retrieved episodes.
 
 Example:
     >>> memory = AriGraphMemory()
@@ -25,7 +26,6 @@ Example:
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
 from typing import Any
 
 from textmem_gym.memory.extractors import Extractor
@@ -77,27 +77,3 @@ class AriGraphMemory(GraphMemory):
                          max_episode_chars=max_episode_chars)
         if isinstance(self.extractor, CountsFailures):  # detected once: the extractor asks a model
             self.failed_updates = self.extractor.failed_updates
-
-    def render(self, query: str | list[str] | None = None) -> str:
-        """Prompt text: location, unexplored exits, then the retrieved triples and episodes
-        for ``query`` (every believed triple when ``query`` is ``None``)."""
-        return self.render_retrieval(None if query is None else self.retrieve(query))
-
-    def render_retrieval(self, found: Retrieval | None) -> str:
-        """:meth:`render` of a retrieval already made (every believed triple when ``found`` is ``None``)."""
-        lines = [f"Current location: {self.location or 'unknown'}"]
-        unexplored = self.unexplored_exits()
-        if unexplored:
-            lines.append("Unexplored exits: " + "; ".join(f"{r}: {', '.join(d)}" for r, d in unexplored.items()))
-        triples, episodes = (self.store.active(), []) if found is None else (found.triples, found.episodes)
-        lines.append("Known facts: " + "; ".join(t.text() for t in triples))
-        for episode, _ in episodes:
-            text = _one_line(episode.observation)[: self.max_episode_chars]
-            lines.append(f"Memory of step {episode.step} (after '{episode.action}'): {text}")
-        return "\n".join(lines)
-
-
-@lru_cache(maxsize=4096)
-def _one_line(text: str) -> str:
-    """``text`` on one line (kept: the same episodes are shown step after step)."""
-    return " ".join(text.split())

@@ -22,27 +22,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from textmem_gym.memory.ground_truth import Truth
-from textmem_gym.memory.semantic import Triple, TripleKey, TripleStore, exclusive_conflicts
-
-
-@dataclass
-class Extraction:
-    """The knowledge read from one step.
-
-    Attributes:
-        triples: Triples asserted by this step.
-        outdated: Believed triples this step shows to be false (invalidated even without a
-            replacement).
-        location: The room the agent is in, when the step tells it.
-    """
-
-    triples: list[TripleKey] = field(default_factory=list)
-    outdated: list[TripleKey] = field(default_factory=list)
-    location: str | None = None
+from textmem_gym.memory.semantic import Extraction, Triple, TripleKey, TripleStore, exclusive_conflicts
 
 
 class TextParser(Protocol):
