@@ -41,13 +41,19 @@ With the game's own words (``info["vocabulary"]`` at reset, its dictionary: :cla
 privileged, it says which words can name a thing, never where one is) it also reads holders a room's
 description puts something on or in as things of that room (unless a holder of that name showed up in
 another room), places about a room (``in the corner``) as the room, a thing here named by one word of
-the game's (``A skeleton ... lies here.``), and a list naming no holder as the room's one holder's.
+the game's (``A skeleton ... lies here.``), and a list naming no holder as the room's one holder's;
+outside a room's own first paragraph, a prose phrase all of the game's words names a thing (``Above
+the trophy case hangs an elvish sword``: ``elvish sword``, learned, so that ``get sword`` names it).
+A title a walk led from and to (``Maze``) names several rooms: describing one is no snapshot of
+another. Things leave the inventory in a game's own words (``Safely deposited.``, a ``give`` not
+refused) or vanish (``the moldy scroll vanishes``, a ``drink`` not refused).
 
 What it cannot see: the object tree's short name where the prose prints a longer phrase (``an elvish
 sword of great antiquity``: ``sword``; every word is the game's, so the dictionary cannot pick): it keeps
 the printed name, which belief accuracy aligns with the tree's (below); scenery named only in a room's
-first paragraph (the front door of the white house); rooms or holders that share a name; exits not
-walked; things leaving the inventory in prose; anything carried by someone else.
+first paragraph (the front door of the white house); holders that share a name; exits not
+walked; rooms of one title until a walk between two of them; things leaving the inventory in other
+prose; anything carried by someone else.
 
 The ground truth (:class:`JerichoObservedTruth`) is the Z-machine object tree
 (:func:`~textmem_gym.memory.ground_truth.map_jericho_facts`) restricted to what the text showed: a
