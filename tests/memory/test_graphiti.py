@@ -12,6 +12,7 @@ import pytest
 
 from tests.memory.graphiti_rules import graphiti_responder
 from textmem_gym.llm import LocalOpenAIServer
+from textmem_gym.llm.testing.faults import Fault
 from textmem_gym.memory import check_memory, make_memory, offered_parts
 from textmem_gym.memory.budget import LINE_OVERHEAD, count_tokens
 
@@ -111,6 +112,19 @@ def test_an_extraction_the_server_rejects_is_counted_not_hidden(tmp_path):
             memory.update(*STEPS[1], {})
             assert memory.failed_updates == {"BadRequestError": 2}
             assert memory.context("apple", 64) == [] and memory.triple_history() == []
+        finally:
+            memory.close()
+
+
+def test_an_answer_that_is_not_json_is_not_asked_again_at_temperature_0(tmp_path):
+    """Graphiti retries an unreadable answer 4 times with waits of 5 s and more; at temperature 0 the same
+    prompt gives the same answer, so the episode's first call is asked once and the update counted as failed."""
+    with LocalOpenAIServer(graphiti_responder, faults=lambda index, body: Fault("truncated")) as broken:
+        memory = make_memory("graphiti", base_url=broken.base_url, model="local", path=tmp_path)
+        try:
+            memory.update(*STEPS[0], {})
+            assert memory.failed_updates == {"JSONDecodeError": 1}
+            assert broken.calls == 1
         finally:
             memory.close()
 

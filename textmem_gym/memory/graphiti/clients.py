@@ -33,8 +33,12 @@ from typing import Any, TypeVar
 import numpy as np
 from graphiti_core.cross_encoder.client import CrossEncoderClient
 from graphiti_core.embedder.client import EmbedderClient, EmbedderConfig
+from graphiti_core.llm_client.client import is_server_or_retry_error
+from graphiti_core.llm_client.config import DEFAULT_MAX_TOKENS, ModelSize
 from graphiti_core.llm_client.openai_generic_client import OpenAIGenericClient
+from graphiti_core.prompts.models import Message
 from pydantic import BaseModel
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from textmem_gym.llm.request import request_params
 from textmem_gym.memory.retrieval import Embedder
@@ -120,6 +124,11 @@ class SchemaModeClient(OpenAIGenericClient):
     request shapes are :func:`textmem_gym.llm.request.request_params`'s, so this client and the library's
     own client ask a server alike.
 
+    Graphiti retries an answer that is not JSON up to 4 times, waiting 5 to 120 s between attempts; at
+    temperature 0 the same prompt gives the same answer, so this client does not retry it (the call fails as
+    the last attempt would have: the update is counted as failed by the memory). Other errors Graphiti
+    retries (rate limits, server errors, empty answers) are retried as Graphiti does.
+
     Args:
         mode: One of :data:`SCHEMA_MODES`.
         kwargs: Graphiti's ``OpenAIGenericClient`` arguments.
@@ -151,6 +160,35 @@ class SchemaModeClient(OpenAIGenericClient):
             return json.dumps(json.loads(stripped, strict=False))
         except json.JSONDecodeError:
             return stripped
+
+    def retried(self, error: BaseException) -> bool:
+        """Whether Graphiti's retry applies to ``error``: its own rule, except an answer that was not JSON
+        from a deterministic model (temperature 0), which a retry would only repeat.
+
+        Example:
+            >>> from graphiti_core.llm_client.config import LLMConfig
+            >>> unreadable = json.JSONDecodeError("Unterminated string", "{", 1)
+            >>> SchemaModeClient("json_object", config=LLMConfig(temperature=0.0), client=object()).retried(unreadable)
+            False
+            >>> SchemaModeClient("json_object", config=LLMConfig(temperature=0.7), client=object()).retried(unreadable)
+            True
+        """
+        if self.temperature == 0 and isinstance(error, json.JSONDecodeError):
+            return False
+        return bool(is_server_or_retry_error(error))
+
+    async def _generate_response_with_retry(  # type: ignore[override]  # Graphiti's is a tenacity wrapper object
+            self, messages: list[Message], response_model: type[BaseModel] | None = None,
+            max_tokens: int = DEFAULT_MAX_TOKENS,
+            model_size: ModelSize = ModelSize.medium, *, model: str | None = None) -> dict[str, Any]:
+        """Graphiti's call with its retries (4 attempts, the same waits), under :meth:`retried`'s rule."""
+        overrides = {"model": model} if model is not None else {}
+        async for attempt in AsyncRetrying(stop=stop_after_attempt(4), reraise=True,
+                                           wait=wait_random_exponential(multiplier=10, min=5, max=120),
+                                           retry=retry_if_exception(self.retried)):
+            with attempt:
+                return await self._generate_response(messages, response_model, max_tokens, model_size, **overrides)
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _build_response_format(self, response_model: type[BaseModel] | None) -> dict[str, Any]:
         if response_model is None or self.mode == "json_object":
