@@ -426,7 +426,8 @@ def test_wishbringers_theres_and_a_thing_placed_by_a_preposition():
     view = read_jericho("Spooky Copse\nA copse of willow trees makes this part of the cemetery look really spooky.\n\n"
                         "There's an open grave nearby, freshly dug, with a tombstone erected next to it.\n\n"
                         "An old gravedigger is resting under a willow tree.", "n")
-    assert view.things == [("open grave", "is at", None, 0, True), ("old gravedigger", "is at", None, 0, False)]
+    assert view.things == [("open grave", "is at", None, 0, True), ("old gravedigger", "is at", None, 0, False),
+                           ("willow tree", "is at", None, 0, False)]
     mailbox = read_jericho("Rotary East\nThis is the east side of the Rotary.\n\n"
                            "There's a little mailbox with a leaflet in it here.", "e")
     assert mailbox.things == [("little mailbox", "is at", None, 0, False)]

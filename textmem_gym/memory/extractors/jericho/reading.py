@@ -68,9 +68,10 @@ _PROSE: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"(?P<holder>.+?)[.!]$"), ON),
     (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?) (?:is|are) (?:sitting |lying )?(?:in|inside) (?:the|a|an) "
                 r"(?P<holder>.+?)[.!]$"), IN),
+    # "An old gravedigger is resting under a willow tree.": both here
     (re.compile(r"^(?:An?|The|Some) (?P<thing>[^,]+?),? (?:is|are|stands|sits|lies|rests|hangs|leans|waits)"
                 r"(?: [a-z]+ing)? (?:in the middle of|in front of|under|beneath|beside|near|next to|behind|against"
-                r"|by) (?:the|a|an|your) .+[.!]$"), AT),  # "An old gravedigger is resting under a willow tree."
+                r"|by) (?:the|a|an|your) (?P<beside>.+)[.!]$"), AT),
 )
 #: A clause of a listed sentence naming another thing here (``There is a control panel here, on which a
 #: large metal bolt is mounted.``).
@@ -240,6 +241,7 @@ def _read_sentence(sentence: str, block: int, view: JerichoView) -> None:
             holder = match.groupdict().get("holder")
             phrase = match.group("thing")  # on a holder, a list: "a bronze coin, two gold coins and a scroll"
             heads = [_head(p) for p in split_things(phrase)] if holder and _LISTED.search(phrase) else [_head(phrase)]
+            heads += [_head(match.group("beside"))] if match.groupdict().get("beside") else []  # the willow tree too
             view.things += [(head, relation, bare(holder) if holder else None, block, False) for head in heads]
             return
 
