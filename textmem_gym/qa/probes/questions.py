@@ -328,10 +328,11 @@ class NamesAsPrinted(Protocol):
         """``truth`` (the facts mapped) in the names and relations the text has printed so far."""
 
 
-def _state(reader: Truth, facts: Sequence[Any]) -> tuple[set[TripleKey], str | None]:
-    """The true state after a step in the tracker's vocabulary, and the player's room."""
+def _state(reader: Truth, facts: Sequence[Any], printed: NamesAsPrinted | None) -> tuple[set[TripleKey], str | None]:
+    """The true state after a step in the tracker's vocabulary (in the names the text printed when
+    ``printed``, the tracker as :class:`NamesAsPrinted`, is given), and the player's room."""
     state, room = reader.map_facts(facts)
-    return (reader.as_printed(state) if isinstance(reader, NamesAsPrinted) else state), room
+    return (printed.as_printed(state) if printed is not None else state), room
 
 
 def build_timeline(replay: Replay, truth: Truth | None = None) -> Timeline:
@@ -345,6 +346,7 @@ def build_timeline(replay: Replay, truth: Truth | None = None) -> Timeline:
     reader = truth if truth is not None else ObservedTruth()
     reader.reset()
     aligned = isinstance(reader, AlignsNames)
+    printed = reader if isinstance(reader, NamesAsPrinted) else None  # detected once, as ``aligned`` is
     snapshots: list[Snapshot] = []
     text: list[str] = []
     actions: list[tuple[str, str]] = []
@@ -356,7 +358,7 @@ def build_timeline(replay: Replay, truth: Truth | None = None) -> Timeline:
         if step.command:
             actions.append((room or "", step.command))
         reader.step(step.facts, step.command, step.observation)
-        state, room = _state(reader, step.facts)
+        state, room = _state(reader, step.facts, printed)
         text.append(step.observation.lower())
         said.append(step.observation.lower())
         if room and room not in rooms:
