@@ -72,6 +72,9 @@ OPTIONS: dict[str, dict[str, Any]] = {
 }
 #: Servers started behind one URL: one KV cache per prompt kind (AriGraph 2, Mem0 2, Graphiti 4-6 kinds).
 SLOTS = 6
+#: Prompt kinds each memory alternates (a ``--parallel`` group starts as many slots as its memories need, at
+#: most ``--slots``): Mem0 2.2 makes one call per update, DAVIS one prompt, AriGraph two, Graphiti 4 to 6.
+PROMPT_KINDS = {"mem0": 1, "davis": 1, "arigraph": 2, "graphiti": 6}
 #: Characters a prompt shares with a server's last one to be sent there (Graphiti's shortest system prompt
 #: is longer); below it, the server used least recently.
 MIN_PREFIX = 64
@@ -254,9 +257,10 @@ def split_group(group: str, trajectories: str) -> tuple[str, str]:
 def child_command(args: argparse.Namespace, group: str, out: Path) -> list[str]:
     """The command line running one ``--parallel`` group alone, with this run's settings, into ``out``."""
     memories, trajectories = split_group(group, args.trajectories)
+    slots = min(args.slots, max(PROMPT_KINDS.get(name, args.slots) for name in memories.split(",")))
     command = [sys.executable, str(Path(__file__).resolve()), "--memories", memories, "--out", str(out),
                "--trajectories", trajectories, "--per-kind", str(args.per_kind), "--n-ctx", str(args.n_ctx),
-               "--slots", str(args.slots), "--max-tokens", str(args.max_tokens), "--options", args.options]
+               "--slots", str(slots), "--max-tokens", str(args.max_tokens), "--options", args.options]
     for flag, value in (("--max-steps", args.max_steps), ("--threads", args.threads)):
         if value is not None:
             command += [flag, str(value)]
