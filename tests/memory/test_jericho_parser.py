@@ -437,3 +437,27 @@ def test_adventures_titles_with_a_slash_and_a_plural_without_article():
     view = read_jericho("Low N/S Passage\nYou are in a low N/S passage at a hole in the floor. The hole goes down to "
                         "an E/W passage.\n\nThere are bars of silver here!", "N")
     assert view.rooms == ["Low N/S Passage"] and view.things == [("bars of silver", "is at", None, 0, True)]
+
+
+def test_it_names_the_last_commands_object_and_two_names_of_one_word_the_one_the_room_printed():
+    # Sorcerer's and Colossal Cave's text (the walkthroughs of TextMem/Jericho-Sorcerer-v0 and -Advent-v0)
+    rules, store = JerichoRules(), TripleStore()
+    _read(rules, store, "Store Room\nThis is a closet for storage.\nThere is a depleted matchbook here.", "w", 1)
+    _read(rules, store, "depleted matchbook: Taken.", "GET MATCHBOOK", 2)
+    _read(rules, store, '"Amazing Vilstu Potion!"', "READ MATCHBOOK", 3)
+    assert _read(rules, store, "Done.", "PUT IT IN RECEPTACLE", 4) == []  # the receptacle: no holder it knows
+    assert ("depleted matchbook", "is in", "inventory") not in [t.as_tuple() for t in store.active()]
+    _read(rules, store, "In Cavern With Waterfall\nYou are in a magnificent cavern.\n\n"
+                        "There is a jewel-encrusted trident here!", "N", 5)
+    _read(rules, store, "Large Low Room\n\nYou can see a jeweled trident here.", "D", 6)
+    assert _read(rules, store, "Taken!", "GET TRIDENT", 7) == [("jeweled trident", "is in", "inventory")]
+
+
+def test_a_put_the_game_tells_as_where_the_thing_is_now():
+    # Planetfall's text (the walkthrough of TextMem/Jericho-Planetfall-v0)
+    rules, store = JerichoRules(), TripleStore()
+    _read(rules, store, "Tool Room\nThe laser contains:\n  An old battery", "SW", 1)
+    _read(rules, store, "new battery: Taken.", "GET BATTERY", 1)
+    assert _read(rules, store, "The battery is now resting in the depression, attached to the laser.",
+                 "INSERT NEW BATTERY IN LASER", 2) == [("new battery", "is in", "laser")]
+    assert _read(rules, store, "The battery is now dead. The laser is fine.", "put old battery in laser", 3) == []

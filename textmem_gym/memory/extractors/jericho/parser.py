@@ -46,12 +46,14 @@ class JerichoRules:
         self.shared_titles: set[str] = set()
         self.vocabulary = Vocabulary(())
         self._room_text = ""
+        self._last_object = ""
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         """Triples of one step and the believed ones it shows to be gone."""
         out = Extraction()
         if "vocabulary" in info:  # at reset: the game's own words
             self.vocabulary = Vocabulary(info["vocabulary"], info.get("vocabulary_letters"))
+        action = self._pronoun(action)
         view = read_jericho(observation, action)
         self.kinds.read(observation.lower())
         if view.rooms:
@@ -68,6 +70,24 @@ class JerichoRules:
         self._let_go(out, observation, action, store)
         out.location = self.location
         return out
+
+    def _pronoun(self, action: str) -> str:
+        """``action`` with a direct object ``it`` read as the object of the last command that named one
+        thing (``read matchbook``, then ``put it in receptacle``: ``put matchbook in receptacle``), as the
+        game's own parser reads it; the object named is remembered.
+
+        Example:
+            >>> rules = JerichoRules()
+            >>> rules._pronoun("read matchbook"), rules._pronoun("put it in receptacle"), rules._pronoun("look")
+            ('read matchbook', 'put matchbook in receptacle', 'look')
+        """
+        obj = command_object(action)
+        if obj.lower() == "it" and self._last_object:
+            verb, rest = action.strip().split(maxsplit=1)
+            return f"{verb} " + re.sub(r"\bit\b", self._last_object, rest, count=1, flags=re.I)
+        if obj and not _SEVERAL.search(obj) and obj.lower() not in _PRONOUNS:
+            self._last_object = obj
+        return action
 
     def outdated(self, existing: Sequence[Triple], new: Sequence[TripleKey]) -> list[Triple]:
         """Structural replacement (one location per thing, one state, one neighbour per direction)."""
@@ -166,6 +186,8 @@ class JerichoRules:
         if phrase in known:
             return phrase
         ends = [n for n in known if n.endswith(" " + phrase)]
+        if len(ends) > 1:  # ``get trident`` after ``You can see a jeweled trident here.``: the one the room printed
+            ends = [n for n in ends if printed(n, self._room_text)] or ends
         if ends or not typed:
             return ends[0] if len(ends) == 1 else None
         within = [n for n in self.names if printed(phrase, n) and printed(n, self._room_text)]
@@ -323,13 +345,16 @@ class JerichoRules:
     def _put_told(action: str, observation: str) -> bool:
         """Whether the game answered ``put X in Y`` by telling it in its own words (``When you plug the fuse
         into the generator, it springs to life``): the last words of X and Y, in that order, joined by
-        ``in``/``into``/``on``/``onto``."""
+        ``in``/``into``/``on``/``onto``; or X the subject of a sentence saying it is ``now`` somewhere that names Y
+        (Planetfall's ``The battery is now resting in the depression, attached to the laser.``)."""
         parts = re.split(r"\s+(?:in|into|inside|on|onto)\s+", action.strip().lower(), maxsplit=1)
         if len(parts) != 2 or not parts[0].split()[1:] or not parts[1].split():
             return False
         thing, holder = re.escape(parts[0].split()[-1]), re.escape(parts[1].split()[-1])
-        return re.search(rf"\b{thing} (?:in|into|inside|on|onto) (?:the |your )?(?:[\w'-]+ )?{holder}\b",
-                         observation.lower()) is not None and not _REFUSED.search(observation)
+        told = (rf"\b{thing} (?:in|into|inside|on|onto) (?:the |your )?(?:[\w'-]+ )?{holder}\b",
+                rf"^(?:the|your) (?:[\w'-]+ )?{thing} (?:is|are) now\b[^.!?]*\b{holder}\b")
+        return any(re.search(pattern, observation.strip().lower()) for pattern in told) \
+            and not _REFUSED.search(observation)
 
     def _put(self, out: Extraction, action: str, store: TripleStore) -> None:
         """``put X in Y`` answered ``Done.``: X is in (on) Y, or at least no longer carried."""
@@ -349,6 +374,10 @@ class JerichoRules:
 
 #: A coined compound or a trailing participle in a prose phrase (``nasty-looking knife``, ``egg encrusted``).
 _COINED = re.compile(r"-|\b\w+(?:ed|ing)$")
+#: An object naming several things (``vial, calendar and matchbook``, ``all``).
+_SEVERAL = re.compile(r",|\band\b|^(?:all|everything)\b", re.I)
+#: Objects that name no thing by themselves.
+_PRONOUNS = frozenset({"it", "them", "him", "her", "all", "everything"})
 #: Verbs that take a thing.
 _TAKING = frozenset({"take", "get", "remove"})
 #: Verbs whose object leaves the inventory when the game does not refuse (given away).
