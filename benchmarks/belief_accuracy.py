@@ -12,6 +12,12 @@ gives (:meth:`~textmem_gym.memory.extractors.base.TextParser.observed_truth`; Te
 micro-averaged over steps, per backend and relation class (spatial, containment, state) and overall;
 the JSON on stdout (and in ``--json``) holds them per extractor, backend and class, and per id (``ids``).
 
+Jericho's truth is the object tree restricted to what the text showed
+(:class:`~textmem_gym.memory.extractors.jericho.JerichoObservedTruth`), names aligned to the tree's short
+ones; a thing the text put in or on a holder the whole tree lacks (no tree name ends with its head word:
+Planetfall's ``upper shelf``) is scored at that holder's believed room, and the holder's own place counts
+as unverifiable (the tree cannot check it).
+
 Targets: rules precision >= 0.95 and recall >= 0.85 on every backend on ids and seeds the parsers were
 not tuned on (TextWorld, whose parser is the reference: precision >= 0.98 and recall >= 0.95); oracle
 should be 1.0. The ``llm`` extractor runs when an LLM is configured (``OPENAI_MODEL``,

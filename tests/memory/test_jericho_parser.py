@@ -461,3 +461,17 @@ def test_a_put_the_game_tells_as_where_the_thing_is_now():
     assert _read(rules, store, "The battery is now resting in the depression, attached to the laser.",
                  "INSERT NEW BATTERY IN LASER", 2) == [("new battery", "is in", "laser")]
     assert _read(rules, store, "The battery is now dead. The laser is fine.", "put old battery in laser", 3) == []
+
+
+def test_belief_accuracy_scores_a_thing_on_a_holder_the_tree_lacks_at_the_holders_room():
+    # Planetfall's tree has the metal bar in the tool room and no shelf; the text put it on an upper shelf
+    facts = [("player", "at", "Tool Room"), ("metal bar", "in", "Tool Room"), ("laser", "in", "Tool Room")]
+    text = ("Tool Room\nThis is apparently a storage room for tools.\n"
+            "On an upper shelf is a metal bar, curved into a U-shape.")
+    metric = BeliefAccuracy(JerichoObservedTruth())
+    believed = [("metal bar", "is on", "upper shelf"), ("upper shelf", "is at", "tool room")]
+    score = metric.step(facts, "look", believed, text)
+    assert (score["containment"].tp, score["containment"].fp, score["overall"].unverifiable) == (1, 0, 1)
+    # a holder the tree has (the laser) is scored as believed: wrong here
+    score = metric.step(facts, "look", [("metal bar", "is in", "laser")], text)
+    assert (score["containment"].tp, score["containment"].fp) == (0, 1)

@@ -106,6 +106,18 @@ class AlignsNames(Protocol):
         ...
 
 
+@runtime_checkable
+class PlacesUnknownHolders(Protocol):
+    """A truth tracker whose facts lack some holders the text names (Planetfall's ``upper shelf``: the object
+    tree has the metal bar in the tool room, no shelf): belief accuracy has it re-read the believed triples
+    (:meth:`rehome`) after name alignment, so that a true-to-text belief is not wrong for want of a holder."""
+
+    def rehome(self, believed: set[TripleKey]) -> tuple[set[TripleKey], set[TripleKey]]:
+        """``(scored, unverifiable)``: ``believed`` (normalized) with a thing in or on a holder the facts lack
+        read as at that holder's believed room, and the triples that cannot be checked for want of it."""
+        ...
+
+
 def _words(name: str) -> tuple[str, ...]:
     """The words of a name; a hyphen splits words (``solid-gold coffin``: solid, gold, coffin)."""
     return tuple(word for word in re.split(r"[\s-]+", name) if word)
@@ -221,7 +233,8 @@ class BeliefAccuracy:
             :class:`~textmem_gym.memory.ground_truth.ObservedTruth`; a backend's own comes with
             its text parser, :meth:`~textmem_gym.memory.extractors.base.TextParser.observed_truth`).
             A tracker that is :class:`ChecksPartly` leaves its unchecked classes unverifiable; one that
-            :class:`AlignsNames` has the believed names of each step read as its names before scoring.
+            :class:`AlignsNames` has the believed names of each step read as its names before scoring; one
+            that :class:`PlacesUnknownHolders` re-reads what is believed in or on a holder its facts lack.
 
     Example:
         >>> metric = BeliefAccuracy()
@@ -239,6 +252,8 @@ class BeliefAccuracy:
         self.unchecked: frozenset[str] = self.truth.unchecked_classes if isinstance(self.truth, ChecksPartly) \
             else frozenset()
         self.aligner: AlignsNames | None = self.truth if isinstance(self.truth, AlignsNames) else None
+        self.rehomer: PlacesUnknownHolders | None = self.truth if isinstance(self.truth, PlacesUnknownHolders) \
+            else None
         self.last_errors: dict[str, set[TripleKey]] = {"false_positives": set(), "false_negatives": set(),
                                                        "unverifiable": set()}
         self.unverifiable_relations: Counter[str] = Counter()
@@ -258,10 +273,14 @@ class BeliefAccuracy:
         truth = _scored(truth, self.unchecked)
         if self.aligner is not None:
             scored = aligned(scored, self.aligner.align_names(_entities(scored), _entities(truth)))
+        lacking: set[TripleKey] = set()
+        if self.rehomer is not None:
+            scored, lacking = self.rehomer.rehome(scored)
         self.last_errors = {"false_positives": scored - truth, "false_negatives": truth - scored,
-                            "unverifiable": unchecked}
-        self.unverifiable_relations.update(relation for _, relation, _ in unchecked)
+                            "unverifiable": unchecked | lacking}
+        self.unverifiable_relations.update(relation for _, relation, _ in unchecked | lacking)
         score = _score(scored | unchecked, truth, self.unchecked)  # both normalized above
+        score["overall"].unverifiable += len(lacking)
         for name, counts in score.items():
             self.totals[name] += counts
         self.steps += 1

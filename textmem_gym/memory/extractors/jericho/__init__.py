@@ -61,7 +61,10 @@ thing counts once its name (as the tree prints it) and its holder's name appear 
 (the room by its title), once it moved into the inventory or a described room on a command naming
 it, or once the inventory listed it; a move's two rooms once walked (both ways, until a walk shows
 otherwise); a thing on a holder the text never named is at the room once the room's list says it is
-``here``. Containers and supporters are one relation in the tree: a holder counts as a supporter
+``here``. A thing the text put in or on a holder the whole tree lacks (no tree name ends with the holder's
+head word: Planetfall's ``upper shelf``, the tree has the metal bar in the tool room) is scored at the
+holder's believed room, and the holder's own place is unverifiable (:meth:`JerichoObservedTruth.rehome`).
+Containers and supporters are one relation in the tree: a holder counts as a supporter
 (``is on``) once the text printed "on the <holder>". Open/closed states are not in the tree: the
 tracker declares the ``state`` class unchecked, and belief accuracy counts believed states as
 unverifiable. The tree's short names are often the tail of what the prose printed (``sword`` for "an

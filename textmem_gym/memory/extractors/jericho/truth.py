@@ -19,6 +19,7 @@ from textmem_gym.memory.semantic import (
     IN,
     INVENTORY,
     LOCATION_RELATIONS,
+    ON,
     OPPOSITE,
     TripleKey,
     direction_relation,
@@ -88,6 +89,8 @@ class JerichoObservedTruth:
         self._kinds = HolderKinds()
         self._walked: dict[tuple[str, str], str] = {}
         self._descriptions: dict[str, set[str]] = {}
+        self._heads: set[str] = set()
+        self._unknown: set[str] = set()
 
     @property
     def room(self) -> str | None:
@@ -111,6 +114,7 @@ class JerichoObservedTruth:
     def step(self, facts: Iterable[FactTriple], action: str, observation: str | None = None) -> set[TripleKey]:
         """Feeds the facts after ``action`` and the text seen; returns the observed truth now."""
         tree, room = self.map_facts(facts)
+        self._heads = {_head_word(name) for s, _, o in tree for name in (s, o)}
         text = (observation or "").lower()
         self._text += "\n" + text
         self._kinds.read(text)
@@ -133,6 +137,39 @@ class JerichoObservedTruth:
         self.seen |= self._spatial()
         self._room, self._lit, self._before = room, lit, parents
         return (truth | self._spatial()) & self.seen
+
+    def rehome(self, believed: set[TripleKey]) -> tuple[set[TripleKey], set[TripleKey]]:
+        """``(scored, unverifiable)`` of the believed triples (normalized, names aligned) whose holder the
+        object tree lacks: a holder believed holding something (``in``/``on``) whose head word no name of the
+        whole tree ends with (Planetfall's ``upper shelf``: the tree has the metal bar at the tool room and no
+        shelf). A thing in or on it is scored at the holder's believed room (``("metal bar", "is at", "tool
+        room")``; unverifiable when no room is believed); the holder's own place is unverifiable. Holders are
+        remembered for the episode.
+
+        Example:
+            >>> truth = JerichoObservedTruth()
+            >>> _ = truth.step([("player", "in", "Tool Room"), ("metal bar", "in", "Tool Room")], "look")
+            >>> believed = {("metal bar", "is on", "upper shelf"), ("upper shelf", "is at", "tool room")}
+            >>> truth.rehome(believed)
+            ({('metal bar', 'is at', 'tool room')}, {('upper shelf', 'is at', 'tool room')})
+        """
+        self._unknown |= {o for _, r, o in believed if r in (IN, ON) and o != INVENTORY and self._lacks(o)}
+        rooms = {s: o for s, r, o in sorted(believed) if r == AT and s in self._unknown}
+        scored: set[TripleKey] = set()
+        lacking: set[TripleKey] = set()
+        for triple in believed:
+            thing, relation, holder = triple
+            if thing in self._unknown or (holder in self._unknown and holder not in rooms):
+                lacking.add(triple)
+            elif holder in self._unknown:
+                scored.add((thing, AT, rooms[holder]))
+            else:
+                scored.add(triple)
+        return scored, lacking
+
+    def _lacks(self, name: str) -> bool:
+        """Whether no name of the whole object tree ends with ``name``'s head word."""
+        return bool(self._heads) and _head_word(name) not in self._heads
 
     def _through_unnamed(self, truth: set[TripleKey], parents: dict[str, str]) -> set[TripleKey]:
         """``(x, is at, room)`` for a thing held by a holder the text never named, in that room (Zork's
@@ -202,6 +239,17 @@ class JerichoObservedTruth:
             if self._walked.get((end, back), start) == start:
                 triples.add((start, direction_relation(back), end))
         return triples
+
+
+def _head_word(name: str) -> str:
+    """The last word of a name (a hyphen splits words).
+
+    Example:
+        >>> _head_word("upper shelf"), _head_word("jewel-encrusted egg")
+        ('shelf', 'egg')
+    """
+    words = re.split(r"[\s-]+", name.strip())
+    return words[-1] if words else ""
 
 
 def _first_sentence(line: str) -> str:
