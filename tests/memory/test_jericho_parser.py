@@ -475,3 +475,16 @@ def test_belief_accuracy_scores_a_thing_on_a_holder_the_tree_lacks_at_the_holder
     # a holder the tree has (the laser) is scored as believed: wrong here
     score = metric.step(facts, "look", [("metal bar", "is in", "laser")], text)
     assert (score["containment"].tp, score["containment"].fp) == (0, 1)
+
+
+def test_a_listing_of_several_things_each_after_an_article_and_what_a_listed_holder_holds():
+    # Colossal Cave's text (the walkthrough of TextMem/Jericho-Advent-v0)
+    view = read_jericho("Inside Building\nYou are inside a building, a well house for a large spring.\n\n"
+                        "You can also see a glistening pearl, an emerald the size of a plover's egg, a wicker cage "
+                        "(which is closed) (in which is a little bird) and some bars of silver here.", "PLUGH")
+    assert view.things == [("glistening pearl", "is at", None, 0, True),
+                           ("emerald the size of a plover's egg", "is at", None, 0, True),
+                           ("wicker cage", "is at", None, 0, True), ("bars of silver", "is at", None, 0, True),
+                           ("little bird", "is in", "wicker cage", -1, True)]
+    described = read_jericho("Shrine\nA shrine.\nThere is a silver chalice, intricately engraved, here.", "n")
+    assert described.things == [("silver chalice", "is at", None, 0, False)]

@@ -225,6 +225,11 @@ def _read_sentence(sentence: str, block: int, view: JerichoView) -> None:
     for pattern in _PLAIN:
         match = pattern.match(sentence)
         thing = re.sub(r"\s*\([^)]*\)", "", match.group("thing")) if match else ""  # "your Car (which is closed)"
+        if match and _articled_list(thing):  # "You can also see a glistening pearl, a jeweled trident and ..."
+            view.things += [(name, AT, None, block, True) for name in split_things(thing)]
+            view.things += [(bare(inner), IN if rel == "in" else ON, bare(item), -1, True)
+                            for item, rel, inner in _WITHIN.findall(match.group("thing"))]
+            return
         if match and _DESCRIBED.search(thing):  # "a silver chalice, intricately engraved,"
             view.things.append((_head(thing), AT, None, block, False))
             return
@@ -244,6 +249,26 @@ def _read_sentence(sentence: str, block: int, view: JerichoView) -> None:
             heads += [_head(match.group("beside"))] if match.groupdict().get("beside") else []  # the willow tree too
             view.things += [(head, relation, bare(holder) if holder else None, block, False) for head in heads]
             return
+
+
+_ARTICLE = r"(?:an?|the|some|two|three|four|five|\d+) "
+#: Inform's remark on a listed holder's content: ``a wicker cage (which is closed) (in which is a little bird)``.
+_WITHIN = re.compile(rf"(?:^|, |,? and ){_ARTICLE}([^,()]+?) (?:\((?!in which|on which)[^)]*\) )*"
+                     r"\((in|on) which (?:is|are) ([^,()]+?)\)")
+
+
+def _articled_list(phrase: str) -> bool:
+    """Whether ``phrase`` lists several things, each after an article (``a glistening pearl, a jeweled trident
+    and some bars of silver``), rather than describing one (``a silver chalice, intricately engraved``).
+
+    Example:
+        >>> _articled_list("a glistening pearl, a jeweled trident and some bars of silver")
+        True
+        >>> _articled_list("a silver chalice, intricately engraved"), _articled_list("a lamp")
+        (False, False)
+    """
+    parts = re.split(r",\s*(?:and\s+)?|\s+and\s+", phrase.strip())
+    return len(parts) > 1 and all(re.match(_ARTICLE, part, re.I) for part in parts)
 
 
 def _head(phrase: str) -> str:
