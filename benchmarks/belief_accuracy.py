@@ -16,7 +16,8 @@ Jericho's truth is the object tree restricted to what the text showed
 (:class:`~textmem_gym.memory.extractors.jericho.JerichoObservedTruth`), names aligned to the tree's short
 ones; a thing the text put in or on a holder the whole tree lacks (no tree name ends with its head word:
 Planetfall's ``upper shelf``) is scored at that holder's believed room, and the holder's own place counts
-as unverifiable (the tree cannot check it).
+as unverifiable (the tree cannot check it); a thing at a room the text never titled (Pentari's ``topics``, the
+tree's store of conversation topics) is not shown by both names printed in one text.
 
 Targets: rules precision >= 0.95 and recall >= 0.85 on every backend on ids and seeds the parsers were
 not tuned on (TextWorld, whose parser is the reference: precision >= 0.98 and recall >= 0.95); oracle

@@ -64,6 +64,8 @@ otherwise); a thing on a holder the text never named is at the room once the roo
 ``here``. A thing the text put in or on a holder the whole tree lacks (no tree name ends with the holder's
 head word: Planetfall's ``upper shelf``, the tree has the metal bar in the tool room) is scored at the
 holder's believed room, and the holder's own place is unverifiable (:meth:`JerichoObservedTruth.rehome`).
+Both names in one text do not show a thing at a room the text never titled (Pentari's ``topics``, where the
+tree keeps conversation topics).
 Containers and supporters are one relation in the tree: a holder counts as a supporter
 (``is on``) once the text printed "on the <holder>". Open/closed states are not in the tree: the
 tracker declares the ``state`` class unchecked, and belief accuracy counts believed states as

@@ -90,6 +90,7 @@ class JerichoObservedTruth:
         self._walked: dict[tuple[str, str], str] = {}
         self._descriptions: dict[str, set[str]] = {}
         self._heads: set[str] = set()
+        self._titled: set[str] = set()
         self._unknown: set[str] = set()
 
     @property
@@ -127,10 +128,11 @@ class JerichoObservedTruth:
         if observation is None:
             self.seen |= truth
         else:
+            titles = [normalize(TITLE_POSTURE.sub("", t)) for _, t in room_titles(observation, action)]
+            self._titled.update(titles)
             self._see(truth - nested, parents, room, text, action, block, lit)
             here = [line for line in (block or "").splitlines() if re.search(r"\bhere\b", line)]
             self.seen |= {t for t in nested if t[2] == room and any(printed(t[0], line) for line in here)}
-            titles = [normalize(TITLE_POSTURE.sub("", t)) for _, t in room_titles(observation, action)]
             end = titles[0] if titles else room  # a move, then something carries the player on (Zork II's wizard)
             if room != self._room and lit and self._lit and self._room and end:
                 self._walk(self._room, end, action)
@@ -217,8 +219,9 @@ class JerichoObservedTruth:
                 shown = (block is not None and printed(thing, block)) or (moved and lit and verb in PUT_VERBS)
             elif holder == INVENTORY:
                 shown = (verb in _INVENTORY_COMMANDS and printed(thing, text)) or moved
-            else:
-                shown = (printed(thing, text) and printed(holder, text)) or \
+            else:  # at a room the text never titled, its name beside the thing's states nothing (Pentari's topics)
+                titled = relation != AT or holder in self._titled
+                shown = (titled and printed(thing, text) and printed(holder, text)) or \
                     (moved and printed(holder, self._text) and bool(words & set(holder.split())))
             if shown:
                 self.seen.add((thing, relation, holder))
