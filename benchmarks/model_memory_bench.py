@@ -185,7 +185,8 @@ def work_table(rows: dict[str, dict[str, Any]]) -> str:
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--memories", default=MEMORIES)
+    parser.add_argument("--memories", default=MEMORIES,
+                        help="memories, one after another; NAME@T1+T2 replays only those trajectories for NAME")
     parser.add_argument("--trajectories", default=TRAJECTORIES)
     parser.add_argument("--max-steps", type=int, default=None, help="commands replayed per trajectory (all: 40)")
     parser.add_argument("--per-kind", type=int, default=2)
@@ -199,9 +200,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-tokens", type=int, default=MAX_TOKENS,
                         help="completion cap of every call of the started servers (0: the callers' limits)")
     parser.add_argument("--parallel", default=None,
-                        help="groups of memories run at the same time, each in a process with its own servers, "
-                             "a group's own trajectories after @, + between them (e.g. mem0@twx-coin-short/"
-                             "mem0@textworld-cooking-short/graphiti,davis,arigraph; replaces --memories)")
+                        help="groups of --memories items run at the same time, each in a process with its own "
+                             "servers (e.g. mem0@textworld-cooking-short/mem0@twx-coin-short,arigraph/graphiti,davis;"
+                             " replaces --memories)")
     parser.add_argument("--options", default=json.dumps(OPTIONS), help="memory options, JSON (default: OPTIONS)")
     parser.add_argument("--out", default=None, help="results JSONL (resumable); default: a temporary file")
     parser.add_argument("--plot", default=None, help="PNG of accuracy against cost")
@@ -218,18 +219,18 @@ def _lines(path: Path) -> list[str]:
 def run_memories(args: argparse.Namespace, llm: Endpoint, out: Path) -> dict[str, dict[str, Any]]:
     """Replays the trajectories for one memory after another (so each memory's prompts keep the servers'
     caches warm) and returns what the model computed for each (:func:`work_row`)."""
-    memories = args.memories.split(",")
-    options = {name: given for name, given in json.loads(args.options).items() if name in memories}
+    options = json.loads(args.options)
     work: dict[str, dict[str, Any]] = {}
-    for memory in memories:
+    for item in args.memories.split(","):
+        memory, trajectories = split_item(item, args.trajectories)
         before, started, seen = llm.work(), time.perf_counter(), len(_lines(out))
-        run_bench([memory], trajectories=args.trajectories.split(","), budgets=[BUDGET],
+        run_bench([memory], trajectories=trajectories, budgets=[BUDGET],
                   options={name: given for name, given in options.items() if name == memory},
                   per_kind=args.per_kind, extractor="llm", llm=llm.settings, max_steps=args.max_steps, out=out,
                   progress=lambda line: print(line, flush=True))
         steps = sum(int(json.loads(line).get("updates") or 0) for line in _lines(out)[seen:])  # records made now
-        work[memory] = work_row(llm.work() - before, steps, time.perf_counter() - started)
-        print(f"{memory}: {json.dumps(work[memory])}", flush=True)
+        work[item] = work_row(llm.work() - before, steps, time.perf_counter() - started)
+        print(f"{item}: {json.dumps(work[item])}", flush=True)
     return work
 
 
@@ -242,24 +243,24 @@ def model_alias(n_ctx: int, max_tokens: int | None = None) -> str:
     return name if max_tokens is None else f"{name}/max{max_tokens}"
 
 
-def split_group(group: str, trajectories: str) -> tuple[str, str]:
-    """``(memories, trajectories)`` of one ``--parallel`` group: ``MEMORIES[@TRAJECTORIES]`` (``+`` between
-    trajectories; without ``@``, those of the run).
+def split_item(item: str, trajectories: str) -> tuple[str, list[str]]:
+    """The memory and trajectories of one item of ``--memories`` or ``--parallel``: ``NAME[@T1+T2]`` (without
+    ``@``, the run's ``trajectories``).
 
     Example:
-        >>> split_group("mem0@twx-coin-short", "a,b"), split_group("davis,arigraph", "a,b")
-        (('mem0', 'twx-coin-short'), ('davis,arigraph', 'a,b'))
+        >>> split_item("mem0@twx-coin-short", "a,b"), split_item("davis", "a,b")
+        (('mem0', ['twx-coin-short']), ('davis', ['a', 'b']))
     """
-    memories, _, own = group.partition("@")
-    return memories, own.replace("+", ",") if own else trajectories
+    memory, _, own = item.partition("@")
+    return memory, own.split("+") if own else trajectories.split(",")
 
 
 def child_command(args: argparse.Namespace, group: str, out: Path) -> list[str]:
     """The command line running one ``--parallel`` group alone, with this run's settings, into ``out``."""
-    memories, trajectories = split_group(group, args.trajectories)
-    slots = min(args.slots, max(PROMPT_KINDS.get(name, args.slots) for name in memories.split(",")))
-    command = [sys.executable, str(Path(__file__).resolve()), "--memories", memories, "--out", str(out),
-               "--trajectories", trajectories, "--per-kind", str(args.per_kind), "--n-ctx", str(args.n_ctx),
+    names = [split_item(item, args.trajectories)[0] for item in group.split(",")]
+    slots = min(args.slots, max(PROMPT_KINDS.get(name, args.slots) for name in names))
+    command = [sys.executable, str(Path(__file__).resolve()), "--memories", group, "--out", str(out),
+               "--trajectories", args.trajectories, "--per-kind", str(args.per_kind), "--n-ctx", str(args.n_ctx),
                "--slots", str(slots), "--max-tokens", str(args.max_tokens), "--options", args.options]
     for flag, value in (("--max-steps", args.max_steps), ("--threads", args.threads)):
         if value is not None:
@@ -269,8 +270,7 @@ def child_command(args: argparse.Namespace, group: str, out: Path) -> list[str]:
 
 def run_groups(args: argparse.Namespace, out: Path) -> dict[str, dict[str, Any]]:
     """Runs each group of ``--parallel`` at the same time in a process of its own (its own servers), then
-    appends their records to ``out`` and returns their model work (each group's ``.work.json``; a memory
-    run in several groups, one per trajectory, as ``memory@trajectory``)."""
+    appends their records to ``out`` and returns their model work (each group's ``.work.json``, by item)."""
     groups = [group for group in args.parallel.split("/") if group]
     outs = [out.with_suffix(f".group{index}.jsonl") for index in range(len(groups))]
     children = [subprocess.Popen(child_command(args, group, path)) for group, path in zip(groups, outs, strict=True)]
@@ -282,21 +282,19 @@ def run_groups(args: argparse.Namespace, out: Path) -> dict[str, dict[str, Any]]
         for path in outs:
             merged.writelines(line + "\n" for line in _lines(path) if line not in known)
     work: dict[str, dict[str, Any]] = {}
-    for group, path in zip(groups, outs, strict=True):
-        own = group.partition("@")[2]
-        for memory, row in json.loads(path.with_suffix(".work.json").read_text(encoding="utf-8")).items():
-            work[f"{memory}@{own}" if own else memory] = row
+    for path in outs:
+        work.update(json.loads(path.with_suffix(".work.json").read_text(encoding="utf-8")))
     return work
 
 
-def parallel_memories(parallel: str) -> list[str]:
-    """The memories of ``--parallel`` groups, each once, in order.
+def memory_names(items: str) -> list[str]:
+    """The memories of ``--memories`` items or ``--parallel`` groups, each once, in order.
 
     Example:
-        >>> parallel_memories("mem0@twx-coin-short/mem0@textworld-cooking-short/graphiti,davis,arigraph")
-        ['mem0', 'graphiti', 'davis', 'arigraph']
+        >>> memory_names("mem0@textworld-cooking-short/mem0@twx-coin-short,arigraph/graphiti,davis")
+        ['mem0', 'arigraph', 'graphiti', 'davis']
     """
-    names = [name for group in parallel.split("/") for name in group.partition("@")[0].split(",") if name]
+    names = [item.partition("@")[0] for group in items.split("/") for item in group.split(",") if item]
     return list(dict.fromkeys(names))
 
 
@@ -304,9 +302,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Runs the benchmark (see the module)."""
     args = parse_args(argv)
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="model-memory-bench-")) / "bench.jsonl"
-    memories = args.memories.split(",")
-    if args.parallel:
-        memories = parallel_memories(args.parallel)
+    memories = memory_names(args.parallel or args.memories)
     options = {name: given for name, given in json.loads(args.options).items() if name in memories}
     started = time.perf_counter()
     if args.parallel:
