@@ -488,3 +488,33 @@ def test_a_listing_of_several_things_each_after_an_article_and_what_a_listed_hol
                            ("little bird", "is in", "wicker cage", -1, True)]
     described = read_jericho("Shrine\nA shrine.\nThere is a silver chalice, intricately engraved, here.", "n")
     assert described.things == [("silver chalice", "is at", None, 0, False)]
+
+
+def test_the_observed_truth_counts_no_thing_at_a_room_the_text_never_titled():
+    # Pentari's tree keeps conversation topics in a "topics" object: printing both names states nothing
+    facts = [("player", "at", "Library"), ("magic", "at", "topics"), ("book", "in", "Library")]
+    truth = JerichoObservedTruth()
+    seen = truth.step(facts, "ask morden about magic", "Morden says: \"Magic is not for the weak, and topics ...\"")
+    assert ("magic", "is at", "topics") not in seen
+
+
+@pytest.mark.skipif(not (ROMS / "planetfall.z3").is_file(), reason="TEXTMEM_ROMS_DIR needed")
+def test_prose_names_a_thing_by_the_games_words_after_a_lone_adjective():
+    # Planetfall's text (the walkthrough of TextMem/Jericho-Planetfall-v0)
+    from textmem_gym.envs.jericho.dictionary import story_words
+
+    rules, store = JerichoRules(), TripleStore()
+    rules.extract("", "", {"vocabulary": story_words((ROMS / "planetfall.z3").read_bytes())}, store)
+    found = _read(rules, store, "Storage West\nThis is a small room obviously intended as a storage area.\n"
+                                "On a small shelf is a large, unopened tin can. It has a plain white label.", "N", 1)
+    assert ("large unopened tin can", "is on", "small shelf") in found  # the tree's "tin can": aligned
+
+
+def test_a_thing_standing_nearby_with_a_remark_and_one_standing_in_a_holder():
+    # Wishbringer's text (the walkthrough of TextMem/Jericho-Wishbringer-v0)
+    trunk = read_jericho("Cliff Bottom\nYou're at the bottom of a cliff.\n\n"
+                         "A gnarled tree trunk stands nearby, a lone branch its only adornment.", "E")
+    assert trunk.things == [("gnarled tree trunk", "is at", None, 0, False)]
+    clock = read_jericho("Magick Shoppe\nYou're in the front showroom of the Magick Shoppe.\n\nIn the corner stands an "
+                         "ancient grandfather clock, its dial ornamented with a smiling crescent moon.", "W")
+    assert clock.things == [("ancient grandfather clock", "is in", "corner", 0, False)]

@@ -57,10 +57,13 @@ _DESCRIBED = re.compile(r",|\b(?:which|whose|that|used|bulging|with|on the|in th
 _PROSE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^The (?P<thing>.+?) (?:is|are) here[.!]$"), AT),
     (re.compile(rf"^(?:Sitting|Lying|Resting) on (?:the|a|an) (?P<holder>.+?) is {_THING}[.!]$"), ON),
-    (re.compile(rf"^On (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies) {_THING}[.!]$"), ON),
-    (re.compile(rf"^In (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies) {_THING}[.!]$"), IN),
+    (re.compile(rf"^On (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies|stands|rests) {_THING}[.!]$"), ON),
+    (re.compile(rf"^In (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies|stands|rests) {_THING}[.!]$"), IN),
     (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?),? (?:lies|sits|stands|rests|hangs|lie|sit|stand|rest|hang) "
                 r"here[.!]$"), AT),
+    # Wishbringer's "A gnarled tree trunk stands nearby, a lone branch its only adornment."
+    (re.compile(r"^(?:An?|The|Some) (?P<thing>[^,]+?) (?:lies|sits|stands|rests|hangs|lie|sit|stand|rest|hang) "
+                r"(?:here|nearby), .+[.!]$"), AT),
     (re.compile(rf"^(?:Directly (?=[a-z]))?(?i:beside|near|next to|behind|below|beneath|under|above|at) "
                 rf"(?:the|a|an|you)\b.*? "
                 rf"(?:is|are|lies|sits|stands|rests|hangs) {_THING}[.!]$"), AT),
@@ -272,7 +275,10 @@ def _articled_list(phrase: str) -> bool:
 
 
 def _head(phrase: str) -> str:
-    """A prose phrase up to its first comma or relative clause (``flaming torch, made of ivory``)."""
+    """A prose phrase up to its first comma or relative clause (``flaming torch, made of ivory``); a comma after a
+    first lone adjective is none (``large, unopened tin can``)."""
+    phrase = re.sub(r"^(\w+), (?=(?:[\w-]+ ){1,2}[\w-]+$)(?!.*\b(?:the|an?|of|and|or|with|which|that|probably)\b)",
+                    r"\1 ", phrase.strip())
     phrase = re.split(r",|\s+(?:which|that|who|whose|with|of great|smelling|open to)\s", phrase, maxsplit=1)[0]
     return bare(phrase)
 
