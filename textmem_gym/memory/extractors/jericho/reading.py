@@ -275,10 +275,10 @@ def _articled_list(phrase: str) -> bool:
 
 
 def _head(phrase: str) -> str:
-    """A prose phrase up to its first comma or relative clause (``flaming torch, made of ivory``); a comma after a
-    first lone adjective is none (``large, unopened tin can``)."""
-    phrase = re.sub(r"^(\w+), (?=(?:[\w-]+ ){1,2}[\w-]+$)(?!.*\b(?:the|an?|of|and|or|with|which|that|probably)\b)",
-                    r"\1 ", phrase.strip())
+    """A prose phrase up to its first comma or relative clause (``flaming torch, made of ivory``); a first lone
+    adjective before a comma is dropped (``large, unopened tin can``: ``unopened tin can``, as printed)."""
+    phrase = re.sub(r"^\w+, (?=(?:[\w-]+ ){1,2}[\w-]+$)(?!.*\b(?:the|an?|of|and|or|with|which|that|probably)\b)",
+                    "", phrase.strip())
     phrase = re.split(r",|\s+(?:which|that|who|whose|with|of great|smelling|open to)\s", phrase, maxsplit=1)[0]
     return bare(phrase)
 
