@@ -518,3 +518,12 @@ def test_a_thing_standing_nearby_with_a_remark_and_one_standing_in_a_holder():
     clock = read_jericho("Magick Shoppe\nYou're in the front showroom of the Magick Shoppe.\n\nIn the corner stands an "
                          "ancient grandfather clock, its dial ornamented with a smiling crescent moon.", "W")
     assert clock.things == [("ancient grandfather clock", "is in", "corner", 0, False)]
+
+
+def test_the_holder_a_title_puts_the_player_in_is_a_thing_of_the_room():
+    # Sorcerer's text (the walkthrough of TextMem/Jericho-Sorcerer-v0)
+    rules, store = JerichoRules(), TripleStore()
+    assert _read(rules, store, "Your Quarters, in the bed\nThis is your chamber in the Hall of the Guild of "
+                               "Enchanters, with a doorway to the west.", "WAIT", 1) == [("bed", "is at", "your quarters")]
+    _read(rules, store, "Your Quarters\nThis is your chamber in the Hall of the Guild of Enchanters.", "look", 2)
+    assert ("bed", "is at", "your quarters") in [t.as_tuple() for t in store.active()]  # no list drops it

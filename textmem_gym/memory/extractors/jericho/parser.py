@@ -236,6 +236,10 @@ class JerichoRules:
                     relation = self.kinds.relation(where, relation)
                 out.triples.append((name, relation, where))
                 shown.setdefault(where, set()).add(name)
+        for holder, block in view.postures:  # "Your Quarters, in the bed": a thing of the room, kept by its lists
+            self.fixtures[normalize(holder)] = rooms[block]  # (a boat carries the player on: its last room)
+            out.triples.append((normalize(holder), AT, rooms[block]))
+            shown.setdefault(rooms[block], set()).add(normalize(holder))
         out.triples += [(normalize(t), IS, state) for t, state in view.states.items() if t]
         for room in [r for r in rooms if r not in self.shared_titles]:
             self._snapshot(out, store, room, shown.get(room, set()) | set(self.fixtures))

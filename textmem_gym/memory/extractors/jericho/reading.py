@@ -28,6 +28,8 @@ class JerichoView:
         dark: The text says the player moved into the dark.
         done: The text is Infocom's ``Done.`` (a ``put`` succeeded).
         opening: Indices in ``things`` of what a room's first paragraph (its own description) names.
+        postures: ``(holder, block)``: the holder a title says the player is in or on (``Your Quarters, in the
+            bed``), a thing of the room ``rooms[block]``.
     """
 
     rooms: list[str] = field(default_factory=list)
@@ -40,9 +42,12 @@ class JerichoView:
     dark: bool = False
     done: bool = False
     opening: set[int] = field(default_factory=set)
+    postures: list[tuple[str, int]] = field(default_factory=list)
 
 
 _HERE = r"(?:here|nearby)"
+#: The holder a title's posture names (``Your Quarters, in the bed``, ``Bedroom (on the bed)``).
+_POSTURE = re.compile(r"(?:, (?:in|on)|\((?:in|on|sitting on|lying on|standing on)) (?P<holder>the [a-z][\w' -]*?)\)?$")
 _THING = r"(?:an?|the|some|two|three|four|five|\d+)\s+(?P<thing>.+?)"
 #: Standard listings: the game prints its own short names.
 _PLAIN: tuple[re.Pattern[str], ...] = (
@@ -153,6 +158,9 @@ def read_jericho(text: str, action: str = "") -> JerichoView:
         if i in titles:
             view.rooms.append(titles[i])
             block = len(view.rooms) - 1
+            posture = _POSTURE.search(line)
+            if posture:  # "Your Quarters, in the bed": the bed is the room's
+                view.postures.append((bare(posture.group("holder")), block))
             i += 1
             continue
         if not line:
