@@ -46,7 +46,10 @@ outside a room's own first paragraph, a prose phrase all of the game's words nam
 the trophy case hangs an elvish sword``: ``elvish sword``, learned, so that ``get sword`` names it).
 A title a walk led from and to (``Maze``) names several rooms: describing one is no snapshot of
 another. Things leave the inventory in a game's own words (``Safely deposited.``, a ``give`` not
-refused) or vanish (``the moldy scroll vanishes``, a ``drink`` not refused).
+refused) or vanish (``the moldy scroll vanishes``, a ``drink`` not refused). A command's ``it`` is the last
+command's one object; of two known names ending with the player's word, the one the last room printed
+names it; a listing of several things each after an article names each (and Inform's ``(in which is a
+little bird)``); the holder a title puts the player in (``Your Quarters, in the bed``) is the room's.
 
 What it cannot see: the object tree's short name where the prose prints a longer phrase (``an elvish
 sword of great antiquity``: ``sword``; every word is the game's, so the dictionary cannot pick): it keeps
