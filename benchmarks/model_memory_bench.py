@@ -59,7 +59,7 @@ from typing import Any
 
 from textmem_gym.llm.llama_server import ServerWork
 from textmem_gym.qa.bench.plot import plot_cost
-from textmem_gym.qa.bench.run import run_bench
+from textmem_gym.qa.bench.run import check_memories, run_bench
 from textmem_gym.qa.bench.summary import format_failures
 
 BUDGET = 1024
@@ -220,6 +220,9 @@ def run_memories(args: argparse.Namespace, llm: Endpoint, out: Path) -> dict[str
     """Replays the trajectories for one memory after another (so each memory's prompts keep the servers'
     caches warm) and returns what the model computed for each (:func:`work_row`)."""
     options = json.loads(args.options)
+    names = memory_names(args.memories)
+    # every memory's code loaded now: a module edited during a long run cannot mix with what is already loaded
+    check_memories(names, {name: given for name, given in options.items() if name in names})
     work: dict[str, dict[str, Any]] = {}
     for item in args.memories.split(","):
         memory, trajectories = split_item(item, args.trajectories)
