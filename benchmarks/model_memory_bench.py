@@ -316,9 +316,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         with endpoint(args.base_url, args.model, args.n_ctx, args.threads, args.slots, args.max_tokens or None) as llm:
             work = run_memories(args, llm, out)
         settings = llm.settings
-    summary = run_bench(memories, trajectories=args.trajectories.split(","), budgets=[BUDGET], options=options,
-                        per_kind=args.per_kind, extractor="llm", llm=settings, max_steps=args.max_steps,
-                        out=out)  # every record is in out now: the summary of them all
+    # every record is in out now: the summary of what this run covers (a group's items only), asking nothing
+    covered = ([(name, args.trajectories.split(",")) for name in memories] if args.parallel
+               else [split_item(item, args.trajectories) for item in args.memories.split(",")])
+    summary = [row for name, trajectories in covered
+               for row in run_bench([name], trajectories=trajectories, budgets=[BUDGET],
+                                    options={name: options[name]} if name in options else {},
+                                    per_kind=args.per_kind, extractor="llm", llm=settings,
+                                    max_steps=args.max_steps, out=out)]
     rows = overall(summary)
     print(f"\n{table(rows)}\n\n{work_table(work)}\n")
     for line in ratios(rows):
