@@ -20,7 +20,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from textmem_gym.core.errors import Interrupted
+from textmem_gym.core.errors import CtrlC, Interrupted
 from textmem_gym.core.policy import FullPolicy, adapt_policy
 from textmem_gym.core.registry import make_policy
 from textmem_gym.execution import Progress, RunConfig, check_run_backend, plan_tasks, run_backend, run_task
@@ -169,27 +169,30 @@ def evaluate(env_ids: str | Sequence[str], policy: str | Any, config: EvalConfig
     bar = Progress(len(planned), [recorded[k] for k in planned if k in recorded], desc=policy_name,
                    enabled=config.progress)
 
+    ctrl_c = CtrlC()
+
     def record(row: dict[str, Any]) -> None:
         key = episode_key(row)
-        if key in recorded:  # a replayed trial of a multi-trial group, or a retried task
-            return
-        row = _with_extra(row, config.row_extra)
-        if store is not None:
-            store.append(row)
-        recorded[key] = row
-        bar.add(row)
+        if key not in recorded:  # else a replayed trial of a multi-trial group, or a retried task
+            row = _with_extra(row, config.row_extra)
+            if store is not None:
+                store.append(row)
+            recorded[key] = row
+            bar.add(row)
+        ctrl_c.check()  # a Ctrl-C a destructor swallowed stops the run here, the finished episode kept
 
     try:
-        if in_process:
-            limits = RequestLimits(EndpointLimits(limit), owner="driver")
-            for task in pending:
-                run_task(run, task, on_result=record, agent=agent, limits=limits)
-        elif pending:
-            runner = run_backend(config.backend)(run, config.workers, request_limit=limit,
-                                                 max_retries=config.max_retries, **config.backend_options)
-            for _task, rows in runner.run(pending):
-                for row in rows:
-                    record(row)
+        with ctrl_c:
+            if in_process:
+                limits = RequestLimits(EndpointLimits(limit), owner="driver")
+                for task in pending:
+                    run_task(run, task, on_result=record, agent=agent, limits=limits)
+            elif pending:
+                runner = run_backend(config.backend)(run, config.workers, request_limit=limit,
+                                                     max_retries=config.max_retries, **config.backend_options)
+                for _task, rows in runner.run(pending):
+                    for row in rows:
+                        record(row)
     except KeyboardInterrupt:
         # the file is the truth: Ctrl-C may land after a row's line was written, before it was noted here
         kept = store.by_key() if store is not None else recorded

@@ -6,5 +6,5 @@ these modules; they import nothing of the library above them.
 - :mod:`textmem_gym.core.policy`: the ``Policy`` protocol (``act`` only), ``adapt_policy``, ``BasePolicy``.
 - :mod:`textmem_gym.core.episode`: ``play_episode``, one episode of a policy in an env.
 - :mod:`textmem_gym.core.registry`: policies by name (built-in, entry points, ``module:Factory``).
-- :mod:`textmem_gym.core.errors`: ``PolicyNotReady``, ``RunAborted``, ``Interrupted``.
+- :mod:`textmem_gym.core.errors`: ``PolicyNotReady``, ``RunAborted``, ``Interrupted``, ``CtrlC``.
 """
