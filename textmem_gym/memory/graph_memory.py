@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -83,6 +83,7 @@ from textmem_gym.memory.base import UpdateStats
 from textmem_gym.memory.context import EntityNames, GraphContext, episode_line
 from textmem_gym.memory.export import draw_memory, memory_graph
 from textmem_gym.memory.extractors import Extraction, Extractor, TextParser, make_extractor
+from textmem_gym.memory.protocol import CountsFailures
 from textmem_gym.memory.retrieval import BM25Index, Episode, EpisodicMemory, SimilarityIndex, make_index, one_line
 from textmem_gym.memory.semantic import (
     DIRECTIONS,
@@ -142,6 +143,8 @@ class GraphMemory:
     """
 
     name = "graph"
+    #: The ``failures`` part, set only over an extractor that asks a model (see :meth:`__init__`).
+    failed_updates: Counter[str]
 
     @property
     def privileged(self) -> frozenset[str]:
@@ -155,6 +158,8 @@ class GraphMemory:
         _check_counts(depth=depth, width=width, episodes=episodes)
         self.extractor = make_extractor(extractor, **(extractor_options or {}))
         self.extractor_name = extractor if isinstance(extractor, str) else type(extractor).__name__
+        if isinstance(self.extractor, CountsFailures):  # detected once: an extractor that asks a model
+            self.failed_updates = self.extractor.failed_updates  # the ``failures`` part, not offered otherwise
         self._similarity, self._similarity_options = similarity, dict(similarity_options or {})
         self.depth, self.width, self.episodes_k, self.max_episode_chars = depth, width, episodes, max_episode_chars
         self.version = self.retrievals = 0

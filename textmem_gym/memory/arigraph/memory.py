@@ -25,12 +25,10 @@ Example:
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from textmem_gym.memory.extractors import Extractor
 from textmem_gym.memory.graph_memory import FORMAT, GraphMemory, Retrieval
-from textmem_gym.memory.protocol import CountsFailures
 from textmem_gym.memory.retrieval import SimilarityIndex
 
 __all__ = ["FORMAT", "AriGraphMemory", "Retrieval"]
@@ -67,7 +65,6 @@ class AriGraphMemory(GraphMemory):
     """
 
     name = "arigraph"
-    failed_updates: Counter[str]
 
     def __init__(self, extractor: str | Extractor = "rules", *, extractor_options: dict[str, Any] | None = None,
                  similarity: str | SimilarityIndex = "bm25", similarity_options: dict[str, Any] | None = None,
@@ -75,5 +72,3 @@ class AriGraphMemory(GraphMemory):
         super().__init__(extractor, extractor_options=extractor_options, similarity=similarity,
                          similarity_options=similarity_options, depth=depth, width=width, episodes=episodes,
                          max_episode_chars=max_episode_chars)
-        if isinstance(self.extractor, CountsFailures):  # detected once: the extractor asks a model
-            self.failed_updates = self.extractor.failed_updates

@@ -35,7 +35,6 @@ Example:
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,7 +49,6 @@ from textmem_gym.memory.davis.kg import ENTITY_TYPES, Fact, TemporalKG
 from textmem_gym.memory.entities import EntityIndex
 from textmem_gym.memory.extractors import Extractor
 from textmem_gym.memory.graph_memory import GraphMemory
-from textmem_gym.memory.protocol import CountsFailures
 from textmem_gym.memory.semantic import Triple, TripleKey
 
 #: This package's prompt templates (``prompts/*.txt``).
@@ -97,7 +95,6 @@ class DAVISMemory(GraphMemory):
     """
 
     name = "davis"
-    failed_updates: Counter[str]
 
     def __init__(self, extractor: str | Extractor = "rules", *, extractor_options: dict[str, Any] | None = None,
                  llm: Ask | None = None, client: Any = None, world_model: TemporalKG | str | Path | None = None,
@@ -118,8 +115,6 @@ class DAVISMemory(GraphMemory):
             extractor = DavisRulesExtractor()
         super().__init__(extractor, extractor_options=None if not isinstance(extractor, str) else extractor_options,
                          episodes=0)
-        if isinstance(self.extractor, CountsFailures):  # detected once: the extractor asks a model
-            self.failed_updates = self.extractor.failed_updates
 
     def reset(self) -> None:
         """Starts a new episode (the world model is kept)."""

@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -200,7 +199,6 @@ class STMAMemory(GraphMemory):
     """
 
     name = "stma"
-    failed_updates: Counter[str]
 
     def __init__(self, extractor: str | Extractor = "rules", *, extractor_options: dict[str, Any] | None = None,
                  llm: Ask | None = None, client: Any = None, summarizer: str | None = None,
