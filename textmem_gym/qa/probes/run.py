@@ -173,6 +173,9 @@ def probe_key(row: dict[str, Any]) -> ProbeKey:
 
 #: Option keys a row does not record (clients, endpoint addresses, keys).
 _UNRECORDED = frozenset({"extractor_options", "base_url", "api_key", "client_options"})
+#: ``extractor_options`` keys a row does not record (their others, ``max_tokens`` or ``replacement``, change
+#: answers: recorded).
+_UNRECORDED_EXTRACTOR = frozenset({"client", "ask", "base_url", "api_key", "client_options"})
 
 
 def memory_options(spec: str, config: ProbeConfig) -> dict[str, Any]:
@@ -194,8 +197,19 @@ def memory_options(spec: str, config: ProbeConfig) -> dict[str, Any]:
 
 
 def _recorded(options: dict[str, Any]) -> dict[str, Any]:
-    """What a row records of the options: no client, no endpoint address, no key."""
+    """What a row records of the options: no client, no endpoint address, no key (``extractor_options`` only
+    where they hold more than those).
+
+    Example:
+        >>> _recorded({"extractor": "llm", "base_url": "http://x", "extractor_options": {"client": object()}})
+        {'extractor': 'llm'}
+        >>> _recorded({"extractor": "llm", "extractor_options": {"client": object(), "max_tokens": 256}})
+        {'extractor': 'llm', 'extractor_options': {'max_tokens': 256}}
+    """
     kept = {k: v for k, v in options.items() if k not in _UNRECORDED}
+    extractor = options.get("extractor_options")
+    if isinstance(extractor, dict) and extractor.keys() - _UNRECORDED_EXTRACTOR:
+        kept["extractor_options"] = {k: v for k, v in extractor.items() if k not in _UNRECORDED_EXTRACTOR}
     recorded: dict[str, Any] = json.loads(json.dumps(kept, sort_keys=True, default=str))
     return recorded
 
@@ -267,6 +281,52 @@ def _config_of(spec: str | Memory, config: ProbeConfig) -> dict[str, Any]:
     return _recorded(memory_options(spec, config)) if isinstance(spec, str) else {}
 
 
+#: ``extractor_options`` keys with which the caller hands the extractor its own model (no client is built).
+_OWN_MODEL = ("client", "ask")
+
+
+def llm_extractor_options(label: str, options: dict[str, Any], llm: dict[str, Any],
+                          clients: list[LLMClient]) -> dict[str, Any]:
+    """The ``extractor_options`` of a memory built with the ``llm`` extractor: those given (``options``'
+    ``extractor_options``), with a client on the endpoint added (and appended to ``clients``) unless they
+    hand over a ``client`` or an ``ask`` of their own. Endpoint settings among them (``model``,
+    ``base_url``, ``api_key``, ``client_options``) override the probe's ``llm`` for that client; the other
+    options (``max_tokens``, ``replacement``...) go to the memory with it.
+
+    Raises:
+        TypeError: ``extractor_options`` is not a dict (one line).
+        ValueError: No model for the client, given or in ``OPENAI_MODEL`` (one line).
+
+    Example:
+        >>> from textmem_gym.llm import LLMClient
+        >>> built: list[LLMClient] = []
+        >>> given = {"extractor": "llm", "extractor_options": {"max_tokens": 256, "model": "m2"}}
+        >>> merged = llm_extractor_options("arigraph", given, {"model": "m", "base_url": "http://127.0.0.1:9/v1"},
+        ...                                built)
+        >>> sorted(merged), merged["max_tokens"], merged["client"] is built[0], built[0].model
+        (['client', 'max_tokens'], 256, True, 'm2')
+        >>> own = {"client": built[0]}
+        >>> llm_extractor_options("arigraph", {"extractor_options": own}, {"model": "m"}, []) == own
+        True
+    """
+    given = options.get("extractor_options")
+    if given is None:
+        given = {}
+    if not isinstance(given, dict):
+        raise TypeError(f"extractor_options of {label!r} must be a dict, got {type(given).__name__}")
+    if any(key in given for key in _OWN_MODEL):
+        return dict(given)
+    endpoint = {key: given[key] for key in ENDPOINT_KEYWORDS if key in given}
+    settings = {**llm, **endpoint}
+    client_options = dict(settings.pop("client_options", None) or {})
+    try:
+        client = LLMClient(**{**client_options, **settings})
+    except ValueError as error:
+        raise ValueError(f"memory {label!r} with the llm extractor: {error}") from None
+    clients.append(client)
+    return {**{k: v for k, v in given.items() if k not in endpoint}, "client": client}
+
+
 def build_memory(spec: str | Memory, config: ProbeConfig, *, env_id: str | None = None) -> ProbedMemory:
     """The memory ``spec`` (built with :func:`memory_options`, or the object given, reset where it offers it),
     adopted with the text parser of ``env_id``'s backend (:func:`~textmem_gym.memory.adoption.parser_for`),
@@ -277,18 +337,25 @@ def build_memory(spec: str | Memory, config: ProbeConfig, *, env_id: str | None 
         config: The probe's configuration (extractor, endpoint, options).
         env_id: The env id of the replayed episode (``None``: no backend parser).
 
+    A memory built with the ``llm`` extractor always gets a client on the endpoint, its ``extractor_options``
+    merged with it (:func:`llm_extractor_options`), so a memory that asks for a model never builds without one.
+
     Raises:
-        ValueError: Unknown name, or a memory declaring privileged keys a replay does not hold.
-        TypeError: Not a memory (one line).
+        ValueError: Unknown name, options the memory refuses, the ``llm`` extractor without a model, or a
+            memory declaring privileged keys a replay does not hold: at once, before any update.
+        TypeError: Not a memory, or ``extractor_options`` not a dict (one line).
     """
     clients: list[LLMClient] = []
     if isinstance(spec, str):
         options = memory_options(spec, config)
-        if options.get("extractor") == "llm" and "extractor_options" not in options:
-            settings = dict(config.llm)
-            clients.append(LLMClient(**{**settings.pop("client_options", {}), **settings}))
-            options["extractor_options"] = {"client": clients[0]}
-        adopted = adopt(make_memory(spec, **options), parser=parser_for(env_id) if env_id else None)
+        if options.get("extractor") == "llm":
+            options["extractor_options"] = llm_extractor_options(memory_label(spec), options, config.llm, clients)
+        try:
+            adopted = adopt(make_memory(spec, **options), parser=parser_for(env_id) if env_id else None)
+        except BaseException:
+            for client in clients:
+                client.close()
+            raise
     else:
         adopted = adopt(make_memory(spec), parser=parser_for(env_id) if env_id else None)
         adopted.reset()
