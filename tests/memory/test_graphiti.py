@@ -118,15 +118,42 @@ def test_an_extraction_the_server_rejects_is_counted_not_hidden(tmp_path):
 
 def test_an_answer_that_is_not_json_is_not_asked_again_at_temperature_0(tmp_path):
     """Graphiti retries an unreadable answer 4 times with waits of 5 s and more; at temperature 0 the same
-    prompt gives the same answer, so the episode's first call is asked once and the update counted as failed."""
+    prompt gives the same answer, so the episode's first call is asked once and the update counted as failed:
+    an answer the completion limit cut (``finish_reason`` ``length``) as ``CutAnswer``."""
     with LocalOpenAIServer(graphiti_responder, faults=lambda index, body: Fault("truncated")) as broken:
         memory = make_memory("graphiti", base_url=broken.base_url, model="local", path=tmp_path)
         try:
             memory.update(*STEPS[0], {})
-            assert memory.failed_updates == {"JSONDecodeError": 1}
+            assert memory.failed_updates == {"CutAnswer": 1}
             assert broken.calls == 1
         finally:
             memory.close()
+
+
+def test_an_answer_that_ends_but_is_not_json_is_counted_as_such_not_as_cut(tmp_path):
+    """Graphiti's own ``json_object`` mode (no schema sent, so the server does not constrain the answer): prose
+    that ended by itself is a ``JSONDecodeError``, not a cut answer."""
+    with LocalOpenAIServer(lambda messages: "I see a kitchen and an apple.") as prose:
+        memory = make_memory("graphiti", base_url=prose.base_url, model="local", path=tmp_path,
+                             structured_output="json_object")
+        try:
+            memory.update(*STEPS[0], {})
+            assert memory.failed_updates == {"JSONDecodeError": 1} and prose.calls == 1
+        finally:
+            memory.close()
+
+
+def test_max_tokens_caps_every_call_graphiti_makes(server, tmp_path):
+    """Graphiti asks 16,384 completion tokens for its edge extraction whatever its client says; the memory's
+    ``max_tokens`` is the cap of every call (so the recorded option holds on a server that caps nothing)."""
+    memory = make_memory("graphiti", base_url=server.base_url, model="local", path=tmp_path, max_tokens=300)
+    try:
+        memory.update(*STEPS[0], {})
+        assert not memory.failed_updates
+    finally:
+        memory.close()
+    asked = {request["response_format"]["json_schema"]["name"]: request["max_tokens"] for request in server.requests}
+    assert asked["ExtractedEdges"] == 300 and set(asked.values()) == {300}, asked
 
 
 def test_without_an_endpoint_it_fails_at_once_with_one_line(monkeypatch):

@@ -27,7 +27,8 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import Coroutine, Iterable
+from collections.abc import Coroutine, Iterable, Mapping
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 import numpy as np
@@ -110,6 +111,36 @@ class MiniLMReranker(CrossEncoderClient):
         return sorted(zip(passages, (float(s) for s in scores)), key=lambda pair: -pair[1])
 
 
+#: The finish reasons of the answers to the call being made (one list per call, in its task), or ``None`` outside
+#: one: set by :class:`SchemaModeClient`, filled by :func:`note_finish_reasons` from the HTTP response.
+_FINISHED: ContextVar[list[str] | None] = ContextVar("textmem_graphiti_finished", default=None)
+
+
+class CutAnswer(json.JSONDecodeError):
+    """An answer that stopped at its completion limit (``finish_reason`` ``length``) before its JSON ended.
+
+    Counted as its own cause (the update's failure says the cap cut it, not that the model wrote bad JSON); a
+    :class:`json.JSONDecodeError` still, so whatever handles those handles it.
+
+    Example:
+        >>> cut = CutAnswer("the answer stopped at max_tokens=256 before its JSON ended", '{"a": "b', 6)
+        >>> isinstance(cut, json.JSONDecodeError), str(cut)
+        (True, 'the answer stopped at max_tokens=256 before its JSON ended: line 1 column 7 (char 6)')
+    """
+
+
+def note_finish_reasons(payload: Mapping[str, Any]) -> None:
+    """Notes the finish reasons of a chat completion's body for the call being made (nothing outside a call).
+
+    Example:
+        >>> note_finish_reasons({"choices": [{"finish_reason": "length"}]})  # no call being made: nothing noted
+    """
+    noted = _FINISHED.get()
+    if noted is not None:
+        noted.extend(str(choice.get("finish_reason")) for choice in payload.get("choices") or []
+                     if isinstance(choice, dict))
+
+
 #: How the schema of an answer is sent: a mode of :mod:`textmem_gym.llm.request`, or ``json_object``
 #: (Graphiti's own fallback: any JSON object, the schema written into the prompt).
 SCHEMA_MODES = ("json_schema", "json_object_schema", "json_object")
@@ -124,6 +155,12 @@ class SchemaModeClient(OpenAIGenericClient):
     request shapes are :func:`textmem_gym.llm.request.request_params`'s, so this client and the library's
     own client ask a server alike.
 
+    Every call asks at most the client's ``max_tokens`` (the memory's): Graphiti's own larger asks (16,384 for
+    edge extraction, 8,192 for a saga summary) are lowered to it, so the memory's ``max_tokens`` is the cap of
+    each of its calls on any server. An answer that stopped there before its JSON ended (``finish_reason``
+    ``length``, noted by the memory's response hook through :func:`note_finish_reasons`) raises
+    :class:`CutAnswer`, a :class:`json.JSONDecodeError`.
+
     Graphiti retries an answer that is not JSON up to 4 times, waiting 5 to 120 s between attempts; at
     temperature 0 the same prompt gives the same answer, so this client does not retry it (the call fails as
     the last attempt would have: the update is counted as failed by the memory). Other errors Graphiti
@@ -131,7 +168,7 @@ class SchemaModeClient(OpenAIGenericClient):
 
     Args:
         mode: One of :data:`SCHEMA_MODES`.
-        kwargs: Graphiti's ``OpenAIGenericClient`` arguments.
+        kwargs: Graphiti's ``OpenAIGenericClient`` arguments (``max_tokens``: the cap of every call).
 
     Example:
         >>> from pydantic import BaseModel
@@ -181,14 +218,31 @@ class SchemaModeClient(OpenAIGenericClient):
             self, messages: list[Message], response_model: type[BaseModel] | None = None,
             max_tokens: int = DEFAULT_MAX_TOKENS,
             model_size: ModelSize = ModelSize.medium, *, model: str | None = None) -> dict[str, Any]:
-        """Graphiti's call with its retries (4 attempts, the same waits), under :meth:`retried`'s rule."""
+        """Graphiti's call with its retries (4 attempts, the same waits), under :meth:`retried`'s rule, asking at
+        most the client's ``max_tokens``."""
         overrides = {"model": model} if model is not None else {}
+        limit = min(max_tokens, self.max_tokens)
         async for attempt in AsyncRetrying(stop=stop_after_attempt(4), reraise=True,
                                            wait=wait_random_exponential(multiplier=10, min=5, max=120),
                                            retry=retry_if_exception(self.retried)):
             with attempt:
-                return await self._generate_response(messages, response_model, max_tokens, model_size, **overrides)
+                return await self._answer(messages, response_model, limit, model_size, overrides)
         raise AssertionError("unreachable: the last attempt returns or raises")
+
+    async def _answer(self, messages: list[Message], response_model: type[BaseModel] | None, max_tokens: int,
+                      model_size: ModelSize, overrides: dict[str, Any]) -> dict[str, Any]:
+        """One attempt; an answer cut at ``max_tokens`` before its JSON ended raises :class:`CutAnswer`."""
+        noted: list[str] = []
+        token = _FINISHED.set(noted)
+        try:
+            return await self._generate_response(messages, response_model, max_tokens, model_size, **overrides)
+        except json.JSONDecodeError as error:
+            if "length" not in noted or isinstance(error, CutAnswer):
+                raise
+            raise CutAnswer(f"the answer stopped at max_tokens={max_tokens} before its JSON ended ({error.msg})",
+                            error.doc, error.pos) from error
+        finally:
+            _FINISHED.reset(token)
 
     def _build_response_format(self, response_model: type[BaseModel] | None) -> dict[str, Any]:
         if response_model is None or self.mode == "json_object":
@@ -238,5 +292,5 @@ class EventLoopThread:
         self.loop.close()
 
 
-__all__ = ["EMBEDDING_DIMS", "SCHEMA_MODES", "EventLoopThread", "MiniLMEmbedder", "MiniLMReranker", "SchemaModeClient",
-           "schema_mode"]
+__all__ = ["EMBEDDING_DIMS", "SCHEMA_MODES", "CutAnswer", "EventLoopThread", "MiniLMEmbedder", "MiniLMReranker",
+           "SchemaModeClient", "note_finish_reasons", "schema_mode"]

@@ -39,9 +39,12 @@ It runs fully offline but for the endpoint:
   model the constructor fails at once with one line;
 - **telemetry off**: ``GRAPHITI_TELEMETRY_ENABLED=false`` is set before Graphiti is imported.
 
-An episode whose extraction the model botches (an answer that is not JSON or not the schema, an
-empty answer, a prompt the server rejects as too long) adds nothing; it is counted by cause in
-:attr:`GraphitiMemory.failed_updates` and logged, never hidden. Connection errors are raised.
+Every call asks at most the memory's ``max_tokens`` (Graphiti sizes some calls itself: 16,384 tokens for edge
+extraction; they are lowered to it), so the recorded option is the cap on any server. An episode whose extraction
+the model botches (an answer that is not JSON or not the schema, an answer cut at ``max_tokens`` before its JSON
+ended, an empty answer, a prompt the server rejects as too long) adds nothing; it is counted by cause in
+:attr:`GraphitiMemory.failed_updates` (``JSONDecodeError``, ``CutAnswer``, ``ValidationError``,
+``EmptyResponseError``, ``BadRequestError``...) and logged, never hidden. Connection errors are raised.
 Graphiti is asynchronous: every call runs on the memory's private event loop
 (:class:`~textmem_gym.memory.graphiti.clients.EventLoopThread`), so the memory is usable from any thread.
 """
@@ -115,7 +118,10 @@ class GraphitiMemory:
             ``OPENAI_MODEL``, ``OPENAI_API_KEY``).
         path: Directory for the Kuzu databases (default: a temporary directory, removed by :meth:`close`).
         top_k: Facts asked from ``search`` before the budget is applied.
-        max_tokens, temperature: Completion settings of Graphiti's calls.
+        max_tokens: Completion cap of every Graphiti call: Graphiti's own larger asks (16,384 tokens for its edge
+            extraction, 8,192 for a saga summary) are lowered to it. An answer cut there before its JSON ended
+            fails its update as ``CutAnswer`` (:class:`~textmem_gym.memory.graphiti.clients.CutAnswer`).
+        temperature: Sampling temperature of Graphiti's calls.
         structured_output: How answers' schemas are sent: ``auto`` (as the server's kind takes them:
             ``json_object_schema`` for llama-cpp-python's server, else ``json_schema``), ``json_schema``,
             ``json_object_schema`` or ``json_object`` (any JSON object, the schema in the prompt).
@@ -200,13 +206,19 @@ class GraphitiMemory:
         return SchemaModeClient(self.structured_output, config=config, client=client, max_tokens=self.max_tokens)
 
     async def _count_usage(self, response: Any) -> None:
-        """HTTP response hook: adds the usage a chat completion reports to the build tokens."""
+        """HTTP response hook: adds the usage a chat completion reports to the build tokens and notes its finish
+        reason for the call being made (an answer cut at ``max_tokens`` raises
+        :class:`~textmem_gym.memory.graphiti.clients.CutAnswer`)."""
         if not str(response.url).endswith("/chat/completions") or response.status_code != 200:
             return
+        from textmem_gym.memory.graphiti.clients import note_finish_reasons
+
         await response.aread()
-        usage = json.loads(response.content or b"{}").get("usage") or {}
+        payload = json.loads(response.content or b"{}")
+        usage = payload.get("usage") or {}
         self._usage["prompt_tokens"] += int(usage.get("prompt_tokens") or 0)
         self._usage["completion_tokens"] += int(usage.get("completion_tokens") or 0)
+        note_finish_reasons(payload)
 
     async def _open(self, database: Path) -> Any:
         """A Graphiti on a new Kuzu database with its full-text indexes (on the loop)."""
