@@ -96,3 +96,16 @@ def test_without_a_model_the_llm_extractor_fails_at_once_naming_the_memory(monke
     with pytest.raises(ValueError, match="^memory 'arigraph' with the llm extractor: no model given") as raised:
         build_memory("arigraph", ProbeConfig(extractor="llm", options=options))
     assert "\n" not in str(raised.value)
+
+
+def test_memory_bench_records_extractor_options_but_not_their_client():
+    from textmem_gym.qa.bench.run import BenchConfig
+
+    with LocalOpenAIServer() as server:
+        probed = build_memory("arigraph", config(server, {}))  # a client, as a caller might hand one over
+        probed.close()
+    given = {"extractor_options": {"max_tokens": 77, "client": probed.clients[0]}, "depth": 2}
+    recorded = BenchConfig(extractor="llm", options={"arigraph": given}).recorded("arigraph")["options"]
+    assert recorded == {"depth": 2, "extractor_options": {"max_tokens": 77}}  # two limits never share a record
+    only_client = BenchConfig(options={"arigraph": {"extractor_options": {"client": probed.clients[0]}}})
+    assert only_client.recorded("arigraph")["options"] == {}  # as before

@@ -29,7 +29,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
@@ -50,8 +49,6 @@ DEFAULT_MEMORIES: tuple[str, ...] = ("arigraph", "stma", "davis", "full-history"
 PER_KIND = 5
 #: Answer modes asked (no model).
 ANSWERS: tuple[str, ...] = ("recall", "structural")
-#: Option keys a record does not keep (clients, endpoint addresses, keys).
-UNRECORDED = frozenset({"extractor_options", "base_url", "api_key", "client_options"})
 #: A record's identity: trajectory name and fingerprint, memory, configuration id.
 RecordKey = tuple[str, str, str, "str | None"]
 
@@ -112,8 +109,9 @@ class BenchConfig:
         if self.llm.get("model"):
             kept["model"] = self.llm["model"]
         if isinstance(memory, str):
-            options = {k: v for k, v in self.options.get(memory, {}).items() if k not in UNRECORDED}
-            kept["options"] = json.loads(json.dumps(options, sort_keys=True, default=str))
+            from textmem_gym.qa.probes.run import recorded_options
+
+            kept["options"] = recorded_options(self.options.get(memory, {}))
         else:
             kept["object"] = f"{type(memory).__module__}:{type(memory).__qualname__}"
             kept["run"] = _RUN_ID

@@ -196,14 +196,14 @@ def memory_options(spec: str, config: ProbeConfig) -> dict[str, Any]:
     return {**endpoint_options(factory, config.llm), **options}
 
 
-def _recorded(options: dict[str, Any]) -> dict[str, Any]:
-    """What a row records of the options: no client, no endpoint address, no key (``extractor_options`` only
-    where they hold more than those).
+def recorded_options(options: dict[str, Any]) -> dict[str, Any]:
+    """What a row (and a memory-bench record) keeps of a memory's options: no client, no endpoint address, no key
+    (``extractor_options`` only where they hold more than those).
 
     Example:
-        >>> _recorded({"extractor": "llm", "base_url": "http://x", "extractor_options": {"client": object()}})
+        >>> recorded_options({"extractor": "llm", "base_url": "http://x", "extractor_options": {"client": object()}})
         {'extractor': 'llm'}
-        >>> _recorded({"extractor": "llm", "extractor_options": {"client": object(), "max_tokens": 256}})
+        >>> recorded_options({"extractor": "llm", "extractor_options": {"client": object(), "max_tokens": 256}})
         {'extractor': 'llm', 'extractor_options': {'max_tokens': 256}}
     """
     kept = {k: v for k, v in options.items() if k not in _UNRECORDED}
@@ -278,7 +278,7 @@ def memory_label(spec: str | Memory) -> str:
 
 
 def _config_of(spec: str | Memory, config: ProbeConfig) -> dict[str, Any]:
-    return _recorded(memory_options(spec, config)) if isinstance(spec, str) else {}
+    return recorded_options(memory_options(spec, config)) if isinstance(spec, str) else {}
 
 
 #: ``extractor_options`` keys with which the caller hands the extractor its own model (no client is built).
@@ -747,4 +747,4 @@ def _ms(value: float | None) -> str:
 __all__ = ["ANSWER_LEGEND", "ANSWER_MODES", "ENDPOINT_KEYWORDS", "RECALL_LEGEND", "REPLAYED_PRIVILEGED", "ROW_KIND",
            "ProbeConfig", "ProbeKey",
            "ProbedMemory", "build_memory", "format_probe_tables", "memory_label", "memory_options", "probe_episode",
-           "probe_key", "recall_cells", "recall_table", "summarize_probes"]
+           "probe_key", "recorded_options", "recall_cells", "recall_table", "summarize_probes"]
