@@ -48,6 +48,19 @@ def test_doors_states_and_inferred_inverse_edges():
     assert not forward.inferred and inverse.inferred
 
 
+
+def test_a_walk_the_other_way_is_not_overwritten_by_an_inverse():
+    """A one-way path (Karn's TARDIS): south from a cellar leads to the kitchen, whose north is the hall,
+    walked before. The walk's inverse (the cellar north of the kitchen) must not replace what was walked."""
+    memory = walked_memory()
+    memory.update("-= Cellar =-\nYou see a barrel.", "go west", {})
+    memory.update(KITCHEN, "go south", {})
+    believed = set(memory.believed_triples())
+    assert ("kitchen", "is south of", "cellar") in believed and ("hall", "is north of", "kitchen") in believed
+    assert ("cellar", "is north of", "kitchen") not in believed
+    assert memory.route("kitchen", "hall") == [("north", "hall")]
+
+
 def test_unexplored_exits_and_route():
     memory = walked_memory()
     assert memory.location == "hall"

@@ -212,7 +212,8 @@ class GraphMemory:
             new = self.hygiene.keep(new)
         stated = set(new)
         inverses = (inverse_spatial(t) for t in new)
-        inferred = [inv for inv in inverses if inv is not None and inv not in stated]
+        inferred = [inv for inv in inverses
+                    if inv is not None and inv not in stated and not self._walked_elsewhere(inv)]
         before = len(self.store.triples)
         invalidated = self._invalidate_outdated(new, inferred, extraction.outdated)
         ids = [self._add(t, inferred=False) for t in new]
@@ -225,6 +226,14 @@ class GraphMemory:
         self.stats = UpdateStats(added=len(self.store.triples) - before, invalidated=invalidated,
                                  believed=len(self.store), total=len(self.store.triples), episodes=len(self.episodic))
         self._changed()
+
+    def _walked_elsewhere(self, inverse: TripleKey) -> bool:
+        """Whether a walk, not an inference, already led from ``inverse``'s room the other way to
+        another room: the way back is one-way (Karn's TARDIS: ``west`` from the console room leads to
+        the clearing, ``east`` from the clearing to the rocky trail), so the inverse is not believed."""
+        end, relation, start = inverse
+        return any(t.relation == relation and t.object == start and t.subject != end and not t.inferred
+                   for t in self.store.incident(start))
 
     def _extract(self, observation: str, action: str, info: dict[str, Any]) -> Extraction:
         """The extractor's reading of the step, or nothing when the game refused the command."""
