@@ -9,7 +9,7 @@ runs to the step limit), DAVIS on TextMem/ScienceWorld-FindLivingThing-v0 (its b
 it may win before step 50).
 
 Every LLM call of a step (the policy's and its memory's) is measured with
-:class:`textmem_gym.llm.usage.PrefixTracker` (see its module for the definition: the longest
+:class:`textmem_gym.llm.prompts.PrefixTracker` (see its module for the definition: the longest
 common prefix with any earlier prompt of the episode, over the ChatML rendering the server reads):
 
 * ``step N``: reused tokens over prompt tokens of that step's calls of the kind (``-``: the kind
@@ -52,7 +52,7 @@ from tests.policies.paper_answerers import DAVISAnswerer, STMAAnswerer  # noqa: 
 from textmem_gym.cli.arguments import check_policy_kwargs, parse_pairs  # noqa: E402
 from textmem_gym.core.registry import accepts_argument  # noqa: E402
 from textmem_gym.llm import LocalOpenAIServer  # noqa: E402
-from textmem_gym.llm.usage import PrefixTracker, Tokenize, gguf_tokenizer  # noqa: E402
+from textmem_gym.llm.prompts import PrefixTracker, Tokenize, gguf_tokenizer  # noqa: E402
 from textmem_gym.runner import run_episode  # noqa: E402
 
 COOKING = "TextMem/Cooking-Hard-v0"

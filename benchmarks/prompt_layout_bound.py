@@ -39,7 +39,7 @@ from policies import make_policy  # noqa: E402
 from policies.llm_agent import LLMPolicy  # noqa: E402
 from textmem_gym.core.registry import accepts_argument  # noqa: E402
 from textmem_gym.llm import LocalOpenAIServer  # noqa: E402
-from textmem_gym.llm.usage import common_prefix_length  # noqa: E402
+from textmem_gym.llm.prompts import common_prefix_length  # noqa: E402
 from textmem_gym.runner import run_episode  # noqa: E402
 
 #: The prompt kinds made of working-memory sections (the others are not measured here).

@@ -40,7 +40,7 @@ from policies import make_policy  # noqa: E402
 from tests.policies.answerer import WalkthroughAnswerer  # noqa: E402
 from textmem_gym.core.registry import accepts_argument  # noqa: E402
 from textmem_gym.llm import LocalOpenAIServer  # noqa: E402
-from textmem_gym.llm.usage import estimate_prompt_tokens  # noqa: E402
+from textmem_gym.llm.prompts import estimate_prompt_tokens  # noqa: E402
 from textmem_gym.runner import run_episode  # noqa: E402
 
 ENV_ID = "TextMem/Cooking-Hard-v0"

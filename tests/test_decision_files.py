@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from textmem_gym.llm import LLMClient, LocalOpenAIServer, answers
+from textmem_gym.llm.answers import ChatResult
 from textmem_gym.llm.prompts import Section, text_pieces
-from textmem_gym.llm.request import ChatResult
-from textmem_gym.llm.usage import UsageTotals
+from textmem_gym.llm.request import UsageTotals
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "decision_files.py"
 
@@ -52,8 +52,8 @@ def crossed(bench: ModuleType) -> Iterator[Callable[[Callable[[], Any]], dict[st
 
 def test_properties_and_generated_dataclass_methods_count_for_their_module(crossed: Any) -> None:
     result = ChatResult("hi", 1, 1, False, 0.1, "m", False, 0, finish_reason="length")
-    assert crossed(lambda: result.truncated) == {"textmem_gym/llm/request.py": {"ChatResult.truncated"}}
-    assert set(crossed(UsageTotals)) == {"textmem_gym/llm/usage.py"}  # its generated __init__ only
+    assert crossed(lambda: result.truncated) == {"textmem_gym/llm/answers.py": {"ChatResult.truncated"}}
+    assert set(crossed(UsageTotals)) == {"textmem_gym/llm/request.py"}  # its generated __init__ only
     assert set(crossed(lambda: Section("Goal", "cook"))) == {"textmem_gym/llm/prompts.py"}  # NamedTuple.__new__
 
 

@@ -24,7 +24,7 @@ Each LLM call is ``{"kind", "prompt", "answer", "prompt_tokens", "completion_tok
 "cached", "model", "finish_reason", "fallback"}``; ``fallback`` names why the call gave the policy no
 answer (``"llm_error: <ErrorType>"``, ``"empty_answer"``) and is ``None`` otherwise. An answered
 call also has ``reused_prefix_tokens`` and ``reused_prefix_share``: the prompt's tokens shared with
-the longest prefix of any earlier prompt of the episode (:mod:`textmem_gym.llm.usage`). With
+the longest prefix of any earlier prompt of the episode (:class:`textmem_gym.llm.prompts.PrefixTracker`). With
 ``prompts="keys"`` the prompt and answer are replaced by ``prompt_key`` and ``answer_key``
 (SHA-256 keys of their text, :func:`textmem_gym.llm.cache.request_key`).
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.llm.conftest import USER, ask
 from textmem_gym.llm import DEFAULT_PRICES, LLMClient, LocalOpenAIServer, PriceTable, UsageTotals
-from textmem_gym.llm.usage import MESSAGE_OVERHEAD_TOKENS, estimate_tokens
+from textmem_gym.llm.prompts import MESSAGE_OVERHEAD_TOKENS, estimate_tokens
 
 pytestmark = pytest.mark.llm
 MakeClient = Callable[..., LLMClient]

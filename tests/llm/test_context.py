@@ -9,8 +9,8 @@ import pytest
 from tests.llm.conftest import TEST_KEY, ask
 from textmem_gym.llm import ContextLengthError, LLMClient, LocalOpenAIServer
 from textmem_gym.llm.errors import is_context_length_message
+from textmem_gym.llm.prompts import chatml, estimate_with_margin
 from textmem_gym.llm.testing.exchange import count_words
-from textmem_gym.llm.usage import chatml, estimate_with_margin
 
 pytestmark = pytest.mark.llm
 

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from textmem_gym.llm import LLMCalls, LocalModelMissingError, LocalOpenAIServer, smollm2_path
-from textmem_gym.llm.usage import PrefixTracker, chatml, common_prefix_length, estimate_tokens, gguf_tokenizer, render
+from textmem_gym.llm.prompts import PrefixTracker, chatml, common_prefix_length, estimate_tokens, gguf_tokenizer, render
 
 RULES = "You are the action selector of an agent. Answer in JSON. " * 20
 

@@ -16,7 +16,7 @@ from policies import make_policy
 from tests.policies.answerer import WalkthroughAnswerer
 from textmem_gym.llm import LLMClient, LocalOpenAIServer
 from textmem_gym.llm.calls import ClientAsk
-from textmem_gym.llm.usage import estimate_prompt_tokens
+from textmem_gym.llm.prompts import estimate_prompt_tokens
 from textmem_gym.memory.arigraph.extraction import LLMExtractor, relevance_order
 from textmem_gym.memory.davis.kg import TemporalKG
 from textmem_gym.memory.davis.memory import DAVISMemory

@@ -2,14 +2,15 @@
 
 * :class:`LLMClient` -- chat (sync/async), embeddings and a preflight check (:mod:`.client`): a
   pipeline of small steps it composes, each of its own concern: building the request, its
-  structured output and the life of one call (:mod:`.request`), retries with backoff
-  (:class:`RetryPolicy`, :mod:`.retry`), request slots and the run's shared :class:`RequestLimits`
-  (:mod:`.slots`), a SQLite response cache (:mod:`.cache`), and token, cost and prompt-prefix
-  accounting (:class:`UsageTotals`, :mod:`.usage`).
+  structured output, the life of one call and its token and cost accounting (:class:`UsageTotals`,
+  :mod:`.request`), retries with backoff (:class:`RetryPolicy`, :mod:`.retry`), request slots and the
+  run's shared :class:`RequestLimits` (:mod:`.slots`), and a SQLite response cache (:mod:`.cache`).
 * :class:`LLMCalls` -- a policy's calls: prompts from templates (:class:`PromptFolder`, laid out by
-  how often each section changes, :mod:`.prompts`), fitted to the context window, counted per
-  episode (:mod:`.calls`, with :class:`Trimmable` sections and the memories' :class:`ClientAsk`).
-* :func:`parse_answer`, :func:`parse_json_object` -- the one free-text parser (:mod:`.answers`).
+  how often each section changes, their reusable prefix measured, :mod:`.prompts`), fitted to the
+  context window, counted per episode (:mod:`.calls`, with :class:`Trimmable` sections and the
+  memories' :class:`ClientAsk`).
+* :class:`ChatResult` -- what a chat call returns; :func:`parse_answer`, :func:`parse_json_object` --
+  the one free-text parser (:mod:`.answers`).
 * :class:`LocalOpenAIServer` -- a real HTTP server speaking the OpenAI API on 127.0.0.1 with
   scripted answers and injectable :class:`Fault` s.
 * :class:`LlamaCppServer` -- llama.cpp's OpenAI-compatible server (``llama-cpp-python[server]``)
@@ -23,20 +24,19 @@ Example:
     {'action': 'open fridge'}
 """
 
-from textmem_gym.llm.answers import Answer, ParseResult, parse_answer, parse_json_object
+from textmem_gym.llm.answers import Answer, ChatResult, ParseResult, parse_answer, parse_json_object
 from textmem_gym.llm.cache import CACHE_MODES, ResponseCache
 from textmem_gym.llm.calls import ClientAsk, LLMCalls
 from textmem_gym.llm.client import LLMClient, preflight
 from textmem_gym.llm.errors import CacheMissError, ContextLengthError, EndpointDown, EndpointUnavailable, LLMError
 from textmem_gym.llm.llama_server import LlamaCppServer, LocalModelMissingError, smollm2_path
-from textmem_gym.llm.prompts import PromptFolder, Trimmable
-from textmem_gym.llm.request import STRUCTURED_SETTINGS, ChatResult
+from textmem_gym.llm.prompts import PromptFolder, Trimmable, estimate_prompt_tokens
+from textmem_gym.llm.request import DEFAULT_PRICES, STRUCTURED_SETTINGS, PriceTable, UsageTotals
 from textmem_gym.llm.retry import RetryPolicy
 from textmem_gym.llm.server_info import EndpointWarning, ServerInfo
 from textmem_gym.llm.slots import RequestLimits
 from textmem_gym.llm.testing.faults import FAULT_KINDS, Fault
 from textmem_gym.llm.testing.server import LocalOpenAIServer
-from textmem_gym.llm.usage import DEFAULT_PRICES, PriceTable, UsageTotals, estimate_prompt_tokens
 
 __all__ = [
     "Answer",

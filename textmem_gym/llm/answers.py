@@ -1,4 +1,9 @@
-"""The one free-text answer parser: reads the fields of an answer schema from what a model wrote.
+"""A model's answers: what one call returns, and the one free-text parser that reads the fields of an
+answer schema from what a model wrote.
+
+A chat call returns a :class:`ChatResult` (the text, its tokens, cost and how it was sent; its
+:meth:`ChatResult.json` reads the first JSON object of the text), a scored prompt a
+:class:`PromptLogprobs`.
 
 Every prompt kind of the policies has a JSON schema for its answer (``policies/prompts/<kind>.schema.json``).
 When the endpoint constrains output to it, the answer is that JSON; otherwise models write
@@ -55,10 +60,108 @@ import difflib
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from json_repair import repair_json
+
+
+# -- what a call returns --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ChatResult:
+    """One chat completion: the text and what it cost.
+
+    Attributes:
+        text: The assistant message ("" when the server sent no content).
+        prompt_tokens: Prompt tokens (from the server's ``usage``, else estimated).
+        completion_tokens: Completion tokens (from the server's ``usage``, else estimated).
+        tokens_estimated: True when the token counts are an estimate (server sent no usage).
+        latency_s: Wall time of this call, retries and backoff included (cache lookup time
+            for a cache hit).
+        model: The model that answered, as the server named it.
+        cached: True when the answer came from the response cache.
+        retries: Attempts retried after faults before this answer.
+        finish_reason: The server's finish reason (``"length"`` means truncated output).
+        cost_usd: Cost of this call (0 for a cache hit, ``None`` when the model has no price).
+        structured: How the answer's JSON schema was sent (a structured-output mode:
+            ``json_schema``, ``json_object_schema``, ``guided_json``), or ``none`` for free text.
+
+    Example:
+        >>> ChatResult("hi", 1, 1, False, 0.1, "m", False, 0, finish_reason="length").truncated
+        True
+    """
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    tokens_estimated: bool
+    latency_s: float
+    model: str
+    cached: bool
+    retries: int
+    finish_reason: str | None = None
+    cost_usd: float | None = None
+    structured: str = "none"
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def truncated(self) -> bool:
+        """True when the server stopped at the token limit (``finish_reason == "length"``)."""
+        return self.finish_reason == "length"
+
+    def json(self, *, required: tuple[str, ...] = ()) -> ParseResult:
+        """Parses the first JSON object in :attr:`text` (see :func:`parse_json_object`)."""
+        return parse_json_object(self.text, required=required)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Returns the fields as a JSON-serialisable dict."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class PromptLogprobs:
+    """The log-probabilities of a prompt's own tokens (a completions request with ``echo`` and ``logprobs``).
+
+    Attributes:
+        tokens: The prompt's tokens as the server split it (then the generated one, if any).
+        logprobs: Each token's log-probability given the text before it (``None`` where the server
+            gave none: the first token, or every token when the server does not score prompts).
+        offsets: Each token's character offset in the prompt.
+        prompt_tokens, completion_tokens, tokens_estimated, latency_s, model, cached, retries: As
+            for :class:`ChatResult`.
+
+    Example:
+        >>> scored = PromptLogprobs(["a", " b", " c"], [None, -1.0, -0.5], [0, 1, 3], 3, 0, False, 0.1, "m", False, 0)
+        >>> scored.continuation(1)
+        -1.5
+        >>> PromptLogprobs(["a"], [None], [0], 1, 0, False, 0.1, "m", False, 0).continuation(1) is None
+        True
+    """
+
+    tokens: list[str]
+    logprobs: list[float | None]
+    offsets: list[int]
+    prompt_tokens: int
+    completion_tokens: int
+    tokens_estimated: bool
+    latency_s: float
+    model: str
+    cached: bool
+    retries: int
+
+    def continuation(self, start: int, end: int | None = None) -> float | None:
+        """The summed log-probability of the tokens starting in ``[start, end)`` (characters of the
+        prompt); ``None`` when one of them has no log-probability or none starts there."""
+        chosen = [lp for offset, lp in zip(self.offsets, self.logprobs)
+                  if offset >= start and (end is None or offset < end)]
+        if not chosen or any(lp is None for lp in chosen):
+            return None
+        return float(sum(lp for lp in chosen if lp is not None))
+
 
 # -- JSON objects in free text -----------------------------------------------------------------------
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
@@ -611,6 +714,6 @@ def _similarity(wanted: str, command: str) -> float:
     return max(difflib.SequenceMatcher(None, wanted, command).ratio(), covered if same_verb else 0.0)
 
 
-__all__ = ["ARTICLES", "MATCHES", "MAX_CANDIDATES", "Answer", "ParseResult", "clean_command", "json_objects",
-           "json_sources", "list_items", "match_command", "matching_end", "normalize_key", "parse_answer",
-           "parse_json_object", "repair_json", "unquoted_value"]
+__all__ = ["ARTICLES", "MATCHES", "MAX_CANDIDATES", "Answer", "ChatResult", "ParseResult", "PromptLogprobs",
+           "clean_command", "json_objects", "json_sources", "list_items", "match_command", "matching_end",
+           "normalize_key", "parse_answer", "parse_json_object", "repair_json", "unquoted_value"]

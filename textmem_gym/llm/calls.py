@@ -21,7 +21,7 @@ Prompts are built from the templates and fitted by the budget of :mod:`textmem_g
   once more with :data:`LENGTH_RETRY_FACTOR` times the completion limit (within the window).
 * **Accounting.** Usage since :meth:`LLMCalls.begin_episode`, calls/prompt tokens/errors/parse
   failures by kind, structured-output ways, trims, the reusable prompt prefix
-  (:mod:`textmem_gym.llm.usage`), and the env actions: :meth:`LLMCalls.model_action`
+  (:class:`~textmem_gym.llm.prompts.PrefixTracker`), and the env actions: :meth:`LLMCalls.model_action`
   or :meth:`LLMCalls.fallback` with a cause of :data:`textmem_gym.fallbacks.FALLBACK_CAUSES` for
   each (``strict=True`` raises :class:`~textmem_gym.fallbacks.FallbackError` at the first fallback);
   :meth:`LLMCalls.take_action_source` says where the last env action came from.
@@ -48,17 +48,18 @@ from typing import Any, Protocol
 
 from textmem_gym.core.errors import PolicyNotReady
 from textmem_gym.fallbacks import FALLBACK_CAUSES, FallbackError
-from textmem_gym.llm.answers import Answer, parse_answer
-from textmem_gym.llm.client import ChatResult, LLMClient, PromptLogprobs
+from textmem_gym.llm.answers import Answer, ChatResult, PromptLogprobs, parse_answer
+from textmem_gym.llm.client import LLMClient
 from textmem_gym.llm.errors import ContextLengthError, LLMError
 from textmem_gym.llm.prompts import (
     RESERVE_TOKENS,
+    PrefixTracker,
     Trimmable,
+    estimate_prompt_tokens,
     fit_prompt,
     prompt_limit,
     wire_schema,
 )
-from textmem_gym.llm.usage import PrefixTracker, estimate_prompt_tokens
 from textmem_gym.loading import lookup
 
 #: A context-length error: the prompt is trimmed to this share of what was sent, then sent once more.
@@ -198,7 +199,7 @@ class LLMCalls:
         self.empty_answers = 0
         self.step_prompt_estimate = 0
         self.step_calls: list[dict[str, Any]] = []
-        self.prefixes = PrefixTracker()  # each call's reusable prompt prefix (textmem_gym.llm.usage)
+        self.prefixes = PrefixTracker()  # each call's reusable prompt prefix (textmem_gym.llm.prompts)
         self.env_actions = 0
         self.fallbacks: dict[str, int] = {}
         self._sources: list[str] = []  # where the env actions since the last take_action_source came from
@@ -405,7 +406,7 @@ class LLMCalls:
         (``structured``), and ``fallback`` (why the call gave no usable answer:
         ``"llm_error: <ErrorType>"``, ``"context_overflow: <ErrorType>"`` or ``"empty_answer"``; else ``None``);
         an answered call also has its reusable prompt prefix, ``reused_prefix_tokens`` and
-        ``reused_prefix_share`` (:mod:`textmem_gym.llm.usage`, over the episode's earlier calls)."""
+        ``reused_prefix_share`` (:class:`~textmem_gym.llm.prompts.PrefixTracker`, over the episode's earlier calls)."""
         calls, self.step_calls = self.step_calls, []
         return calls
 

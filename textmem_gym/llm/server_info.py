@@ -26,7 +26,7 @@ tokenizes them (``POST /tokenize``): exact. llama-cpp-python tokenizes (``POST
 /extras/tokenize``, special tokens parsed) the messages rendered in ChatML, the template of
 SmolLM2, Qwen and many small instruct models: exact for those models, a close count for others
 (a template's markers differ by a few tokens per message). Elsewhere it gives ``None`` and the
-client estimates (:func:`~textmem_gym.llm.usage.estimate_with_margin`).
+client estimates (:func:`~textmem_gym.llm.prompts.estimate_with_margin`).
 
 Example:
     >>> from textmem_gym.llm import LocalOpenAIServer
@@ -52,7 +52,7 @@ from urllib.parse import urlsplit
 import openai
 
 from textmem_gym.llm.errors import EndpointUnavailable, safe_url
-from textmem_gym.llm.usage import chatml
+from textmem_gym.llm.prompts import chatml
 
 logger = logging.getLogger("textmem_gym.llm")
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from textmem_gym.llm.usage import CHARS_PER_TOKEN
-from textmem_gym.llm.usage import estimate_tokens as approx_tokens
+from textmem_gym.llm.prompts import CHARS_PER_TOKEN
+from textmem_gym.llm.prompts import estimate_tokens as approx_tokens
 
 #: Tokens a line costs besides its text (the newline joining it to the next).
 LINE_OVERHEAD = 1
