@@ -557,6 +557,4 @@ def preflight(model: str | None = None, base_url: str | None = None, api_key: st
 
 
 __all__ = ["DOWN_AFTER", "ENV_API_KEY", "ENV_BASE_URL", "ENV_EMBEDDING_MODEL", "ENV_MODEL", "LLMClient",
-           "PREFLIGHT_TIMEOUT", "preflight",
-           # the client's types and defaults, importable from here too
-           "ChatResult", "DEFAULT_CONCURRENCY", "PromptLogprobs", "RequestLimits"]
+           "PREFLIGHT_TIMEOUT", "preflight"]
