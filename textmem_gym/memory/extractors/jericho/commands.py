@@ -37,3 +37,32 @@ def command_object(action: str) -> str:
     if words[0].lower() == "pick":
         rest = re.sub(r"^(?:up|down|on|off|in|out)\s+", "", rest, flags=re.I)
     return re.split(r"\s+(?:from|in|into|on|onto|with|to|under|off|out of)\s+", rest, maxsplit=1, flags=re.I)[0]
+
+
+_SEVERAL = re.compile(r",|\band\b|^(?:all|everything)\b", re.I)
+_PRONOUNS = frozenset({"it", "them", "him", "her", "all", "everything"})
+
+
+class Pronoun:
+    """Reads a direct object ``it`` as the object of the last command that named one thing, as the
+    game's own parser does (``read matchbook``, then ``put it in receptacle``: ``put matchbook in
+    receptacle``). The parser and its ground truth read commands through one.
+
+    Example:
+        >>> pronoun = Pronoun()
+        >>> pronoun.resolve("read matchbook"), pronoun.resolve("put it in receptacle"), pronoun.resolve("look")
+        ('read matchbook', 'put matchbook in receptacle', 'look')
+    """
+
+    def __init__(self) -> None:
+        self.last_object = ""
+
+    def resolve(self, action: str) -> str:
+        """``action`` with ``it`` read; the one thing it names is remembered."""
+        obj = command_object(action)
+        if obj.lower() == "it" and self.last_object:
+            verb, rest = action.strip().split(maxsplit=1)
+            return f"{verb} " + re.sub(r"\bit\b", self.last_object, rest, count=1, flags=re.I)
+        if obj and not _SEVERAL.search(obj) and obj.lower() not in _PRONOUNS:
+            self.last_object = obj
+        return action

@@ -7,7 +7,7 @@ from collections.abc import Collection, Iterable
 
 from textmem_gym.envs.privileged import FactTriple
 from textmem_gym.memory.belief_metrics import head_phrase_alignment
-from textmem_gym.memory.extractors.jericho.commands import PUT_VERBS, command_verb
+from textmem_gym.memory.extractors.jericho.commands import PUT_VERBS, Pronoun, command_verb
 from textmem_gym.memory.extractors.jericho.holders import HolderKinds
 from textmem_gym.memory.extractors.jericho.names import printed
 from textmem_gym.memory.extractors.jericho.titles import TITLE_POSTURE, room_titles
@@ -92,6 +92,7 @@ class JerichoObservedTruth:
         self._heads: set[str] = set()
         self._titled: set[str] = set()
         self._unknown: set[str] = set()
+        self._pronoun = Pronoun()
 
     @property
     def room(self) -> str | None:
@@ -113,7 +114,9 @@ class JerichoObservedTruth:
         return {(_printable(s), normalize(r), _printable(o)) for s, r, o in triples}, room
 
     def step(self, facts: Iterable[FactTriple], action: str, observation: str | None = None) -> set[TripleKey]:
-        """Feeds the facts after ``action`` and the text seen; returns the observed truth now."""
+        """Feeds the facts after ``action`` and the text seen; returns the observed truth now (``it`` in
+        ``action`` read as the game's parser reads it: :class:`~.commands.Pronoun`)."""
+        action = self._pronoun.resolve(action)
         tree, room = self.map_facts(facts)
         self._heads = {_head_word(name) for s, _, o in tree for name in (s, o)}
         text = (observation or "").lower()
@@ -146,7 +149,8 @@ class JerichoObservedTruth:
         whole tree ends with (Planetfall's ``upper shelf``: the tree has the metal bar at the tool room and no
         shelf). A thing in or on it is scored at the holder's believed room (``("metal bar", "is at", "tool
         room")``; unverifiable when no room is believed); the holder's own place is unverifiable. Holders are
-        remembered for the episode.
+        remembered for the episode. At a step whose tree does not place the player (a game whose object table
+        Jericho cannot read: Party Foul's rooms have no short names) every belief is unverifiable.
 
         Example:
             >>> truth = JerichoObservedTruth()
@@ -155,6 +159,8 @@ class JerichoObservedTruth:
             >>> truth.rehome(believed)
             ({('metal bar', 'is at', 'tool room')}, {('upper shelf', 'is at', 'tool room')})
         """
+        if self._room is None:  # the tree does not place the player (Party Foul's Inform 7 objects): nothing to check
+            return set(), set(believed)
         self._unknown |= {o for _, r, o in believed if r in (IN, ON) and o != INVENTORY and self._lacks(o)}
         rooms = {s: o for s, r, o in sorted(believed) if r == AT and s in self._unknown}
         scored: set[TripleKey] = set()

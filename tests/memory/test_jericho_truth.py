@@ -1,0 +1,35 @@
+"""The Jericho ground truth (the object tree restricted to what the text showed): commands read as
+the game's parser reads them, and steps the tree cannot check."""
+
+from __future__ import annotations
+
+from textmem_gym.memory.belief_metrics import BeliefAccuracy
+from textmem_gym.memory.extractors.jericho.commands import Pronoun
+from textmem_gym.memory.extractors.jericho.truth import JerichoObservedTruth
+
+CELLAR = "Cellar\nYou are in a dark and damp cellar.\n\nThere is a brass lantern here."
+
+
+def test_it_is_the_last_command_s_one_object():
+    pronoun = Pronoun()
+    assert pronoun.resolve("take brass lantern") == "take brass lantern"
+    assert pronoun.resolve("drop it") == "drop brass lantern"
+    assert pronoun.resolve("take all") == "take all" and pronoun.resolve("drop it") == "drop brass lantern"
+
+
+def test_a_thing_dropped_as_it_is_seen_where_it_fell():
+    truth = JerichoObservedTruth()
+    carried = [("player", "at", "Cellar"), ("brass lantern", "in", "I")]
+    dropped = [("player", "at", "Cellar"), ("brass lantern", "in", "Cellar")]
+    truth.step([("player", "at", "Cellar"), ("brass lantern", "in", "Cellar")], "", CELLAR)
+    assert ("brass lantern", "is in", "inventory") in truth.step(carried, "take lantern", "Taken.")
+    assert ("brass lantern", "is at", "cellar") in truth.step(dropped, "drop it", "Dropped.")
+
+
+def test_beliefs_are_unverifiable_where_the_tree_does_not_place_the_player():
+    # Party Foul (Inform 7): Jericho reads class objects only, no room has a short name
+    metric = BeliefAccuracy(JerichoObservedTruth())
+    score = metric.step([("K1_room", "in", "Class")], "look", [("purse", "is at", "guest room")],
+                        "Guest Room\nThis small guest room is quaintly furnished.\n\nYour purse lies here.")
+    assert (score["overall"].fp, score["overall"].unverifiable) == (0, 1)
+    assert metric.last_errors["unverifiable"] == {("purse", "is at", "guest room")}
