@@ -61,6 +61,7 @@ MAX_LISTED = 150
 MAX_TOKENS = 1024
 #: Extractor names DAVIS builds itself (their calls go through the memory's ``ask``).
 DAVIS_EXTRACTORS = ("llm", "rules")
+_TYPE_WORDS = {"location": ("where", "room", "place", "location", "go"), "person": ("who", "whom", "agent")}
 
 
 def _completion_limit(max_tokens: int | None, llm: Ask | None) -> int:
@@ -81,7 +82,6 @@ def _completion_limit(max_tokens: int | None, llm: Ask | None) -> int:
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
         raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
     return max_tokens
-_TYPE_WORDS = {"location": ("where", "room", "place", "location", "go"), "person": ("who", "whom", "agent")}
 
 
 @dataclass

@@ -332,13 +332,13 @@ def build_memory(spec: str | Memory, config: ProbeConfig, *, env_id: str | None 
     adopted with the text parser of ``env_id``'s backend (:func:`~textmem_gym.memory.adoption.parser_for`),
     as the wrapper adopts it in that env.
 
+    A memory built with the ``llm`` extractor always gets a client on the endpoint, its ``extractor_options``
+    merged with it (:func:`llm_extractor_options`), so a memory that asks for a model never builds without one.
+
     Args:
         spec: A memory name, ``"module:Class"`` or a memory object.
         config: The probe's configuration (extractor, endpoint, options).
         env_id: The env id of the replayed episode (``None``: no backend parser).
-
-    A memory built with the ``llm`` extractor always gets a client on the endpoint, its ``extractor_options``
-    merged with it (:func:`llm_extractor_options`), so a memory that asks for a model never builds without one.
 
     Raises:
         ValueError: Unknown name, options the memory refuses, the ``llm`` extractor without a model, or a
