@@ -22,10 +22,15 @@ _NOT_ROOMS = frozenset({"taken", "dropped", "ok", "okay", "done", "opened", "clo
                         "oh", "what", "huh", "nothing happens", "yes", "no", "sorry", "thanks", "thank you", "hello",
                         "hi", "really", "fine", "nothing", "the end", "you have died", "you have won"})
 #: Commands whose answer may print title-case lines that are no room (a book, a letter, a sign).
-_READING = frozenset({"read", "examine", "x", "look at", "consult", "answer", "say", "ask", "tell"})
+READING_VERBS = frozenset({"read", "examine", "x", "look at", "consult", "answer", "say", "ask", "tell"})
+#: A house number or a street's ordinal before a title (``19th Street``, ``221-B Baker Street``).
+_NUMBERED = re.compile(r"^\d[\w-]*\s+(?=[A-Z])")
+#: A title in sentence case (Goldilocks is a FOX!'s ``In the enchanted forest``): letters only, no stop.
+_SENTENCE_CASE = re.compile(r"^[A-Z][a-z'-]*(?: [A-Za-z][a-z'-]*){1,6}$")
+_LOOKS = frozenset({"look", "l"})
 
-def _title(line: str, bracketed: bool) -> str | None:
-    """The room a title line names, else ``None``."""
+def _title(line: str, bracketed: bool, sentence_case: bool = False) -> str | None:
+    """The room a title line names, else ``None`` (``sentence_case``: the game prints titles so)."""
     match = _BRACKETED.match(line)
     if match:
         return match.group(1)
@@ -33,18 +38,19 @@ def _title(line: str, bracketed: bool) -> str | None:
         return None
     title = TITLE_POSTURE.sub("", line.strip())
     # "Maintanence Stairwell (Top)": the room's own name keeps its part; Adventure's "Low N/S Passage", 'At "Y2"'
-    plain = _PART.sub("", title).replace("/", " ").replace('"', "")
-    if not (2 < len(title) <= 40 and (IF_TITLE.match(plain) or _COMMA_TITLE.match(plain))) \
-            or title.lower() in _NOT_ROOMS:
+    plain = _NUMBERED.sub("", _PART.sub("", title).replace("/", " ").replace('"', ""))
+    shaped = IF_TITLE.match(plain) or _COMMA_TITLE.match(plain) or (sentence_case and _SENTENCE_CASE.match(plain))
+    if not (2 < len(title) <= 40 and shaped) or title.lower() in _NOT_ROOMS:
         return None
     if len(title) > 3 and title.upper() == title:  # a banner (ZORK, ENCHANTER), not a room
         return None
     return title
 
 
-def room_titles(text: str, action: str = "") -> list[tuple[int, str]]:
+def room_titles(text: str, action: str = "", sentence_case: bool = False) -> list[tuple[int, str]]:
     """``(line index, room)`` of the room titles in ``text`` (none in the answer to ``read``/``examine``:
-    a book or a letter prints title-case lines).
+    a book or a letter prints title-case lines). ``sentence_case``: the game prints its titles in sentence
+    case (:class:`TitleStyle`); such a title starts the text or follows a blank line.
 
     Example:
         >>> room_titles("The brass lantern is now on.\\n\\nAttic\\nThis is the attic.", "light lamp")
@@ -52,9 +58,33 @@ def room_titles(text: str, action: str = "") -> list[tuple[int, str]]:
         >>> room_titles("<< Closet >>\\nYou are in a closet.", "west"), room_titles("Matt Barringer", "read paper")
         ([(0, 'Closet')], [])
     """
-    if command_verb(action) in _READING:
+    if command_verb(action) in READING_VERBS:
         return []
     lines = text.splitlines()
     bracketed = any(_BRACKETED.match(line) for line in lines)
-    return [(i, title) for i, line in enumerate(lines) if (title := _title(line, bracketed)) is not None]
+    return [(i, title) for i, line in enumerate(lines)
+            if (title := _title(line, bracketed, sentence_case and not (i and lines[i - 1].strip()))) is not None]
+
+
+class TitleStyle:
+    """How one game prints its room titles, learned from the first line that ``look`` answers (every
+    Infocom and Inform game starts that answer with the room's title): title case unless that line is a
+    title only in sentence case (``In the enchanted forest``).
+
+    Example:
+        >>> style = TitleStyle()
+        >>> style.learn("In the enchanted forest\\nA large wooden sign informs me ...", "look")
+        >>> style.sentence_case, room_titles("\\nLost in the forest\\nI'm walking.", "n", style.sentence_case)
+        (True, [(1, 'Lost in the forest')])
+    """
+
+    def __init__(self) -> None:
+        self.sentence_case = False
+
+    def learn(self, text: str, action: str) -> None:
+        """Reads the answer to ``action``: a ``look`` whose first line is a sentence-case title sets the style."""
+        if command_verb(action) not in _LOOKS or self.sentence_case:
+            return
+        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+        self.sentence_case = not room_titles(first, action) and bool(room_titles(first, action, sentence_case=True))
 

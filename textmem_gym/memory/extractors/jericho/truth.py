@@ -10,7 +10,7 @@ from textmem_gym.memory.belief_metrics import head_phrase_alignment
 from textmem_gym.memory.extractors.jericho.commands import PUT_VERBS, Pronoun, command_verb
 from textmem_gym.memory.extractors.jericho.holders import HolderKinds
 from textmem_gym.memory.extractors.jericho.names import printed
-from textmem_gym.memory.extractors.jericho.titles import TITLE_POSTURE, room_titles
+from textmem_gym.memory.extractors.jericho.titles import READING_VERBS, TITLE_POSTURE, room_titles
 from textmem_gym.memory.extractors.rules import move_direction
 from textmem_gym.memory.ground_truth import map_jericho_facts
 from textmem_gym.memory.semantic import (
@@ -131,7 +131,7 @@ class JerichoObservedTruth:
         if observation is None:
             self.seen |= truth
         else:
-            titles = [normalize(TITLE_POSTURE.sub("", t)) for _, t in room_titles(observation, action)]
+            titles = [normalize(TITLE_POSTURE.sub("", t)) for _, t in _titles(observation, action, room)]
             self._titled.update(titles)
             self._see(truth - nested, parents, room, text, action, block, lit)
             here = [line for line in (block or "").splitlines() if re.search(r"\bhere\b", line)]
@@ -154,7 +154,7 @@ class JerichoObservedTruth:
 
         Example:
             >>> truth = JerichoObservedTruth()
-            >>> _ = truth.step([("player", "in", "Tool Room"), ("metal bar", "in", "Tool Room")], "look")
+            >>> _ = truth.step([("player", "at", "Tool Room"), ("metal bar", "in", "Tool Room")], "look")
             >>> believed = {("metal bar", "is on", "upper shelf"), ("upper shelf", "is at", "tool room")}
             >>> truth.rehome(believed)
             ({('metal bar', 'is at', 'tool room')}, {('upper shelf', 'is at', 'tool room')})
@@ -200,7 +200,7 @@ class JerichoObservedTruth:
         description (the first paragraph on a first visit or a ``look``: scenery named there in
         passing is not listed), ``None`` when the text does not title the room."""
         lines = observation.splitlines()
-        titles = room_titles(observation, action)
+        titles = _titles(observation, action, room)
         starts = [i for i, title in titles if normalize(TITLE_POSTURE.sub("", title)) == room]
         if room is None or not starts:
             return None
@@ -248,6 +248,22 @@ class JerichoObservedTruth:
             if self._walked.get((end, back), start) == start:
                 triples.add((start, direction_relation(back), end))
         return triples
+
+
+def _titles(observation: str, action: str, room: str | None) -> list[tuple[int, str]]:
+    """The room titles of ``observation``, and a line that is the tree's name of the player's room in any
+    case (Goldilocks is a FOX!'s ``In the enchanted forest``, ``19th Street``): the truth knows the room.
+
+    Example:
+        >>> _titles("In the enchanted forest\\nA large wooden sign.", "look", "in the enchanted forest")
+        [(0, 'In the enchanted forest')]
+    """
+    titles = room_titles(observation, action)
+    if room is None or command_verb(action) in READING_VERBS:
+        return titles
+    lines = observation.splitlines()
+    named = [(i, line.strip()) for i, line in enumerate(lines) if line.strip() and normalize(line) == room]
+    return sorted(set(titles) | {(i, line) for i, line in named if i not in dict(titles)})
 
 
 def _head_word(name: str) -> str:
