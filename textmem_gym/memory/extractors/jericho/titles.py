@@ -76,15 +76,26 @@ class TitleStyle:
         >>> style.learn("In the enchanted forest\\nA large wooden sign informs me ...", "look")
         >>> style.sentence_case, room_titles("\\nLost in the forest\\nI'm walking.", "n", style.sentence_case)
         (True, [(1, 'Lost in the forest')])
+        >>> opening = TitleStyle()
+        >>> opening.learn("Release 1 / Serial number 090410\\n\\nIn the enchanted forest\\nA sign.\\nA pedlar.", "")
+        >>> opening.sentence_case, TitleStyle().sentence_case
+        (True, False)
     """
 
     def __init__(self) -> None:
         self.sentence_case = False
 
     def learn(self, text: str, action: str) -> None:
-        """Reads the answer to ``action``: a ``look`` whose first line is a sentence-case title sets the style."""
-        if command_verb(action) not in _LOOKS or self.sentence_case:
+        """Reads the answer to ``action``: a ``look`` whose first line is a sentence-case title sets the style,
+        as does the game's opening text (``action`` empty) whose last paragraph starts with one above prose
+        and that holds no title-case title (the opening ends with the first room, as a ``look`` prints it)."""
+        if self.sentence_case or command_verb(action) not in (*_LOOKS, "") or room_titles(text, action):
             return
-        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-        self.sentence_case = not room_titles(first, action) and bool(room_titles(first, action, sentence_case=True))
+        paragraphs = [[line.strip() for line in block.splitlines() if line.strip()] for block in text.split("\n\n")]
+        paragraphs = [lines for lines in paragraphs if lines]
+        if not paragraphs:
+            return
+        lines = paragraphs[0] if action else paragraphs[-1]
+        prose = len(lines) > 1 and lines[1][-1:] in (".", "!", "?", "'", '"')
+        self.sentence_case = (prose or bool(action)) and bool(room_titles(lines[0], action, sentence_case=True))
 
