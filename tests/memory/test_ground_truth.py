@@ -11,7 +11,14 @@ import pytest
 
 import textmem_gym  # noqa: F401
 from textmem_gym.memory.adoption import parser_for
-from textmem_gym.memory.ground_truth import CONNECTED, ObservedTruth, Truth, map_facts, relation_class
+from textmem_gym.memory.ground_truth import (
+    CONNECTED,
+    ObservedTruth,
+    Truth,
+    map_facts,
+    map_jericho_facts,
+    relation_class,
+)
 from textmem_gym.memory.semantic import AT, HAS_EXIT, IN, INVENTORY, ON
 
 ROMS = Path(os.environ.get("TEXTMEM_ROMS_DIR", "/nonexistent"))
@@ -91,3 +98,13 @@ def test_nethack_positions_level_and_inventory():
     assert ("you", ON, "dungeon level 1") in triples
     assert any(s == "you" and r == AT and o.startswith("level 1 x") for s, r, o in triples)
     assert any(r == IN and o == INVENTORY for _, r, o in triples)
+
+
+def test_jericho_rooms_under_a_named_holder_are_rooms():
+    # Trinity's tree keeps every room in an object named "that": a thing in another room is at that room
+    rooms = [(f"room {i}", "in", "that") for i in range(30)]
+    facts = [("player", "at", "room 0"), *rooms, ("sundial", "in", "room 7"), ("gnomon", "in", "sundial")]
+    triples, room = map_jericho_facts(facts)
+    assert room == "room 0"
+    assert ("sundial", "is at", "room 7") in triples and ("gnomon", "is in", "sundial") in triples
+    assert not any(holder == "that" for _, _, holder in triples)

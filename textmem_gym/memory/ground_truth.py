@@ -171,8 +171,9 @@ def _top_level(facts: list[FactTriple], relation: str = "in") -> set[str]:
 
 def map_jericho_facts(facts: list[FactTriple]) -> tuple[set[TripleKey], str | None]:
     """Jericho's object tree (:mod:`~textmem_gym.envs.jericho.world`): a child of a room (a
-    parent with no parent, or the player's) ``is at`` it, of anything else ``is in`` it (the
-    Z-machine does not tell supporters from containers); ``I`` is the inventory.
+    parent with no parent, the player's, or a child of the object holding the rooms: :func:`_rooms_holder`)
+    ``is at`` it, of anything else ``is in`` it (the Z-machine does not tell supporters from containers);
+    ``I`` is the inventory.
 
     Example:
         >>> triples, room = map_jericho_facts([("player", "at", "Kitchen"), ("kitchen table", "in", "Kitchen"),
@@ -182,12 +183,37 @@ def map_jericho_facts(facts: list[FactTriple]) -> tuple[set[TripleKey], str | No
           ('lamp', 'is in', 'inventory')], 'kitchen')
     """
     player_room = next((o for s, r, o in facts if s == JERICHO_PLAYER and r == "at"), None)
-    rooms = _top_level(facts) | ({player_room} if player_room else set())
+    holder = _rooms_holder(facts, player_room)
+    rooms = _top_level(facts) | ({player_room} if player_room else set()) | \
+        {s for s, r, o in facts if r == "in" and o == holder}
     triples: set[TripleKey] = set()
     for s, r, o in facts:
-        if r == "in" and s != JERICHO_PLAYER:
+        if r == "in" and s != JERICHO_PLAYER and o != holder:
             triples.add((s, IN, INVENTORY) if o == INVENTORY_ID else (s, AT if o in rooms else IN, o))
     return triples, normalize(player_room) if player_room else None
+
+
+#: Children an object holding every room has at least (Trinity's: 134; a room holds a handful of things).
+ROOMS_HOLDER_CHILDREN = 20
+
+
+def _rooms_holder(facts: list[FactTriple], player_room: str | None) -> str | None:
+    """The object whose children are the game's rooms, when the tree names it (Trinity's ``that``,
+    Sherlock's ``rooms``; Zork's is nameless, so its rooms are the tree's top): the parent of the player's
+    room with at least :data:`ROOMS_HOLDER_CHILDREN` children (a room holding the player's vehicle has few).
+    Whether it has a parent cannot be told: names are not unique (Trinity has three objects named ``that``).
+
+    Example:
+        >>> rooms = [(f"room {i}", "in", "that") for i in range(25)]
+        >>> _rooms_holder([("player", "at", "room 0"), *rooms], "room 0")
+        'that'
+        >>> _rooms_holder([("player", "at", "boat"), ("boat", "in", "beach")], "boat") is None
+        True
+    """
+    parent = next((o for s, r, o in facts if s == player_room and r == "in"), None)
+    if parent is None or parent == INVENTORY_ID:
+        return None
+    return parent if sum(1 for _, r, o in facts if r == "in" and o == parent) >= ROOMS_HOLDER_CHILDREN else None
 
 
 def map_scienceworld_facts(facts: list[FactTriple]) -> tuple[set[TripleKey], str | None]:
