@@ -17,7 +17,12 @@ Jericho's truth is the object tree restricted to what the text showed
 ones; a thing the text put in or on a holder the whole tree lacks (no tree name ends with its head word:
 Planetfall's ``upper shelf``) is scored at that holder's believed room, and the holder's own place counts
 as unverifiable (the tree cannot check it); a thing at a room the text never titled (Pentari's ``topics``, the
-tree's store of conversation topics) is not shown by both names printed in one text.
+tree's store of conversation topics) is not shown by both names printed in one text. The truth reads ``it`` in a
+command as the game's parser does (the last command's one object); a line that is the tree's name of the
+player's room is that room's title whatever its case (Goldilocks' ``In the enchanted forest``); rooms the tree
+keeps under a named object (Trinity's ``that``, Sherlock's ``rooms``) are rooms; and at a step whose tree does
+not place the player (Party Foul and Snack Time: Inform 7 rooms Jericho reads no names for) every belief counts
+as unverifiable, not as wrong.
 
 Targets: rules precision >= 0.95 and recall >= 0.85 on every backend on ids and seeds the parsers were
 not tuned on (TextWorld, whose parser is the reference: precision >= 0.98 and recall >= 0.95); oracle
