@@ -745,6 +745,6 @@ def _ms(value: float | None) -> str:
 
 
 __all__ = ["ANSWER_LEGEND", "ANSWER_MODES", "ENDPOINT_KEYWORDS", "RECALL_LEGEND", "REPLAYED_PRIVILEGED", "ROW_KIND",
-           "ProbeConfig", "ProbeKey",
-           "ProbedMemory", "build_memory", "format_probe_tables", "memory_label", "memory_options", "probe_episode",
-           "probe_key", "recorded_options", "recall_cells", "recall_table", "summarize_probes"]
+           "ProbeConfig", "ProbeKey", "ProbedMemory", "build_memory", "format_probe_tables", "llm_extractor_options",
+           "memory_label", "memory_options", "probe_episode", "probe_key", "recall_cells", "recall_table",
+           "recorded_options", "summarize_probes"]
