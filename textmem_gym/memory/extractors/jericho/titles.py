@@ -28,13 +28,15 @@ _NUMBERED = re.compile(r"^\d[\w-]*\s+(?=[A-Z])")
 #: A title in sentence case (Goldilocks is a FOX!'s ``In the enchanted forest``): letters only, no stop.
 _SENTENCE_CASE = re.compile(r"^[A-Z][a-z'-]*(?: [A-Za-z][a-z'-]*){1,6}$")
 _LOOKS = frozenset({"look", "l"})
+#: A line set far right or centred (Hunter, in Darkness's fall: "                    Pain"): no room's title.
+_CENTRED = re.compile(r"^\s{8}")
 
 def _title(line: str, bracketed: bool, sentence_case: bool = False) -> str | None:
     """The room a title line names, else ``None`` (``sentence_case``: the game prints titles so)."""
     match = _BRACKETED.match(line)
     if match:
         return match.group(1)
-    if bracketed:
+    if bracketed or _CENTRED.match(line):
         return None
     title = TITLE_POSTURE.sub("", line.strip())
     # "Maintanence Stairwell (Top)": the room's own name keeps its part; Adventure's "Low N/S Passage", 'At "Y2"'
@@ -57,6 +59,8 @@ def room_titles(text: str, action: str = "", sentence_case: bool = False) -> lis
         [(2, 'Attic')]
         >>> room_titles("<< Closet >>\\nYou are in a closet.", "west"), room_titles("Matt Barringer", "read paper")
         ([(0, 'Closet')], [])
+        >>> room_titles("the floor drops away --\\n" + " " * 60 + "Pain", "left")
+        []
     """
     if command_verb(action) in READING_VERBS:
         return []
