@@ -1,5 +1,5 @@
 """Memories a model builds, as the probe and memory-bench build them: the endpoint's client always reaches a memory
-built with the ``llm`` extractor (its ``extractor_options`` merged with it), DAVIS's completion limit reaches
+built with the ``llm`` extractor (its ``extractor_options`` merged with it), DAVIS's and STMA's completion limit reaches
 every call it makes and is recorded, and configuration errors fail at once in one line. Against the real local
 OpenAI-compatible test server."""
 
@@ -77,10 +77,23 @@ def test_davis_asks_the_completion_limit_it_is_given_in_every_call_and_records_i
     assert default.config == {"extractor": "llm"}  # and recorded as before
 
 
+def test_stma_asks_the_completion_limit_it_is_given_in_every_call_and_records_it():
+    with LocalOpenAIServer(script=["kitchen: knife on table", "(knife, is on, table)"]) as server:
+        probed = build_memory("stma", config(server, {"stma": {"max_tokens": 55}}))
+        try:
+            probed.adopted.update(KITCHEN, "look", {})
+        finally:
+            probed.close()
+        asked = [request["max_tokens"] for request in server.requests]
+    assert asked and set(asked) == {55}
+    assert probed.config == {"extractor": "llm", "max_tokens": 55}
+
+
 @pytest.mark.parametrize(("memory", "options", "error", "message"), [
     ("arigraph", {"extractor_options": ["max_tokens", 5]}, TypeError, "extractor_options of 'arigraph' must be a dict"),
     ("davis", {"extractor_options": {"max_tokens": 5}}, ValueError, "DAVIS's 'llm' extractor takes no extractor_options"),
     ("davis", {"max_tokens": 0}, ValueError, "max_tokens must be a positive int"),
+    ("stma", {"max_tokens": True}, ValueError, "max_tokens must be a positive int"),
 ])
 def test_configuration_errors_fail_at_once_in_one_line(memory, options, error, message):
     with LocalOpenAIServer() as server:

@@ -84,6 +84,31 @@ class Ask(Protocol):
                  trim: Sequence[Trimmable] = (), schema: Mapping[str, Any] | None = None) -> str | None: ...
 
 
+#: Completion limit of a :class:`ClientAsk`'s calls unless a memory says otherwise (the papers' ports' 1,024).
+ASK_MAX_TOKENS = 1024
+
+
+def completion_limit(max_tokens: int | None, llm: Ask | None) -> int:
+    """The completion limit of a memory's calls over a bare client: ``max_tokens``, else :data:`ASK_MAX_TOKENS`;
+    a memory given its own ``llm`` (a policy's ``ask``, which sets its own limit) takes none.
+
+    Example:
+        >>> completion_limit(None, None), completion_limit(256, None)
+        (1024, 256)
+        >>> completion_limit(0, None)
+        Traceback (most recent call last):
+        ...
+        ValueError: max_tokens must be a positive int, got 0
+    """
+    if max_tokens is None:
+        return ASK_MAX_TOKENS
+    if llm is not None:
+        raise ValueError("max_tokens applies to calls over client=...; a given llm=... sets its own limit")
+    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
+        raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
+    return max_tokens
+
+
 class ClientAsk:
     """An :class:`Ask` over a bare :class:`~textmem_gym.llm.LLMClient` (a memory used without a policy).
 
@@ -107,7 +132,7 @@ class ClientAsk:
         'apple, is on, table'
     """
 
-    def __init__(self, client: Any, max_tokens: int = 1024) -> None:
+    def __init__(self, client: Any, max_tokens: int = ASK_MAX_TOKENS) -> None:
         self.client, self.max_tokens = client, max_tokens
         self.trims: dict[str, int] = {}
         self.failures: dict[str, int] = {}

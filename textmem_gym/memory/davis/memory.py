@@ -42,7 +42,7 @@ from typing import Any
 import networkx as nx
 
 from textmem_gym.llm import parse_json_object
-from textmem_gym.llm.calls import Ask, ClientAsk
+from textmem_gym.llm.calls import Ask, ClientAsk, completion_limit
 from textmem_gym.llm.prompts import PromptFolder, Trimmable
 from textmem_gym.memory.davis.extraction import DavisLLMExtractor, DavisRulesExtractor
 from textmem_gym.memory.davis.kg import ENTITY_TYPES, Fact, TemporalKG
@@ -57,31 +57,9 @@ PROMPTS = PromptFolder(__package__)
 CURRENT = "now"
 #: Candidate entities listed per type in the QA selection prompt.
 MAX_LISTED = 150
-#: Completion limit of each call over a client, unless ``max_tokens`` says otherwise (the port's).
-MAX_TOKENS = 1024
 #: Extractor names DAVIS builds itself (their calls go through the memory's ``ask``).
 DAVIS_EXTRACTORS = ("llm", "rules")
 _TYPE_WORDS = {"location": ("where", "room", "place", "location", "go"), "person": ("who", "whom", "agent")}
-
-
-def _completion_limit(max_tokens: int | None, llm: Ask | None) -> int:
-    """The completion limit of DAVIS's calls over a client: ``max_tokens``, else :data:`MAX_TOKENS`.
-
-    Example:
-        >>> _completion_limit(None, None), _completion_limit(256, None)
-        (1024, 256)
-        >>> _completion_limit(0, None)
-        Traceback (most recent call last):
-        ...
-        ValueError: max_tokens must be a positive int, got 0
-    """
-    if max_tokens is None:
-        return MAX_TOKENS
-    if llm is not None:
-        raise ValueError("max_tokens applies to calls over client=...; a given llm=... sets its own limit")
-    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
-        raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
-    return max_tokens
 
 
 @dataclass
@@ -110,9 +88,9 @@ class DAVISMemory(GraphMemory):
             gave no answer (the port's behaviour, the default), counted as ``fallback:<cause>`` in
             :attr:`failed_updates`; ``False``: such an update keeps the rules' room and movement only.
         max_tokens: Completion limit of every call (extraction and QA) through the
-            :class:`~textmem_gym.llm.calls.ClientAsk` built over ``client`` (:data:`MAX_TOKENS`, the port's
-            1,024, by default); the prompts are fitted to the client's context window less this. A given
-            ``llm`` sets its own: giving both is an error.
+            :class:`~textmem_gym.llm.calls.ClientAsk` built over ``client``
+            (:data:`~textmem_gym.llm.calls.ASK_MAX_TOKENS`, the port's 1,024, by default); the prompts are
+            fitted to the client's context window less this. A given ``llm`` sets its own: giving both is an error.
 
     Raises:
         ValueError: ``extractor="llm"`` without an LLM, ``max_tokens`` with ``llm``, a ``max_tokens`` that is not
@@ -134,7 +112,7 @@ class DAVISMemory(GraphMemory):
                  hops: int = 1, max_facts: int = 60, rules_fallback: bool = True, max_tokens: int | None = None):
         if llm is None and client is None and extractor_options and "client" in extractor_options:
             client = extractor_options["client"]
-        self.max_tokens = _completion_limit(max_tokens, llm)
+        self.max_tokens = completion_limit(max_tokens, llm)
         self.ask: Ask | None = llm or (ClientAsk(client, self.max_tokens) if client is not None else None)
         if extractor in DAVIS_EXTRACTORS and extractor_options and extractor_options.keys() - {"client"}:
             raise ValueError(f"DAVIS's {extractor!r} extractor takes no extractor_options but client, got "

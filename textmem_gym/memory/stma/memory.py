@@ -55,7 +55,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from textmem_gym.llm.calls import Ask, ClientAsk
+from textmem_gym.llm.calls import Ask, ClientAsk, completion_limit
 from textmem_gym.llm.prompts import PromptFolder, Trimmable, text_pieces
 from textmem_gym.memory.extractors import BaseExtractor, Extraction, Extractor, TextParser, make_extractor
 from textmem_gym.memory.extractors.base import (
@@ -190,6 +190,9 @@ class STMAMemory(GraphMemory):
         entity_similarity: ``"bm25"`` (BM25 over entity names, no model) or ``"embeddings"``
             (the paper: entity embeddings, from ``embed`` or ``client.embed``).
         embed: ``texts -> vectors`` for ``"embeddings"``.
+        max_tokens: Completion limit of every call through the :class:`~textmem_gym.llm.calls.ClientAsk`
+            built over ``client`` (:data:`~textmem_gym.llm.calls.ASK_MAX_TOKENS`, 1,024, by default); a given
+            ``llm`` sets its own: giving both is an error.
 
     Attributes:
         embedding_calls: Calls of ``embed`` this episode (each text is embedded once).
@@ -203,10 +206,12 @@ class STMAMemory(GraphMemory):
     def __init__(self, extractor: str | Extractor = "rules", *, extractor_options: dict[str, Any] | None = None,
                  llm: Ask | None = None, client: Any = None, summarizer: str | None = None,
                  aggregator: str | None = None, history: int = 25, top_n: int = 8, hops: int = 3,
-                 entity_similarity: str = "bm25", embed: Callable[[list[str]], Any] | None = None):
+                 entity_similarity: str = "bm25", embed: Callable[[list[str]], Any] | None = None,
+                 max_tokens: int | None = None):
         if llm is None and client is None and isinstance(extractor_options, dict) and "client" in extractor_options:
             client = extractor_options["client"]
-        self.ask: Ask | None = llm or (ClientAsk(client) if client is not None else None)
+        self.max_tokens = completion_limit(max_tokens, llm)
+        self.ask: Ask | None = llm or (ClientAsk(client, self.max_tokens) if client is not None else None)
         default = "llm" if self.ask is not None else "rules"
         self.summarizer_mode, self.aggregator_mode = summarizer or default, aggregator or default
         for label, mode in (("summarizer", self.summarizer_mode), ("aggregator", self.aggregator_mode)):
