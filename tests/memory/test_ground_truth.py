@@ -104,7 +104,7 @@ def test_jericho_rooms_under_a_named_holder_are_rooms():
     # Trinity's tree keeps every room in an object named "that": a thing in another room is at that room
     rooms = [(f"room {i}", "in", "that") for i in range(30)]
     facts = [("player", "at", "room 0"), *rooms, ("sundial", "in", "room 7"), ("gnomon", "in", "sundial"),
-             ("room 3", "in", "room 3")]  # two objects of one name (Round Pond, the room and its pond)
+             ("room 3", "in", "Room 3")]  # two objects of one name (Round Pond, the room and its pond)
     triples, room = map_jericho_facts(facts)
     assert room == "room 0"
     assert ("sundial", "is at", "room 7") in triples and ("gnomon", "is in", "sundial") in triples

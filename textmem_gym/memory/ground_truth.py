@@ -188,7 +188,8 @@ def map_jericho_facts(facts: list[FactTriple]) -> tuple[set[TripleKey], str | No
         {s for s, r, o in facts if r == "in" and o == holder}
     triples: set[TripleKey] = set()
     for s, r, o in facts:
-        if r == "in" and s not in (JERICHO_PLAYER, o) and o != holder:  # Trinity's Round Pond holds its pond
+        # no thing holds one of its own name (Trinity's Round Pond room and its pond, Lost Pig's hole and Hole)
+        if r == "in" and s != JERICHO_PLAYER and normalize(s) != normalize(o) and o != holder:
             triples.add((s, IN, INVENTORY) if o == INVENTORY_ID else (s, AT if o in rooms else IN, o))
     return triples, normalize(player_room) if player_room else None
 
