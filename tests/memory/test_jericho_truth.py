@@ -33,3 +33,21 @@ def test_beliefs_are_unverifiable_where_the_tree_does_not_place_the_player():
                         "Guest Room\nThis small guest room is quaintly furnished.\n\nYour purse lies here.")
     assert (score["overall"].fp, score["overall"].unverifiable) == (0, 1)
     assert metric.last_errors["unverifiable"] == {("purse", "is at", "guest room")}
+
+
+def test_a_room_is_named_by_the_title_the_text_prints_for_it():
+    # Trinity's tree calls the stairway's middle "Halfway"; the text titles it "Halfway Up"
+    truth = JerichoObservedTruth()
+    truth.step([("player", "at", "Bottom of Stairs")], "", "Bottom of Stairs\nA stairway leads up.")
+    seen = truth.step([("player", "at", "Halfway"), ("railing", "in", "Halfway")], "up",
+                      "With a fearful gulp, you ascend.\n\nHalfway Up\nThe stairs go on.\n\nThere is a railing here.")
+    assert truth.room == "halfway up"
+    assert ("halfway up", "is above", "bottom of stairs") in seen and ("railing", "is at", "halfway up") in seen
+
+
+def test_a_vehicle_s_room_title_does_not_rename_the_vehicle():
+    truth = JerichoObservedTruth()
+    truth.step([("player", "at", "Sandy Beach")], "", "Sandy Beach\nA beach.")
+    truth.step([("player", "at", "magic boat"), ("magic boat", "in", "Sandy Beach")], "board boat",
+               "You are now in the magic boat.\n\nSandy Beach, in the magic boat\nA beach.")
+    assert truth.room == "magic boat"

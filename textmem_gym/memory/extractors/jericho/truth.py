@@ -93,6 +93,8 @@ class JerichoObservedTruth:
         self._titled: set[str] = set()
         self._unknown: set[str] = set()
         self._pronoun = Pronoun()
+        self._titled_as: dict[str, str] = {}
+        self._tree_room: str | None = None
 
     @property
     def room(self) -> str | None:
@@ -117,7 +119,7 @@ class JerichoObservedTruth:
         """Feeds the facts after ``action`` and the text seen; returns the observed truth now (``it`` in
         ``action`` read as the game's parser reads it: :class:`~.commands.Pronoun`)."""
         action = self._pronoun.resolve(action)
-        tree, room = self.map_facts(facts)
+        tree, room = self._as_titled(*self.map_facts(facts), observation, action)
         self._heads = {_head_word(name) for s, _, o in tree for name in (s, o)}
         text = (observation or "").lower()
         self._text += "\n" + text
@@ -142,6 +144,23 @@ class JerichoObservedTruth:
         self.seen |= self._spatial()
         self._room, self._lit, self._before = room, lit, parents
         return (truth | self._spatial()) & self.seen
+
+    def _as_titled(self, tree: set[TripleKey], room: str | None, observation: str | None,
+                   action: str) -> tuple[set[TripleKey], str | None]:
+        """The tree's rooms by the titles the text prints for them (Trinity's ``Halfway`` is titled ``Halfway
+        Up``): entering a room, the one title printed names it, unless that title is a name of the tree's
+        (a vehicle's room: ``Sandy Beach, in the magic boat``) or names another room already."""
+        entered = room is not None and room != self._tree_room and room not in self._titled_as
+        self._tree_room = room
+        if entered and observation:
+            titles = [normalize(TITLE_POSTURE.sub("", t)) for _, t in room_titles(observation, action)]
+            names = {name for s, _, o in tree for name in (s, o)}
+            if len(titles) == 1 and titles[0] not in names and titles[0] not in self._titled_as.values():
+                self._titled_as[str(room)] = titles[0]
+        if not self._titled_as:
+            return tree, room
+        name = self._titled_as.get
+        return {(name(s, s), r, name(o, o)) for s, r, o in tree}, None if room is None else name(room, room)
 
     def rehome(self, believed: set[TripleKey]) -> tuple[set[TripleKey], set[TripleKey]]:
         """``(scored, unverifiable)`` of the believed triples (normalized, names aligned) whose holder the
