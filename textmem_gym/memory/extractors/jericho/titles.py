@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from textmem_gym.memory.extractors.jericho.commands import command_verb
 from textmem_gym.memory.extractors.rules import IF_TITLE
@@ -49,10 +50,11 @@ def _title(line: str, bracketed: bool, sentence_case: bool = False) -> str | Non
     return title
 
 
-def room_titles(text: str, action: str = "", sentence_case: bool = False) -> list[tuple[int, str]]:
+def room_titles(text: str, action: str = "", sentence_case: bool = False,
+                banners: Collection[str] = ()) -> list[tuple[int, str]]:
     """``(line index, room)`` of the room titles in ``text`` (none in the answer to ``read``/``examine``:
-    a book or a letter prints title-case lines). ``sentence_case``: the game prints its titles in sentence
-    case (:class:`TitleStyle`); such a title starts the text or follows a blank line.
+    a book or a letter prints title-case lines). How the game prints them (:class:`TitleStyle`):
+    ``sentence_case`` (such a title starts the text or follows a blank line), and ``banners``, never rooms.
 
     Example:
         >>> room_titles("The brass lantern is now on.\\n\\nAttic\\nThis is the attic.", "light lamp")
@@ -67,7 +69,17 @@ def room_titles(text: str, action: str = "", sentence_case: bool = False) -> lis
     lines = text.splitlines()
     bracketed = any(_BRACKETED.match(line) for line in lines)
     return [(i, title) for i, line in enumerate(lines)
-            if (title := _title(line, bracketed, sentence_case and not (i and lines[i - 1].strip()))) is not None]
+            if (title := _title(line, bracketed, sentence_case and not (i and lines[i - 1].strip()))) is not None
+            and title not in banners]
+
+
+#: A banner that says what it is (``An Interactive Text Adventure``, ``By Andrew Gawthorpe``).
+_SELF_CREDIT = re.compile(r"^(?:(?:an?|the)\b.*\b(?:interactive|adventure|fiction|story)\b|by\b)", re.I)
+#: The line under a banner (``Copyright (c) 1998 by ...``, ``Release 2 / Serial number ...``).
+_CREDIT = re.compile(r"copyright|\(c\)|release \d|serial number|adventure game|interactive fiction", re.I)
+#: A short line under a banner (``A Cave Crawl by Dave Ahl Jr.``); a room's description saying "by" is long.
+_SHORT_CREDIT = re.compile(r"\bby\b|\binteractive\b", re.I)
+_CREDIT_CHARS = 70
 
 
 class TitleStyle:
@@ -88,12 +100,17 @@ class TitleStyle:
 
     def __init__(self) -> None:
         self.sentence_case = False
+        self.banners: frozenset[str] = frozenset()
 
     def learn(self, text: str, action: str) -> None:
-        """Reads the answer to ``action``: a ``look`` whose first line is a sentence-case title sets the style,
-        as does the game's opening text (``action`` empty) whose last paragraph starts with one above prose
-        and that holds no title-case title (the opening ends with the first room, as a ``look`` prints it)."""
-        if self.sentence_case or command_verb(action) not in (*_LOOKS, "") or room_titles(text, action):
+        """Reads the answer to ``action``: the game's opening text (``action`` empty) names its banners
+        (:meth:`read_banners`); a ``look`` whose first line is a sentence-case title sets the style, as does an
+        opening whose last paragraph starts with one above prose and that holds no title-case title but
+        banners (the opening ends with the first room, as a ``look`` prints it)."""
+        if not action:
+            self.read_banners(text)
+        if self.sentence_case or command_verb(action) not in (*_LOOKS, "") \
+                or room_titles(text, action, banners=self.banners):
             return
         paragraphs = [[line.strip() for line in block.splitlines() if line.strip()] for block in text.split("\n\n")]
         paragraphs = [lines for lines in paragraphs if lines]
@@ -102,4 +119,27 @@ class TitleStyle:
         lines = paragraphs[0] if action else paragraphs[-1]
         prose = len(lines) > 1 and lines[1][-1:] in (".", "!", "?", "'", '"')
         self.sentence_case = (prose or bool(action)) and bool(room_titles(lines[0], action, sentence_case=True))
+
+    def read_banners(self, opening: str) -> None:
+        """The title-case lines of the game's opening that are its banner, never a room (Hunter, in Darkness
+        opens dark: its only title is the banner): one that says what it is, one above a short credit line
+        (``by ...``, ``Copyright``, ``Release 2 / Serial number``), or one above another banner line.
+
+        Example:
+            >>> style = TitleStyle()
+            >>> style.read_banners("Lost Pig\\nAnd Place Under Ground\\nRelease 2 / Serial number 080406\\n\\n"
+            ...                    "Outside\\nGrunk think that pig probably go this way.")
+            >>> sorted(style.banners), room_titles("Hunter, in Darkness\\nA Cave Crawl by Dave Ahl Jr.", "")
+            (['And Place Under Ground', 'Lost Pig'], [(0, 'Hunter, in Darkness')])
+        """
+        lines = [line.strip() for line in opening.splitlines() if line.strip()]
+        titled = dict(room_titles("\n".join(lines)))
+        banners: set[str] = set()
+        for i in sorted(titled, reverse=True):
+            below = lines[i + 1] if i + 1 < len(lines) else ""
+            credit = _CREDIT.search(below) or (len(below) <= _CREDIT_CHARS and _SHORT_CREDIT.search(below))
+            if _SELF_CREDIT.match(titled[i]) or credit \
+                    or (i + 1 in titled and titled[i + 1] in banners):
+                banners.add(titled[i])
+        self.banners = self.banners | banners
 
