@@ -45,9 +45,13 @@ def test_a_room_is_named_by_the_title_the_text_prints_for_it():
     assert ("halfway up", "is above", "bottom of stairs") in seen and ("railing", "is at", "halfway up") in seen
 
 
-def test_a_vehicle_s_room_title_does_not_rename_the_vehicle():
+def test_on_a_vehicle_the_player_is_at_its_room():
     truth = JerichoObservedTruth()
-    truth.step([("player", "at", "Sandy Beach")], "", "Sandy Beach\nA beach.")
+    truth.step([("player", "at", "Sandy Beach"), ("magic boat", "in", "Sandy Beach")], "", "Sandy Beach\nA beach.")
     truth.step([("player", "at", "magic boat"), ("magic boat", "in", "Sandy Beach")], "board boat",
                "You are now in the magic boat.\n\nSandy Beach, in the magic boat\nA beach.")
-    assert truth.room == "magic boat"
+    assert truth.room == "sandy beach"  # the title names the beach: the boat is not renamed after it
+    # Anchor: on the garbage can in the alley, "up" leads to the file room: a walk from the alley, as here
+    walked = truth.step([("player", "at", "Tool Shed"), ("magic boat", "in", "Sandy Beach")], "north",
+                        "Tool Shed\nA shed.")
+    assert ("tool shed", "is north of", "sandy beach") in walked

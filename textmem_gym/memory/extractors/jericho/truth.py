@@ -128,12 +128,14 @@ class JerichoObservedTruth:
         parents = _holders(truth, LOCATION_RELATIONS)
         nested = self._through_unnamed(truth, parents)
         truth |= nested
+        titles = [normalize(TITLE_POSTURE.sub("", t)) for _, t in _titles(observation or "", action, room)]
+        if room is not None and (room, AT, parents.get(room)) in truth and room not in self._titled | set(titles):
+            room = parents[room]  # on a thing never titled (a bed, a garbage can): its room; not Anchor's library
         block = self._room_block(observation or "", action, room)
         lit = block is not None or (self._lit and room == self._room)
         if observation is None:
             self.seen |= truth
         else:
-            titles = [normalize(TITLE_POSTURE.sub("", t)) for _, t in _titles(observation, action, room)]
             self._titled.update(titles)
             self._see(truth - nested, parents, room, text, action, block, lit)
             here = [line for line in (block or "").splitlines() if re.search(r"\bhere\b", line)]
