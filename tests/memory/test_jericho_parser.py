@@ -527,3 +527,57 @@ def test_the_holder_a_title_puts_the_player_in_is_a_thing_of_the_room():
                                "Enchanters, with a doorway to the west.", "WAIT", 1) == [("bed", "is at", "your quarters")]
     _read(rules, store, "Your Quarters\nThis is your chamber in the Hall of the Guild of Enchanters.", "look", 2)
     assert ("bed", "is at", "your quarters") in [t.as_tuple() for t in store.active()]  # no list drops it
+
+
+# Goldilocks is a FOX!'s text (the walkthrough of TextMem/Jericho-Gold-v0): sentence-case titles, first person
+GOLD_OPENING = ("Release 1 / Serial number 090410 / Inform v6.31 Library 6/11 S\n\nIn the enchanted forest\n"
+                "A large wooden sign informs me that I'm in the Enchanted Forest.\n"
+                "An old pedlar is sitting on a log here, tending to his bunions.")
+GOLD_PORCH = ("On the porch\nI'm standing on the porch of the Three Bears' cottage.\n"
+              "A battered old dustbin sits to one side of the porch.\n\n"
+              "I can also see a milkbottle (in which is a crumpled note) here.")
+GOLD_INVENTORY = ("I am carrying:\n  a turnip\n  a milkbottle\n    a crumpled note\n  a wristwatch (being worn)\n"
+                  "  a \"distressed\" Laura Ashley dress (being worn)")
+
+
+def test_sentence_case_titles_and_what_the_first_person_sees_and_carries():
+    rules, store = JerichoRules(), TripleStore()
+    _read(rules, store, GOLD_OPENING, "", 0)
+    assert rules.location == "in the enchanted forest"  # the style learned from the opening text
+    found = _read(rules, store, GOLD_PORCH, "north", 1)
+    assert ("milkbottle", "is at", "on the porch") in found and ("crumpled note", "is in", "milkbottle") in found
+    found = _read(rules, store, GOLD_INVENTORY, "inventory", 2)
+    assert sorted(found) == [('"distressed" laura ashley dress', "is in", "inventory"),
+                             ("crumpled note", "is in", "milkbottle"), ("milkbottle", "is in", "inventory"),
+                             ("turnip", "is in", "inventory"), ("wristwatch", "is in", "inventory")]
+
+
+def test_a_thing_dropped_where_no_room_is_believed_is_no_longer_carried():
+    rules, store = JerichoRules(), TripleStore()
+    _read(rules, store, "I am carrying:\n  a matchbox", "inventory", 0)
+    _read(rules, store, "Dropped.", "drop matchbox", 1)
+    assert [t.as_tuple() for t in store.active()] == []
+
+
+def test_informs_implicit_take_and_room_made_in_a_carried_holder():
+    # Anchorhead's text (the walkthrough of TextMem/Jericho-Anchor-v0)
+    view = read_jericho("(first taking the trenchcoat)\nYou put on the trenchcoat.", "wear coat")
+    assert view.taken == ["trenchcoat"]
+    assert read_jericho("(first taking the wedding ring off)\nDropped.", "put ring down").taken == ["wedding ring"]
+    slipped = read_jericho("(slipping the faculty card into the pocket of your trenchcoat to get a hand free)\n"
+                           "You pick up the flashlight.", "get flashlight")
+    assert slipped.things == [("faculty card", "is in", "trenchcoat", -1, True)]
+    sack = read_jericho("(putting the pewter mug into the brown hessian sack to make room)\nTaken.", "get bottle")
+    assert sack.things == [("pewter mug", "is in", "brown hessian sack", -1, True)]
+    rules, store = JerichoRules(), TripleStore()
+    found = _read(rules, store, "(first taking the old gas mask off)\nYou take off the old gas mask.\nDropped.",
+                  "drop mask", 0)
+    assert ("old gas mask", "is in", "inventory") not in found
+
+
+def test_a_thing_implicitly_taken_for_a_give_is_not_believed_carried():
+    # Enter's text (the walkthrough of TextMem/Jericho-Enter-v0): the reply's later lines say "don't"
+    rules, store = JerichoRules(), TripleStore()
+    found = _read(rules, store, "(first taking the candygram)\nEd thanks you and winks at Judy.\n\n"
+                                "\"I don't know about that,\" says Ms. Garrulous.", "give gram to ed", 0)
+    assert ("candygram", "is in", "inventory") not in found

@@ -25,8 +25,13 @@ a title line after a move, ``look``, a lamp lit        the believed room (``loca
                                                        (x: the command's object, when the game printed
                                                        that name plainly before; for ``Taken.``, else
                                                        the player's word as the last room printed it)
-(Inform's ``Removed.``: taken from a container)
-``You are carrying:`` + indented lines (nested)        ``(x, "is in", "inventory")``, ``(y, "is in", x)``
+(Inform's ``Removed.``: taken from a container;
+Inform's ``(first taking the trenchcoat)``;
+``(putting the book into the sack to make room)``:
+in the sack; ``torch: Done.``, ``put all in box``)
+``You are carrying:`` + indented lines (nested; a      ``(x, "is in", "inventory")``, ``(y, "is in", x)``
+line indented under a thing is in it; first person:
+``I am carrying:``)
 a move that printed another room's title               ``(room b, "is north of", room a)``,
                                                        ``(room a, "has exit", "north")``
 ``Opened.`` / ``The lid is now open.``                 ``("lid", "is", "open")``
@@ -49,7 +54,14 @@ another. Things leave the inventory in a game's own words (``Safely deposited.``
 refused) or vanish (``the moldy scroll vanishes``, a ``drink`` not refused). A command's ``it`` is the last
 command's one object; of two known names ending with the player's word, the one the last room printed
 names it; a listing of several things each after an article names each (and Inform's ``(in which is a
-little bird)``); the holder a title puts the player in (``Your Quarters, in the bed``) is the room's.
+little bird)``); the holder a title puts the player in (``Your Quarters, in the bed``) is the room's. A game
+that prints its titles in sentence case (Goldilocks is a FOX!'s ``In the enchanted forest``) is read so once its
+opening text or a ``look`` shows it (:class:`~textmem_gym.memory.extractors.jericho.titles.TitleStyle`), and its
+first person (``I can also see``, ``I am carrying:``) as the second. Inform's remarks in a listing put things in
+or on the listed holder, nested ones too (``a keyring (on which are two keys (a key to the house and a key to
+the cellar))``), and make it a supporter (``on which``) or a container (``in which``) for the parser and the
+truth alike. A thing dropped where no room is believed (the dark, an untitled room) is at least no longer
+carried.
 
 What it cannot see: the object tree's short name where the prose prints a longer phrase (``an elvish
 sword of great antiquity``: ``sword``; every word is the game's, so the dictionary cannot pick): it keeps

@@ -29,6 +29,8 @@ def command_object(action: str) -> str:
     Example:
         >>> command_object("take the lamp from the case"), command_object("pick up rope"), command_object("look")
         ('the lamp', 'rope', '')
+        >>> command_object("take wedding ring off"), command_object("put trenchcoat down")
+        ('wedding ring', 'trenchcoat')
     """
     words = action.strip().split(maxsplit=1)
     if len(words) < 2:
@@ -36,6 +38,7 @@ def command_object(action: str) -> str:
     rest = words[1]
     if words[0].lower() == "pick":
         rest = re.sub(r"^(?:up|down|on|off|in|out)\s+", "", rest, flags=re.I)
+    rest = re.sub(r"\s+(?:off|on|up|down|out|away)$", "", rest, flags=re.I)  # "take ring off": the ring
     return re.split(r"\s+(?:from|in|into|on|onto|with|to|under|off|out of)\s+", rest, maxsplit=1, flags=re.I)[0]
 
 

@@ -16,12 +16,17 @@ class HolderKinds:
         >>> kinds = HolderKinds(); kinds.read("sitting on the pedestal is a torch. the basket contains:")
         >>> kinds.relation("pedestal", IN), kinds.relation("basket", ON), kinds.relation("box", ON)
         ('is on', 'is in', 'is on')
+        >>> kinds.read("you can see a metal table (on which are a torch and a landmine) here.")
+        >>> kinds.relation("metal table", IN)
+        'is on'
     """
 
-    _ON = re.compile(r"\b(?:on|onto|upon) (?:the|a|an) ([\w' -]+?)(?=[.,:;!?]| is\b| are\b| (?:sits|lies)\b|$)", re.M)
+    _ON = re.compile(r"\b(?:on|onto|upon) (?:the|a|an) ([\w' -]+?)(?=[.,:;!?]| is\b| are\b| (?:sits|lies)\b|$)"
+                     r"|\b(?:the|a|an) ([\w' -]+?) \(on which (?:is|are)\b", re.M)  # Inform: "a table (on which is"
     _IN = re.compile(r"\b(?:the|your) ([\w' -]+?) contains?\b|\bopening the ([\w' -]+?) reveals\b"
                      r"|\byou open the ([\w' -]+?), revealing\b"
-                     r"|\bin (?:the|a|an) ([\w' -]+?)(?=[.,:;!?]| is\b| are\b|$)", re.M)
+                     r"|\bin (?:the|a|an) ([\w' -]+?)(?=[.,:;!?]| is\b| are\b|$)"
+                     r"|\b(?:the|a|an) ([\w' -]+?) \(in which (?:is|are)\b", re.M)
 
     def __init__(self) -> None:
         self.supporters: set[str] = set()
@@ -29,7 +34,7 @@ class HolderKinds:
 
     def read(self, text: str) -> None:
         """Learns from one text (lower case)."""
-        self.supporters |= {m.strip() for m in self._ON.findall(text)}
+        self.supporters |= {g.strip() for groups in self._ON.findall(text) for g in groups if g}
         self.containers |= {g.strip() for groups in self._IN.findall(text) for g in groups if g}
 
     def relation(self, holder: str, default: str) -> str:

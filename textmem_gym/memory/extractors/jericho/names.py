@@ -18,8 +18,22 @@ def bare(phrase: str) -> str:
     return phrase
 
 
+#: A parenthesized remark holding none (Inform's ``(which is closed)``).
+_REMARK = re.compile(r"\([^()]*\)")
 #: ``and`` between two capitalized words, inside a title-case name (``the Legends and Lore of Pentari``).
 _TITLE_AND = re.compile(r"\b([A-Z][\w'-]*) and (?=[A-Z])")
+
+
+def unremarked(text: str) -> str:
+    """``text`` without Inform's parenthesized remarks, nested ones too (innermost first).
+
+    Example:
+        >>> unremarked("a keyring (on which are two keys (a key to the house and a key to the cellar)) here")
+        'a keyring here'
+    """
+    while _REMARK.search(text):
+        text = _REMARK.sub("", text)
+    return re.sub(r"\s+(?=[\s,.!?]|$)", "", text)
 
 
 def split_things(text: str) -> list[str]:
@@ -29,8 +43,10 @@ def split_things(text: str) -> list[str]:
     Example:
         >>> split_things("a sword and a copy of the Legends and Lore of Pentari")
         ['sword', 'copy of the Legends and Lore of Pentari']
+        >>> split_things("your umbrella and a keyring (on which are two keys (a key and a key))")
+        ['umbrella', 'keyring']
     """
-    text = _TITLE_AND.sub(lambda m: m.group(1) + " \x00 ", re.sub(r"\([^)]*\)", "", text))
+    text = _TITLE_AND.sub(lambda m: m.group(1) + " \x00 ", unremarked(text))
     parts = re.split(r",\s*(?:and\s+)?|\s+and\s+", text.strip().rstrip(".!"))
     return [name for name in (bare(p.replace(" \x00 ", " and ")) for p in parts) if name]
 

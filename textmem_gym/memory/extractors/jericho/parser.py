@@ -12,6 +12,7 @@ from textmem_gym.memory.extractors.jericho.commands import PUT_VERBS, TIE_VERBS,
 from textmem_gym.memory.extractors.jericho.holders import HolderKinds
 from textmem_gym.memory.extractors.jericho.names import printed
 from textmem_gym.memory.extractors.jericho.reading import JerichoView, read_jericho
+from textmem_gym.memory.extractors.jericho.titles import TitleStyle
 from textmem_gym.memory.extractors.jericho.truth import JerichoObservedTruth
 from textmem_gym.memory.extractors.jericho.vocabulary import NAME_STARTS, PLACE_NOUNS, Vocabulary
 from textmem_gym.memory.extractors.rules import DARK_PLACE, move_direction
@@ -29,6 +30,8 @@ class JerichoRules:
             against them too.
         vocabulary: The game's own words (:class:`Vocabulary`, from ``info["vocabulary"]`` at reset; empty
             until then, and the readings that need it are not made).
+        title_style: How the game prints its room titles (:class:`TitleStyle`: sentence case, learned from
+            the opening text or a ``look``).
         fixtures: Holder -> the room whose description put something on or in it (believed there).
         ambiguous: Holders of one name seen in two rooms (believed in neither).
         shared_titles: Titles a walk led from and to (Zork's ``Maze``): several rooms print them, so a
@@ -45,6 +48,7 @@ class JerichoRules:
         self.ambiguous: set[str] = set()
         self.shared_titles: set[str] = set()
         self.vocabulary = Vocabulary(())
+        self.title_style = TitleStyle()
         self._room_text = ""
         self._last_object = ""
 
@@ -54,7 +58,8 @@ class JerichoRules:
         if "vocabulary" in info:  # at reset: the game's own words
             self.vocabulary = Vocabulary(info["vocabulary"], info.get("vocabulary_letters"))
         action = self._pronoun(action)
-        view = read_jericho(observation, action)
+        self.title_style.learn(observation, action)
+        view = read_jericho(observation, action, self.title_style.sentence_case)
         self.kinds.read(observation.lower())
         if view.rooms:
             self._room_text = observation.lower()
@@ -67,7 +72,7 @@ class JerichoRules:
             self.location = DARK_PLACE
         self._things(out, view, store)
         self._feedback(out, view, observation, action, store)
-        self._let_go(out, observation, action, store)
+        self._let_go(out, view, observation, action, store)
         out.location = self.location
         return out
 
@@ -296,14 +301,20 @@ class JerichoRules:
         for thing in view.dropped:
             name = normalize(thing) if thing else \
                 (self._named(obj) or _carried_within(obj, store) if len(view.dropped) == 1 else None)
+            if name:  # "(first taking the old gas mask off)", then "Dropped.": not carried
+                out.triples = [t for t in out.triples if t != (name, IN, INVENTORY)]
             if name and lit:
                 out.triples.append((name, AT, lit))
+            elif name:  # dropped where no room is believed: at least no longer carried
+                out.outdated += [t.as_tuple() for t in _places(store, name) if t.object == INVENTORY]
         if "" in view.states and command_verb(action) in ("open", "close", "shut"):
             name = self._named(obj)
             if name:
                 out.triples.append((name, IS, view.states[""]))
         if (view.done or self._put_told(action, observation)) and command_verb(action) in PUT_VERBS:
             self._put(out, action, store)
+        for thing in view.put if command_verb(action) in PUT_VERBS else ():  # "put all in toolkit"
+            self._put(out, action, store, thing)
         if view.inventory is not None:
             carried = {normalize(t) for t in view.inventory}
             out.triples += [(t, IN, INVENTORY) for t in sorted(carried)]
@@ -311,20 +322,25 @@ class JerichoRules:
                              if t.relation == IN and t.object == INVENTORY and t.subject not in carried]
 
 
-    def _let_go(self, out: Extraction, observation: str, action: str, store: TripleStore) -> None:
+    def _let_go(self, out: Extraction, view: JerichoView, observation: str, action: str, store: TripleStore) -> None:
         """A carried thing the text lets go of is no longer believed carried: ``tie rope to railing``
         answered with the rope's name (``The rope drops over the side``: tied to something else); ``The
-        bell ... falls to the ground``; ``give food to bear`` answered without a refusal (``The bear eagerly
-        wolfs down your food``). A thing the text makes vanish is no longer believed anywhere: ``the
-        moldy scroll vanishes``, ``The magic amulet disappears into the chute``, ``drink ochre potion``
-        answered without a refusal (consumed)."""
+        bell ... falls to the ground``; ``give food to bear`` answered without a refusal in its first line
+        (``The bear eagerly wolfs down your food``; what Inform's ``(first taking the candygram)`` took for a
+        ``give``). A thing the text makes vanish is no longer believed anywhere: ``the moldy scroll
+        vanishes``, ``The magic amulet disappears into the chute``, ``drink ochre potion`` answered without
+        a refusal (consumed)."""
         carried = _FALLS.findall(observation)
         gone = _VANISHES.findall(observation)
         verb, obj = command_verb(action), command_object(action)
         if verb in TIE_VERBS:
             name = self._named(obj)
             carried += [obj] if name and printed(name.split()[-1], observation.lower()) else []
-        answered = bool(observation.strip()) and not _REFUSED.search(observation)
+        answer = next((line for line in observation.splitlines() if line.strip() and not line.startswith("(")), "")
+        answered = bool(answer.strip()) and not _REFUSED.search(answer)  # its first line: the rest may go on
+        if verb in _GIVING and answered and len(view.taken) == 1 and view.taken[0]:
+            obj = normalize(view.taken[0])  # "(first taking the candygram)", then given: not carried
+            out.triples = [t for t in out.triples if t != (obj, IN, INVENTORY)]
         carried += [obj] if verb in _GIVING and answered else []
         gone += [obj] if verb in _CONSUMING and answered else []
         for phrases, anywhere in ((carried, False), (gone, True)):
@@ -360,11 +376,12 @@ class JerichoRules:
         return any(re.search(pattern, observation.strip().lower()) for pattern in told) \
             and not _REFUSED.search(observation)
 
-    def _put(self, out: Extraction, action: str, store: TripleStore) -> None:
-        """``put X in Y`` answered ``Done.``: X is in (on) Y, or at least no longer carried."""
+    def _put(self, out: Extraction, action: str, store: TripleStore, done: str | None = None) -> None:
+        """``put X in Y`` answered ``Done.``: X is in (on) Y, or at least no longer carried (``done``: the
+        thing a ``put all`` answered ``X: Done.`` for)."""
         parts = re.split(r"\s+(in|into|inside|on|onto)\s+", action.strip().split(maxsplit=1)[-1], maxsplit=1,
                          flags=re.I)
-        thing = self._named(parts[0])
+        thing = self._named(done or parts[0])
         if thing is None:
             return
         holder = self._named(parts[2]) if len(parts) == 3 else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from textmem_gym.memory.extractors.jericho.names import bare, split_things
+from textmem_gym.memory.extractors.jericho.names import bare, split_things, unremarked
 from textmem_gym.memory.extractors.jericho.titles import room_titles
 from textmem_gym.memory.extractors.rules import describes_darkness
 from textmem_gym.memory.semantic import AT, IN, INVENTORY, ON
@@ -27,6 +27,7 @@ class JerichoView:
         listed: Holders whose whole content was listed (``The brown sack contains:``).
         dark: The text says the player moved into the dark.
         done: The text is Infocom's ``Done.`` (a ``put`` succeeded).
+        put: Things a ``put all`` answered ``Done.`` for (``battery-powered torch: Done.``).
         opening: Indices in ``things`` of what a room's first paragraph (its own description) names.
         postures: ``(holder, block)``: the holder a title says the player is in or on (``Your Quarters, in the
             bed``), a thing of the room ``rooms[block]``.
@@ -41,6 +42,7 @@ class JerichoView:
     listed: set[str] = field(default_factory=set)
     dark: bool = False
     done: bool = False
+    put: list[str] = field(default_factory=list)
     opening: set[int] = field(default_factory=set)
     postures: list[tuple[str, int]] = field(default_factory=list)
 
@@ -54,7 +56,7 @@ _PLAIN: tuple[re.Pattern[str], ...] = (
     re.compile(rf"^There(?: is| are|'s) {_THING}(?: [a-z]{{4,}}ed)? {_HERE}\b.*$"),  # "a cage discarded nearby"
     re.compile(rf"^There are (?P<thing>[a-z][\w' -]+?) {_HERE}[.!]$"),  # Adventure's "There are bars of silver here!"
     re.compile(rf"^(?:An?|Some) (?P<thing>.+?) (?:is|are) {_HERE}\.?$"),
-    re.compile(rf"^You (?:can )?(?:also )?see (?P<thing>.+?) {_HERE}\.?$"),
+    re.compile(rf"^(?:You|I) (?:can )?(?:also )?see (?P<thing>.+?) {_HERE}\.?$"),  # Gold's first person: "I can see"
 )
 #: A listed phrase that describes rather than names (``silver chalice, intricately engraved``).
 _DESCRIBED = re.compile(r",|\b(?:which|whose|that|used|bulging|with|on the|in the)\b")
@@ -97,13 +99,22 @@ _LIST_HEAD: tuple[tuple[re.Pattern[str], str], ...] = (
 _REVEALS = re.compile(r"^(?:Opening (?:the|a|an) (?P<holder>.+?) reveals|"
                       r"You open (?:the|a|an) (?P<opened>.+?), revealing) (?P<list>.+?)\.$")
 _NOW = re.compile(r"^(?:The|Your) (?P<thing>.+?) is now (?P<state>open|closed)\.$")
-_CARRYING = re.compile(r"^You are (?:carrying|holding)(?::| nothing\.?| only:?)\s*(?P<rest>.*)$")
-_EMPTY_HANDED = re.compile(r"^You are empty-handed\.?$|^You are carrying nothing\.?$|^You have nothing\.?$")
+_CARRYING = re.compile(r"^(?:You are|I am) (?:carrying|holding)(?::| nothing\.?| only:?)\s*(?P<rest>.*)$")
+_EMPTY_HANDED = re.compile(r"^(?:You are|I am) empty-handed\.?$|^(?:You are|I am) carrying nothing\.?$"
+                           r"|^(?:You|I) have nothing\.?$")
 _TAKEN = re.compile(r"^(?:(?P<thing>[^:]+?): )?(?:Taken|Removed|Picked up|You take it|You pick it up|"
                     r"You are now wearing (?:the )?(?P<worn>.+?))[.!]$")
+#: Inform's implicit take: ``(first taking the trenchcoat)``.
+_FIRST_TAKING = re.compile(r"^\(first taking (?P<thing>.+?)(?: off)?\)$")
+#: Inform's room made in a carried holder: ``(putting the book into the sack to make room)``, Anchorhead's
+#: ``(slipping the keyring into the pocket of your trenchcoat to get a hand free)``.
+_MAKING_ROOM = re.compile(r"^\((?:putting|slipping) (?P<thing>.+?) into (?:the pocket of )?(?P<holder>.+?) to "
+                          r"(?:make room|get a hand free)\)$")
 #: ``Dropped.``; Adventure's ``Safely deposited.`` (a treasure dropped in the building).
 _DROPPED = re.compile(r"^(?:(?P<thing>[^:]+?): )?(?:Dropped|You drop it|Safely deposited)\.$")
 _TERSE_STATE = {"opened.": "open", "closed.": "closed"}
+#: A ``put all`` done for one thing: ``battery-powered torch: Done.``
+_PUT_DONE = re.compile(r"^(?P<thing>[^:]+?): Done\.$")
 
 
 def _depth(line: str) -> int:
@@ -115,8 +126,13 @@ def _read_list(lines: list[str], start: int, holder: str, relation: str, view: J
     """Reads the indented lines under a list head (nested heads recurse); returns the next line."""
     view.listed.add(holder)
     i = start
+    last: tuple[str, int] | None = None  # the last line's one thing and its depth
     while i < len(lines) and lines[i].strip() and _depth(lines[i]) > depth:
         line = lines[i].strip()
+        if last is not None and _depth(lines[i]) > last[1]:  # Inform's tall list: indented under its holder
+            i = _read_list(lines, i, last[0], IN, view, last[1])
+            last = None
+            continue
         head = _list_head(line)
         if head is not None:
             inner, inner_relation = head
@@ -124,8 +140,9 @@ def _read_list(lines: list[str], start: int, holder: str, relation: str, view: J
                 view.things.append((inner, relation, holder, -1, True))
             i = _read_list(lines, i + 1, inner, inner_relation, view, _depth(lines[i]))
             continue
-        for name in split_things(line):
-            view.things.append((name, relation, holder, -1, True))
+        names = split_things(line)
+        view.things += [(name, relation, holder, -1, True) for name in names]
+        last = (names[0], _depth(lines[i])) if len(names) == 1 else None
         i += 1
     return i
 
@@ -138,8 +155,9 @@ def _list_head(line: str) -> tuple[str, str] | None:
     return None
 
 
-def read_jericho(text: str, action: str = "") -> JerichoView:
-    """What ``text`` (one observation) says; see the package docstring.
+def read_jericho(text: str, action: str = "", sentence_case: bool = False) -> JerichoView:
+    """What ``text`` (one observation) says; see the package docstring (``sentence_case``: the game prints its
+    room titles in sentence case, :class:`~textmem_gym.memory.extractors.jericho.titles.TitleStyle`).
 
     Example:
         >>> view = read_jericho("You are carrying:\\n  A brass lantern\\n  The glass bottle contains:\\n"
@@ -149,7 +167,7 @@ def read_jericho(text: str, action: str = "") -> JerichoView:
     """
     view = JerichoView()
     lines = text.splitlines()
-    titles = dict(room_titles(text, action))
+    titles = dict(room_titles(text, action, sentence_case))
     view.dark = describes_darkness(text, action)
     block = -1  # index in view.rooms of the room whose description is being read (-1: feedback)
     i = 0
@@ -200,16 +218,24 @@ def _read_inventory(lines: list[str], i: int, rest: str, view: JerichoView) -> i
 
 def _read_line(line: str, block: int, view: JerichoView) -> None:
     """One line of a room description or of feedback."""
-    taken, dropped = _TAKEN.match(line), _DROPPED.match(line)
+    taken, dropped = _TAKEN.match(line) or _FIRST_TAKING.match(line), _DROPPED.match(line)
     if taken:
-        thing = taken.group("thing") or taken.group("worn")
+        thing = taken.group("thing") or taken.groupdict().get("worn")
         view.taken.append(bare(thing) if thing else None)
+        return
+    making_room = _MAKING_ROOM.match(line)
+    if making_room:
+        view.things.append((bare(making_room.group("thing")), IN, bare(making_room.group("holder")), -1, True))
         return
     if dropped:
         view.dropped.append(bare(dropped.group("thing")) if dropped.group("thing") else None)
         return
     if line.lower() == "done.":
         view.done = True
+        return
+    put = _PUT_DONE.match(line)
+    if put:
+        view.put.append(bare(put.group("thing")))
         return
     if line.lower() in _TERSE_STATE:
         view.states[""] = _TERSE_STATE[line.lower()]
@@ -235,11 +261,11 @@ def _read_sentence(sentence: str, block: int, view: JerichoView) -> None:
         return
     for pattern in _PLAIN:
         match = pattern.match(sentence)
-        thing = re.sub(r"\s*\([^)]*\)", "", match.group("thing")) if match else ""  # "your Car (which is closed)"
+        thing = unremarked(match.group("thing")) if match else ""  # "your Car (which is closed)"
+        within = _within(match.group("thing")) if match else []
         if match and _articled_list(thing):  # "You can also see a glistening pearl, a jeweled trident and ..."
             view.things += [(name, AT, None, block, True) for name in split_things(thing)]
-            view.things += [(bare(inner), IN if rel == "in" else ON, bare(item), -1, True)
-                            for item, rel, inner in _WITHIN.findall(match.group("thing"))]
+            view.things += within
             return
         if match and _DESCRIBED.search(thing):  # "a silver chalice, intricately engraved,"
             view.things.append((_head(thing), AT, None, block, False))
@@ -250,6 +276,7 @@ def _read_sentence(sentence: str, block: int, view: JerichoView) -> None:
                 view.things.append((_head(clause.group("thing")), AT, None, block, False))
                 thing = thing[:thing.find(",")] if "," in thing else thing
             view.things += [(name, AT, None, block, True) for name in split_things(thing)]
+            view.things += within
             return
     for pattern, relation in _PROSE:
         match = pattern.match(sentence)
@@ -264,8 +291,25 @@ def _read_sentence(sentence: str, block: int, view: JerichoView) -> None:
 
 _ARTICLE = r"(?:an?|the|some|two|three|four|five|\d+) "
 #: Inform's remark on a listed holder's content: ``a wicker cage (which is closed) (in which is a little bird)``.
-_WITHIN = re.compile(rf"(?:^|, |,? and ){_ARTICLE}([^,()]+?) (?:\((?!in which|on which)[^)]*\) )*"
-                     r"\((in|on) which (?:is|are) ([^,()]+?)\)")
+_WITHIN = re.compile(rf"(?:^|, |,? and )(?:{_ARTICLE})?((?:(?! and )[^,()])+?) (?:\((?!in which|on which)[^)]*\) )*"
+                     r"\((in|on) which (?:is|are) ([^,()]+?(?: \([^()]+\))?)\)")
+
+
+def _within(phrase: str) -> list[tuple[str, str, str | None, int, bool]]:
+    """What Inform's remarks in a listing put in or on a listed holder (``a milkbottle (in which is a crumpled
+    note)``; a count stands for the names it encloses: ``two keys (a key to the house and a key to the cellar)``).
+
+    Example:
+        >>> _within("a keyring (on which are two keys (a key to the house and a key to the cellar))")
+        [('key to the house', 'is on', 'keyring', -1, True), ('key to the cellar', 'is on', 'keyring', -1, True)]
+    """
+    return [(name, IN if relation == "in" else ON, bare(item), -1, True)
+            for item, relation, inner in _WITHIN.findall(phrase)
+            for name in split_things(_NAMED_WITHIN.sub(r"\1", inner))]
+
+
+#: A count and the names it stands for: ``two keys (a key to the house and a key to the cellar)``.
+_NAMED_WITHIN = re.compile(r"^[^()]* \(([^()]+)\)$")
 
 
 def _articled_list(phrase: str) -> bool:
