@@ -55,3 +55,11 @@ def test_on_a_vehicle_the_player_is_at_its_room():
     walked = truth.step([("player", "at", "Tool Shed"), ("magic boat", "in", "Sandy Beach")], "north",
                         "Tool Shed\nA shed.")
     assert ("tool shed", "is north of", "sandy beach") in walked
+
+
+def test_a_status_line_repeating_the_title_does_not_end_the_room_s_list():
+    # Trinity reprints the room's title, indented, below its text: the room's list is above it
+    truth = JerichoObservedTruth()
+    seen = truth.step([("player", "at", "Long Water"), ("dish", "in", "Long Water")], "look",
+                      "Long Water\nA long pond.\n\nA dish lies here.\n" + " " * 8 + "Long Water")
+    assert ("dish", "is at", "long water") in seen

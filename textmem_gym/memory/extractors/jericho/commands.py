@@ -42,7 +42,9 @@ def command_object(action: str) -> str:
     return re.split(r"\s+(?:from|in|into|on|onto|with|to|under|off|out of)\s+", rest, maxsplit=1, flags=re.I)[0]
 
 
+#: An object naming several things (``vial, calendar and matchbook``, ``all``).
 _SEVERAL = re.compile(r",|\band\b|^(?:all|everything)\b", re.I)
+#: Objects that name no thing by themselves.
 _PRONOUNS = frozenset({"it", "them", "him", "her", "all", "everything"})
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from textmem_gym.memory import semantic as sem
 from textmem_gym.memory.extractors.base import Extraction
-from textmem_gym.memory.extractors.jericho.commands import PUT_VERBS, TIE_VERBS, command_object, command_verb
+from textmem_gym.memory.extractors.jericho.commands import PUT_VERBS, TIE_VERBS, Pronoun, command_object, command_verb
 from textmem_gym.memory.extractors.jericho.holders import HolderKinds
 from textmem_gym.memory.extractors.jericho.names import printed
 from textmem_gym.memory.extractors.jericho.reading import JerichoView, read_jericho
@@ -31,7 +31,8 @@ class JerichoRules:
         vocabulary: The game's own words (:class:`Vocabulary`, from ``info["vocabulary"]`` at reset; empty
             until then, and the readings that need it are not made).
         title_style: How the game prints its room titles (:class:`TitleStyle`: sentence case, learned from
-            the opening text or a ``look``).
+            the opening text or a ``look``; its banners, from the opening).
+        pronoun: How ``it`` in a command is read (:class:`~.commands.Pronoun`, as the truth reads it).
         fixtures: Holder -> the room whose description put something on or in it (believed there).
         ambiguous: Holders of one name seen in two rooms (believed in neither).
         shared_titles: Titles a walk led from and to (Zork's ``Maze``): several rooms print them, so a
@@ -50,16 +51,16 @@ class JerichoRules:
         self.vocabulary = Vocabulary(())
         self.title_style = TitleStyle()
         self._room_text = ""
-        self._last_object = ""
+        self.pronoun = Pronoun()
 
     def extract(self, observation: str, action: str, info: dict[str, Any], store: TripleStore) -> Extraction:
         """Triples of one step and the believed ones it shows to be gone."""
         out = Extraction()
         if "vocabulary" in info:  # at reset: the game's own words
             self.vocabulary = Vocabulary(info["vocabulary"], info.get("vocabulary_letters"))
-        action = self._pronoun(action)
+        action = self.pronoun.resolve(action)
         self.title_style.learn(observation, action)
-        view = read_jericho(observation, action, self.title_style.sentence_case)
+        view = read_jericho(observation, action, self.title_style)
         self.kinds.read(observation.lower())
         if view.rooms:
             self._room_text = observation.lower()
@@ -75,24 +76,6 @@ class JerichoRules:
         self._let_go(out, view, observation, action, store)
         out.location = self.location
         return out
-
-    def _pronoun(self, action: str) -> str:
-        """``action`` with a direct object ``it`` read as the object of the last command that named one
-        thing (``read matchbook``, then ``put it in receptacle``: ``put matchbook in receptacle``), as the
-        game's own parser reads it; the object named is remembered.
-
-        Example:
-            >>> rules = JerichoRules()
-            >>> rules._pronoun("read matchbook"), rules._pronoun("put it in receptacle"), rules._pronoun("look")
-            ('read matchbook', 'put matchbook in receptacle', 'look')
-        """
-        obj = command_object(action)
-        if obj.lower() == "it" and self._last_object:
-            verb, rest = action.strip().split(maxsplit=1)
-            return f"{verb} " + re.sub(r"\bit\b", self._last_object, rest, count=1, flags=re.I)
-        if obj and not _SEVERAL.search(obj) and obj.lower() not in _PRONOUNS:
-            self._last_object = obj
-        return action
 
     def outdated(self, existing: Sequence[Triple], new: Sequence[TripleKey]) -> list[Triple]:
         """Structural replacement (one location per thing, one state, one neighbour per direction)."""
@@ -395,10 +378,6 @@ class JerichoRules:
 
 #: A coined compound or a trailing participle in a prose phrase (``nasty-looking knife``, ``egg encrusted``).
 _COINED = re.compile(r"-|\b\w+(?:ed|ing)$")
-#: An object naming several things (``vial, calendar and matchbook``, ``all``).
-_SEVERAL = re.compile(r",|\band\b|^(?:all|everything)\b", re.I)
-#: Objects that name no thing by themselves.
-_PRONOUNS = frozenset({"it", "them", "him", "her", "all", "everything"})
 #: Verbs that take a thing.
 _TAKING = frozenset({"take", "get", "remove"})
 #: Verbs whose object leaves the inventory when the game does not refuse (given away).

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from textmem_gym.memory.extractors.jericho.names import bare, split_things, unremarked
-from textmem_gym.memory.extractors.jericho.titles import room_titles
+from textmem_gym.memory.extractors.jericho.titles import TitleStyle, room_titles
 from textmem_gym.memory.extractors.rules import describes_darkness
 from textmem_gym.memory.semantic import AT, IN, INVENTORY, ON
 
@@ -155,9 +155,9 @@ def _list_head(line: str) -> tuple[str, str] | None:
     return None
 
 
-def read_jericho(text: str, action: str = "", sentence_case: bool = False) -> JerichoView:
-    """What ``text`` (one observation) says; see the package docstring (``sentence_case``: the game prints its
-    room titles in sentence case, :class:`~textmem_gym.memory.extractors.jericho.titles.TitleStyle`).
+def read_jericho(text: str, action: str = "", style: TitleStyle | None = None) -> JerichoView:
+    """What ``text`` (one observation) says; see the package docstring (``style``: how the game prints its room
+    titles, :class:`~textmem_gym.memory.extractors.jericho.titles.TitleStyle`: in sentence case, and its banners).
 
     Example:
         >>> view = read_jericho("You are carrying:\\n  A brass lantern\\n  The glass bottle contains:\\n"
@@ -167,7 +167,7 @@ def read_jericho(text: str, action: str = "", sentence_case: bool = False) -> Je
     """
     view = JerichoView()
     lines = text.splitlines()
-    titles = dict(room_titles(text, action, sentence_case))
+    titles = dict(room_titles(text, action, style.sentence_case, style.banners) if style else room_titles(text, action))
     view.dark = describes_darkness(text, action)
     block = -1  # index in view.rooms of the room whose description is being read (-1: feedback)
     i = 0

@@ -30,14 +30,14 @@ _NUMBERED = re.compile(r"^\d[\w-]*\s+(?=[A-Z])")
 _SENTENCE_CASE = re.compile(r"^[A-Z][a-z'-]*(?: [A-Za-z][a-z'-]*){1,6}$")
 _LOOKS = frozenset({"look", "l"})
 #: A line set far right or centred (Hunter, in Darkness's fall: "                    Pain"): no room's title.
-_CENTRED = re.compile(r"^\s{8}")
+CENTRED = re.compile(r"^\s{8}")
 
 def _title(line: str, bracketed: bool, sentence_case: bool = False) -> str | None:
     """The room a title line names, else ``None`` (``sentence_case``: the game prints titles so)."""
     match = _BRACKETED.match(line)
     if match:
         return match.group(1)
-    if bracketed or _CENTRED.match(line):
+    if bracketed or CENTRED.match(line):
         return None
     title = TITLE_POSTURE.sub("", line.strip())
     # "Maintanence Stairwell (Top)": the room's own name keeps its part; Adventure's "Low N/S Passage", 'At "Y2"'

@@ -10,7 +10,7 @@ from textmem_gym.memory.belief_metrics import head_phrase_alignment
 from textmem_gym.memory.extractors.jericho.commands import PUT_VERBS, Pronoun, command_verb
 from textmem_gym.memory.extractors.jericho.holders import HolderKinds
 from textmem_gym.memory.extractors.jericho.names import printed
-from textmem_gym.memory.extractors.jericho.titles import READING_VERBS, TITLE_POSTURE, room_titles
+from textmem_gym.memory.extractors.jericho.titles import CENTRED, READING_VERBS, TITLE_POSTURE, room_titles
 from textmem_gym.memory.extractors.rules import move_direction
 from textmem_gym.memory.ground_truth import map_jericho_facts
 from textmem_gym.memory.semantic import (
@@ -283,7 +283,8 @@ def _titles(observation: str, action: str, room: str | None) -> list[tuple[int, 
     if room is None or command_verb(action) in READING_VERBS:
         return titles
     lines = observation.splitlines()
-    named = [(i, line.strip()) for i, line in enumerate(lines) if line.strip() and normalize(line) == room]
+    named = [(i, line.strip()) for i, line in enumerate(lines)
+             if line.strip() and normalize(line) == room and not CENTRED.match(line)]  # Trinity's status line
     return sorted(set(titles) | {(i, line) for i, line in named if i not in dict(titles)})
 
 
