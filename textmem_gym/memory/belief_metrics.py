@@ -130,7 +130,8 @@ def _ends_with(words: tuple[str, ...], tail: tuple[str, ...]) -> bool:
 def head_phrase_alignment(believed: Collection[str], truth: Collection[str]) -> dict[str, str]:
     """Pairs believed names with truth names denoting the same thing by their head-noun phrase: one
     name's words end with the other's (``elvish sword`` ~ ``sword``, ``large black book`` ~ ``black
-    book``, ``solid-gold coffin`` ~ ``gold coffin``; hyphens split words). A pair counts only when it
+    book``, ``solid-gold coffin`` ~ ``gold coffin``; hyphens split words), either name read up to its
+    ``of`` (``large bowl of hot porridge`` ~ ``large bowl``). A pair counts only when it
     is unique both ways: the believed name is no truth name and matches exactly one truth name, and
     that truth name matches no other believed name (nor is one itself). Ambiguous names stay unpaired.
 
@@ -152,18 +153,27 @@ def head_phrase_alignment(believed: Collection[str], truth: Collection[str]) -> 
         {}
         >>> head_phrase_alignment({"sword"}, {"elvish sword"})  # either way round
         {'sword': 'elvish sword'}
+        >>> head_phrase_alignment({"large bowl of hot porridge", "small bowl"}, {"large bowl", "small bowl"})
+        {'large bowl of hot porridge': 'large bowl'}
+        >>> head_phrase_alignment({"bag of crumbs"}, {"bag of gold"})  # one name read up to "of", not both
+        {}
     """
     truth_words = {name: _words(name) for name in sorted(truth)}
     believed_words = {name: _words(name) for name in sorted(believed)}
 
     def same(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-        return _ends_with(a, b) or _ends_with(b, a)
+        return any(_ends_with(x, y) or _ends_with(y, x) for x, y in ((a, b), (_before_of(a), b), (a, _before_of(b))))
 
     matches = {name: [t for t, tw in truth_words.items() if same(words, tw)]
                for name, words in believed_words.items() if name not in truth_words}
     claims = Counter(t for name, words in believed_words.items() for t, tw in truth_words.items()
                      if (name not in truth_words or name == t) and same(words, tw))
     return {name: found[0] for name, found in matches.items() if len(found) == 1 and claims[found[0]] == 1}
+
+
+def _before_of(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The words of a name before its first ``of`` (``bowl of porridge`` -> ``bowl``), all of them without one."""
+    return words[:words.index("of")] if "of" in words[1:] else words
 
 
 def aligned(triples: Iterable[TripleKey], names: Mapping[str, str]) -> set[TripleKey]:
