@@ -20,7 +20,8 @@ as unverifiable (the tree cannot check it); a thing at a room the text never tit
 tree's store of conversation topics) is not shown by both names printed in one text. The truth reads ``it`` in a
 command as the game's parser does (the last command's one object); a line that is the tree's name of the
 player's room is that room's title whatever its case (Goldilocks' ``In the enchanted forest``), and a room the tree
-names otherwise is named by the one title printed as the player enters it (Trinity's ``Halfway Up``); rooms the tree
+names otherwise is named by the one title printed as the player enters it (Trinity's ``Halfway Up``; an indented
+line, Trinity's status line, is no title); on a thing never titled (a bed) the player is at its room; rooms the tree
 keeps under a named object (Trinity's ``that``, Sherlock's ``rooms``) are rooms; and at a step whose tree does
 not place the player (Party Foul and Snack Time: Inform 7 rooms Jericho reads no names for) every belief counts
 as unverifiable, not as wrong.

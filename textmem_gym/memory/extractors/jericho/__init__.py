@@ -80,7 +80,13 @@ otherwise); a thing on a holder the text never named is at the room once the roo
 head word: Planetfall's ``upper shelf``, the tree has the metal bar in the tool room) is scored at the
 holder's believed room, and the holder's own place is unverifiable (:meth:`JerichoObservedTruth.rehome`).
 Both names in one text do not show a thing at a room the text never titled (Pentari's ``topics``, where the
-tree keeps conversation topics).
+tree keeps conversation topics). Rooms the tree keeps under a named object are rooms (Trinity's ``that``:
+:func:`~textmem_gym.memory.ground_truth.map_jericho_facts`); a room the tree names otherwise is named by the one
+title printed as the player enters it (Trinity's ``Halfway Up``), and a line that is the tree's name of the room is
+its title whatever its case (Goldilocks' ``In the enchanted forest``), but never an indented one (a status line);
+on a thing the text never titled (a bed, a garbage can) the player is at its room; ``it`` in a command is read as
+the parser reads it (:class:`~.commands.Pronoun`); and where the tree does not place the player at all (Party
+Foul's Inform 7 rooms have no short names) every belief is unverifiable.
 Containers and supporters are one relation in the tree: a holder counts as a supporter
 (``is on``) once the text printed "on the <holder>". Open/closed states are not in the tree: the
 tracker declares the ``state`` class unchecked, and belief accuracy counts believed states as
