@@ -95,6 +95,7 @@ class JerichoObservedTruth:
         self._pronoun = Pronoun()
         self._titled_as: dict[str, str] = {}
         self._tree_room: str | None = None
+        self._placed = False
 
     @property
     def room(self) -> str | None:
@@ -145,6 +146,7 @@ class JerichoObservedTruth:
                 self._walk(self._room, end, action)
         self.seen |= self._spatial()
         self._room, self._lit, self._before = room, lit, parents
+        self._placed = self._placed or room is not None
         return (truth | self._spatial()) & self.seen
 
     def _as_titled(self, tree: set[TripleKey], room: str | None, observation: str | None,
@@ -170,8 +172,9 @@ class JerichoObservedTruth:
         whole tree ends with (Planetfall's ``upper shelf``: the tree has the metal bar at the tool room and no
         shelf). A thing in or on it is scored at the holder's believed room (``("metal bar", "is at", "tool
         room")``; unverifiable when no room is believed); the holder's own place is unverifiable. Holders are
-        remembered for the episode. At a step whose tree does not place the player (a game whose object table
-        Jericho cannot read: Party Foul's rooms have no short names) every belief is unverifiable.
+        remembered for the episode. In an episode whose tree has never placed the player (a game whose object
+        table Jericho cannot read: Party Foul's rooms have no short names) every belief is unverifiable; a step
+        that does not place the player in an episode that did is scored as before (the truth seen so far).
 
         Example:
             >>> truth = JerichoObservedTruth()
@@ -180,7 +183,7 @@ class JerichoObservedTruth:
             >>> truth.rehome(believed)
             ({('metal bar', 'is at', 'tool room')}, {('upper shelf', 'is at', 'tool room')})
         """
-        if self._room is None:  # the tree does not place the player (Party Foul's Inform 7 objects): nothing to check
+        if not self._placed:  # the tree never placed the player (Party Foul's Inform 7 objects): nothing to check
             return set(), set(believed)
         self._unknown |= {o for _, r, o in believed if r in (IN, ON) and o != INVENTORY and self._lacks(o)}
         rooms = {s: o for s, r, o in sorted(believed) if r == AT and s in self._unknown}
