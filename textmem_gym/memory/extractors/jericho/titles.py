@@ -77,8 +77,8 @@ def room_titles(text: str, action: str = "", sentence_case: bool = False,
 _SELF_CREDIT = re.compile(r"^(?:(?:an?|the)\b.*\b(?:interactive|adventure|fiction|story)\b|by\b)", re.I)
 #: The line under a banner (``Copyright (c) 1998 by ...``, ``Release 2 / Serial number ...``).
 _CREDIT = re.compile(r"copyright|\(c\)|release \d|serial number|adventure game|interactive fiction", re.I)
-#: A short line under a banner (``A Cave Crawl by Dave Ahl Jr.``); a room's description saying "by" is long.
-_SHORT_CREDIT = re.compile(r"\bby\b|\binteractive\b", re.I)
+#: A short line under a banner (``A Cave Crawl by Dave Ahl Jr.``: by a name; "You stand by the door." is none).
+_SHORT_CREDIT = re.compile(r"\b[Bb]y [A-Z]|\b[Ii]nteractive\b")
 _CREDIT_CHARS = 70
 
 
@@ -131,6 +131,8 @@ class TitleStyle:
             ...                    "Outside\\nGrunk think that pig probably go this way.")
             >>> sorted(style.banners), room_titles("Hunter, in Darkness\\nA Cave Crawl by Dave Ahl Jr.", "")
             (['And Place Under Ground', 'Lost Pig'], [(0, 'Hunter, in Darkness')])
+            >>> style.read_banners("Kitchen\\nYou stand by the stove."); "Kitchen" in style.banners
+            False
         """
         lines = [line.strip() for line in opening.splitlines() if line.strip()]
         titled = dict(room_titles("\n".join(lines)))
