@@ -7,6 +7,7 @@ from collections.abc import Collection
 
 from textmem_gym.memory.extractors.jericho.commands import command_verb
 from textmem_gym.memory.extractors.rules import IF_TITLE
+from textmem_gym.memory.semantic import normalize
 
 #: Inform's bracketed titles (``<< Closet >>``).
 _BRACKETED = re.compile(r"^\s*<<\s*(.+?)\s*>>\s*$")
@@ -48,6 +49,16 @@ def _title(line: str, bracketed: bool, sentence_case: bool = False) -> str | Non
     if len(title) > 3 and title.upper() == title:  # a banner (ZORK, ENCHANTER), not a room
         return None
     return title
+
+
+def room_name(title: str) -> str:
+    """The room a title names, in the memory's vocabulary (its posture dropped, normalized).
+
+    Example:
+        >>> room_name("Bedroom (on the bed)"), room_name("Sandy Beach, in the magic boat")
+        ('bedroom', 'sandy beach')
+    """
+    return normalize(TITLE_POSTURE.sub("", title))
 
 
 def room_titles(text: str, action: str = "", sentence_case: bool = False,

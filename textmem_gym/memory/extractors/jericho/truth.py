@@ -10,7 +10,7 @@ from textmem_gym.memory.belief_metrics import head_phrase_alignment
 from textmem_gym.memory.extractors.jericho.commands import PUT_VERBS, Pronoun, command_verb
 from textmem_gym.memory.extractors.jericho.holders import HolderKinds
 from textmem_gym.memory.extractors.jericho.names import printed
-from textmem_gym.memory.extractors.jericho.titles import CENTRED, READING_VERBS, TITLE_POSTURE, room_titles
+from textmem_gym.memory.extractors.jericho.titles import CENTRED, READING_VERBS, room_name, room_titles
 from textmem_gym.memory.extractors.rules import move_direction
 from textmem_gym.memory.ground_truth import map_jericho_facts
 from textmem_gym.memory.semantic import (
@@ -129,7 +129,7 @@ class JerichoObservedTruth:
         parents = _holders(truth, LOCATION_RELATIONS)
         nested = self._through_unnamed(truth, parents)
         truth |= nested
-        titles = [normalize(TITLE_POSTURE.sub("", t)) for _, t in _titles(observation or "", action, room)]
+        titles = [room_name(t) for _, t in _titles(observation or "", action, room)]
         if room is not None and (room, AT, parents.get(room)) in truth and room not in self._titled | set(titles):
             room = parents[room]  # on a thing never titled (a bed, a garbage can): its room; not Anchor's library
         block = self._room_block(observation or "", action, room)
@@ -157,7 +157,7 @@ class JerichoObservedTruth:
         entered = room is not None and room != self._tree_room and room not in self._titled_as
         self._tree_room = room
         if entered and observation:
-            titles = [normalize(TITLE_POSTURE.sub("", t)) for _, t in room_titles(observation, action)]
+            titles = [room_name(t) for _, t in room_titles(observation, action)]
             names = {name for s, _, o in tree for name in (s, o)}
             if len(titles) == 1 and titles[0] not in names and titles[0] not in self._titled_as.values():
                 self._titled_as[str(room)] = titles[0]
@@ -225,7 +225,7 @@ class JerichoObservedTruth:
         passing is not listed), ``None`` when the text does not title the room."""
         lines = observation.splitlines()
         titles = _titles(observation, action, room)
-        starts = [i for i, title in titles if normalize(TITLE_POSTURE.sub("", title)) == room]
+        starts = [i for i, title in titles if room_name(title) == room]
         if room is None or not starts:
             return None
         ends = [i for i, _ in titles if i > starts[-1]]
@@ -288,7 +288,8 @@ def _titles(observation: str, action: str, room: str | None) -> list[tuple[int, 
     lines = observation.splitlines()
     named = [(i, line.strip()) for i, line in enumerate(lines)
              if line.strip() and normalize(line) == room and not CENTRED.match(line)]  # Trinity's status line
-    return sorted(set(titles) | {(i, line) for i, line in named if i not in dict(titles)})
+    titled = dict(titles)
+    return sorted(set(titles) | {(i, line) for i, line in named if i not in titled})
 
 
 def _head_word(name: str) -> str:
