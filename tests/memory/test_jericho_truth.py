@@ -63,3 +63,15 @@ def test_a_status_line_repeating_the_title_does_not_end_the_room_s_list():
     seen = truth.step([("player", "at", "Long Water"), ("dish", "in", "Long Water")], "look",
                       "Long Water\nA long pond.\n\nA dish lies here.\n" + " " * 8 + "Long Water")
     assert ("dish", "is at", "long water") in seen
+
+
+def test_a_room_the_tree_leaves_nameless_is_named_by_its_title():
+    # Theatre's Tight Stairway has no short name in the tree: the player is placed nowhere there
+    truth = JerichoObservedTruth()
+    truth.step([("player", "at", "Cramped Hallway")], "", "Cramped Hallway\nDoors lead west.")
+    truth.step([], "w", "Tight Stairway\nThis narrow little stairway winds its way up to the west.")
+    assert truth.room == "tight stairway"
+    truth.step([], "get all", "There is nothing here to take.")  # no title: still there
+    walked = truth.step([("player", "at", "Long Corridor")], "w", "Long Corridor\nA corridor.")
+    assert ("long corridor", "is west of", "tight stairway") in walked
+    assert ("tight stairway", "is west of", "cramped hallway") in walked

@@ -28,6 +28,7 @@ READING_VERBS = frozenset({"read", "examine", "x", "look at", "consult", "answer
 #: A house number or a street's ordinal before a title (``19th Street``, ``221-B Baker Street``).
 _NUMBERED = re.compile(r"^\d[\w-]*\s+(?=[A-Z])")
 #: A title in sentence case (Goldilocks is a FOX!'s ``In the enchanted forest``): letters only, no stop.
+_ABBREVIATION = re.compile(r"\b([A-Z][a-z]?)\. (?=[A-Z])")
 _SENTENCE_CASE = re.compile(r"^[A-Z][a-z'-]*(?: [A-Za-z][a-z'-]*){1,6}$")
 _LOOKS = frozenset({"look", "l"})
 #: A line set far right or centred (Hunter, in Darkness's fall: "                    Pain"): no room's title.
@@ -42,7 +43,8 @@ def _title(line: str, bracketed: bool, sentence_case: bool = False) -> str | Non
         return None
     title = TITLE_POSTURE.sub("", line.strip())
     # "Maintanence Stairwell (Top)": the room's own name keeps its part; Adventure's "Low N/S Passage", 'At "Y2"'
-    plain = _NUMBERED.sub("", _PART.sub("", title).replace("/", " ").replace('"', ""))
+    # Deephome's "N. Main Street": a short abbreviation inside a title keeps it one
+    plain = _ABBREVIATION.sub(r"\1 ", _NUMBERED.sub("", _PART.sub("", title).replace("/", " ").replace('"', "")))
     shaped = IF_TITLE.match(plain) or _COMMA_TITLE.match(plain) or (sentence_case and _SENTENCE_CASE.match(plain))
     if not (2 < len(title) <= 40 and shaped) or title.lower() in _NOT_ROOMS:
         return None
@@ -74,6 +76,8 @@ def room_titles(text: str, action: str = "", sentence_case: bool = False,
         ([(0, 'Closet')], [])
         >>> room_titles("the floor drops away --\\n" + " " * 60 + "Pain", "left")
         []
+        >>> room_titles("N. Main Street\\nThe street runs south.", "south")  # an abbreviation inside a title
+        [(0, 'N. Main Street')]
     """
     if command_verb(action) in READING_VERBS:
         return []

@@ -96,6 +96,7 @@ class JerichoObservedTruth:
         self._titled_as: dict[str, str] = {}
         self._tree_room: str | None = None
         self._placed = False
+        self._nameless: str | None = None
 
     @property
     def room(self) -> str | None:
@@ -121,6 +122,7 @@ class JerichoObservedTruth:
         ``action`` read as the game's parser reads it: :class:`~.commands.Pronoun`)."""
         action = self._pronoun.resolve(action)
         tree, room = self._as_titled(*self.map_facts(facts), observation, action)
+        placed, room = room is not None, self._unnamed_room(room, observation, action)
         self._heads = {_head_word(name) for s, _, o in tree for name in (s, o)}
         text = (observation or "").lower()
         self._text += "\n" + text
@@ -146,8 +148,21 @@ class JerichoObservedTruth:
                 self._walk(self._room, end, action)
         self.seen |= self._spatial()
         self._room, self._lit, self._before = room, lit, parents
-        self._placed = self._placed or room is not None
+        self._placed = self._placed or placed
         return (truth | self._spatial()) & self.seen
+
+    def _unnamed_room(self, room: str | None, observation: str | None, action: str) -> str | None:
+        """``room``, or where the tree puts the player in an object with no name (Theatre's Tight Stairway) in an
+        episode it placed the player before: the one title printed there names it, until the player leaves."""
+        if room is not None or not self._placed:
+            self._nameless = None
+            return room
+        titles = [room_name(t) for _, t in room_titles(observation or "", action)]
+        if len(titles) == 1:
+            self._nameless = titles[0]
+        elif titles:
+            self._nameless = None
+        return self._nameless
 
     def _as_titled(self, tree: set[TripleKey], room: str | None, observation: str | None,
                    action: str) -> tuple[set[TripleKey], str | None]:
