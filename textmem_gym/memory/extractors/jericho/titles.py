@@ -28,6 +28,7 @@ READING_VERBS = frozenset({"read", "examine", "x", "look at", "consult", "answer
 #: A house number or a street's ordinal before a title (``19th Street``, ``221-B Baker Street``).
 _NUMBERED = re.compile(r"^\d[\w-]*\s+(?=[A-Z])")
 #: A title in sentence case (Goldilocks is a FOX!'s ``In the enchanted forest``): letters only, no stop.
+_NUMBER_AFTER = re.compile(r"\b((?!(?:Score|Moves|Turns?|Time)\b)[A-Z][\w'-]*) \d+[A-Za-z]?\b")
 _ABBREVIATION = re.compile(r"\b([A-Z][a-z]?)\. (?=[A-Z])")
 _SENTENCE_CASE = re.compile(r"^[A-Z][a-z'-]*(?: [A-Za-z][a-z'-]*){1,6}$")
 _LOOKS = frozenset({"look", "l"})
@@ -45,6 +46,7 @@ def _title(line: str, bracketed: bool, sentence_case: bool = False) -> str | Non
     # "Maintanence Stairwell (Top)": the room's own name keeps its part; Adventure's "Low N/S Passage", 'At "Y2"'
     # Deephome's "N. Main Street": a short abbreviation inside a title keeps it one
     plain = _ABBREVIATION.sub(r"\1 ", _NUMBERED.sub("", _PART.sub("", title).replace("/", " ").replace('"', "")))
+    plain = _NUMBER_AFTER.sub(r"\1", plain)  # Enterprise's "Hall Near Room 7"
     shaped = IF_TITLE.match(plain) or _COMMA_TITLE.match(plain) or (sentence_case and _SENTENCE_CASE.match(plain))
     if not (2 < len(title) <= 40 and shaped) or title.lower() in _NOT_ROOMS:
         return None
@@ -78,6 +80,8 @@ def room_titles(text: str, action: str = "", sentence_case: bool = False,
         []
         >>> room_titles("N. Main Street\\nThe street runs south.", "south")  # an abbreviation inside a title
         [(0, 'N. Main Street')]
+        >>> room_titles("Hall Near Room 7\\nA hall.", "north"), room_titles("Score 10", "north")  # a number in it
+        ([(0, 'Hall Near Room 7')], [])
     """
     if command_verb(action) in READING_VERBS:
         return []
