@@ -12,7 +12,7 @@ import pytest
 import textmem_gym  # noqa: F401
 from textmem_gym.memory import BeliefAccuracy, make_memory
 from textmem_gym.memory.adoption import parser_for
-from textmem_gym.memory.extractors.jericho import JerichoObservedTruth, JerichoRules, read_jericho
+from textmem_gym.memory.extractors.jericho import JerichoObservedTruth, JerichoRules, Vocabulary, read_jericho
 from textmem_gym.memory.extractors.rules import DARK_PLACE
 from textmem_gym.memory.semantic import TripleStore
 from textmem_gym.wrappers import MemoryGraphWrapper
@@ -581,3 +581,21 @@ def test_a_thing_implicitly_taken_for_a_give_is_not_believed_carried():
     found = _read(rules, store, "(first taking the candygram)\nEd thanks you and winks at Judy.\n\n"
                                 "\"I don't know about that,\" says Ms. Garrulous.", "give gram to ed", 0)
     assert ("candygram", "is in", "inventory") not in found
+
+
+def test_names_that_say_where_a_thing_lies_pronouns_and_a_first_adjective_name_no_thing():
+    # Karn's, Inhumane's, Anchorhead's and Theatre's texts (their walkthroughs)
+    rules, store = JerichoRules(), TripleStore()
+    rules.vocabulary = Vocabulary(["heavy", "dog-eared", "register", "bell", "sign", "shovel", "small", "metal", "box",
+                                   "wall"])
+    found = _read(rules, store, "Maintenance Shaft\nThe shaft reaches a junction here.\n\n"
+                                "There is a small metal box attached to the wall here.\n\nThere is a shovel lying here.",
+                  "nw", 0)
+    assert sorted(found) == [("shovel", "is at", "maintenance shaft"), ("small metal box", "is at", "maintenance shaft")]
+    assert _read(rules, store, "(first taking the trenchcoat)\n(first taking them off)\n\nYou've never been big on "
+                               "that \"natural\" look.", "fill trenchcoat with clothes", 1) == [
+        ("trenchcoat", "is in", "inventory")]
+    found = _read(rules, store, "Circulation Desk\nA high counter divides the library.\n\nHanging on the wall next to "
+                                "the counter is a small, printed sign. Beneath the sign sits a heavy, dog-eared "
+                                "register, and sitting next to the register is a bell.", "north", 2)
+    assert ("heavy", "is at", "circulation desk") not in found

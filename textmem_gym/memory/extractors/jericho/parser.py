@@ -10,7 +10,7 @@ from textmem_gym.memory import semantic as sem
 from textmem_gym.memory.extractors.base import Extraction
 from textmem_gym.memory.extractors.jericho.commands import PUT_VERBS, TIE_VERBS, Pronoun, command_object, command_verb
 from textmem_gym.memory.extractors.jericho.holders import HolderKinds
-from textmem_gym.memory.extractors.jericho.names import printed
+from textmem_gym.memory.extractors.jericho.names import printed, thing_name
 from textmem_gym.memory.extractors.jericho.reading import JerichoView, read_jericho
 from textmem_gym.memory.extractors.jericho.titles import TitleStyle
 from textmem_gym.memory.extractors.jericho.truth import JerichoObservedTruth
@@ -60,7 +60,7 @@ class JerichoRules:
             self.vocabulary = Vocabulary(info["vocabulary"], info.get("vocabulary_letters"))
         action = self.pronoun.resolve(action)
         self.title_style.learn(observation, action)
-        view = read_jericho(observation, action, self.title_style)
+        view = _things_named(read_jericho(observation, action, self.title_style))
         self.kinds.read(observation.lower())
         if view.rooms:
             self._room_text = observation.lower()
@@ -155,7 +155,7 @@ class JerichoRules:
                 return None
             self.names.add(phrase)
             return phrase
-        if relation != AT:
+        if relation != AT or _first_adjective(phrase, self._room_text, self.vocabulary):
             return None
         ends = [n for n in self.names | self.holders if n.endswith(" " + phrase)]
         return ends[0] if len(ends) == 1 else (phrase if not ends else None)
@@ -395,6 +395,57 @@ _REFUSED = re.compile(r"\b(?:can't|cannot|won't|isn't|aren't|don't|doesn't|haven
 _FALLS = re.compile(r"\b(?:The|the|Your|your) ([a-z][\w'-]*(?: [a-z][\w'-]*)??) (?:[\w ,'-]+? and )?(?:falls?|drops?) "
                     r"to the (?:ground|floor)\b")
 _PLACES = re.compile(r"^(?:front|middle|center|centre|corner|end|side|top|bottom|edge|back|rest|two ends)\b|\bof the\b")
+
+
+def _things_named(view: JerichoView) -> JerichoView:
+    """``view`` with its names read as names of things (:func:`~.names.thing_name`: ``small metal box attached to
+    the wall`` is the box); what names no thing (``(first taking them off)``) is dropped.
+
+    Example:
+        >>> view = _things_named(read_jericho("(first taking them off)", "fill coat with clothes"))
+        >>> view.taken
+        []
+    """
+    view.things = [(thing_name(thing), relation, thing_name(holder) if holder else holder, block, plain)
+                   for thing, relation, holder, block, plain in view.things
+                   if thing_name(thing) and (not holder or thing_name(holder))]
+    view.taken = [thing_name(t) if t else None for t in view.taken if not t or thing_name(t)]
+    view.dropped = [thing_name(t) if t else None for t in view.dropped if not t or thing_name(t)]
+    view.put = [thing_name(t) for t in view.put if thing_name(t)]
+    if view.inventory is not None:
+        view.inventory = [thing_name(t) for t in view.inventory if thing_name(t)]
+    view.states = {thing_name(t) if t else t: state for t, state in view.states.items() if not t or thing_name(t)}
+    return view
+
+
+#: A word printed before a comma and one to three more words ending a phrase (``a heavy, dog-eared register,``).
+_FIRST_OF_TWO = (r"\b(?:an?|the|some) {word}, (?P<rest>(?:[\w'-]+ ){{0,2}}[\w'-]+)"
+                 r"(?=[,.;:!?]| (?:is|are|sits|lies|stands|rests|hangs|and)\b)")
+#: Words that start a clause or an aside after a comma rather than name a thing (``a table, on which``).
+_ASIDE = frozenset({"a", "an", "the", "some", "on", "in", "at", "by", "of", "to", "with", "from", "under", "near",
+                    "which", "who", "whose", "that", "this", "its", "his", "her", "their", "and", "or", "but", "now",
+                    "still", "just", "here", "there", "all", "each"})
+
+
+def _first_adjective(word: str, text: str, vocabulary: Vocabulary) -> bool:
+    """Whether ``text`` prints ``word`` as the first of two adjectives (``a heavy, dog-eared register``): after an
+    article and before a comma and a short phrase, no aside (``a table, on which``, ``some shelves, mostly
+    vacant``), that ends with a word of the game's.
+
+    Example:
+        >>> words = Vocabulary(["heavy", "register", "shelves", "vacant", "table"])
+        >>> _first_adjective("heavy", "beneath the sign sits a heavy, dog-eared register, and a bell.", words)
+        True
+        >>> _first_adjective("shelves", "there are some shelves, mostly vacant, here.", words)
+        False
+        >>> _first_adjective("table", "there is a table, on which you see a lamp.", words)
+        False
+    """
+    for match in re.finditer(_FIRST_OF_TWO.format(word=re.escape(word)), text):
+        rest = match.group("rest").split()
+        if not any(w in _ASIDE or w.endswith("ly") for w in rest) and vocabulary.knows_word(rest[-1]):
+            return True
+    return False
 
 
 def _bare_noun(word: str, text: str) -> bool:
