@@ -599,3 +599,20 @@ def test_names_that_say_where_a_thing_lies_pronouns_and_a_first_adjective_name_n
                                 "the counter is a small, printed sign. Beneath the sign sits a heavy, dog-eared "
                                 "register, and sitting next to the register is a bell.", "north", 2)
     assert ("heavy", "is at", "circulation desk") not in found
+
+
+def test_a_put_or_a_drop_the_game_answers_in_its_own_words_and_one_place_per_thing():
+    # Deephome's, Karn's, Sherlock's and Anchorhead's texts (their walkthroughs)
+    rules, store = JerichoRules(), TripleStore()
+    _read(rules, store, "Library\nA quiet room.\n\nYou can see a peg and a post here.", "look", 0)
+    _read(rules, store, "You are carrying:\n  a gear\n  a battery\n  a pipe", "inventory", 1)
+    assert _read(rules, store, "You put the gear on the peg.", "put gear on post", 2) == [("gear", "is on", "peg")]
+    _read(rules, store, "The battery pops into place.", "put battery in panel", 3)
+    assert _read(rules, store, "You drop the pipe.", "drop pipe", 4) == [("pipe", "is at", "library")]
+    assert [t.as_tuple() for t in store.active() if t.object == "inventory"] == []
+    rules.names.add("tin")
+    rules.typed.add("tin")  # the player's word "get tin" was the old tin
+    store.add("tin", "is in", "inventory", 5)
+    found = _read(rules, store, "(slipping the old tin into the pocket of your trenchcoat to get a hand free)\n"
+                                "Something metallic falls off the newspaper.", "get newspaper", 5)
+    assert [t for t in found if t[0] == "old tin"] == [("old tin", "is in", "trenchcoat")]

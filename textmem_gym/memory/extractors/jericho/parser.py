@@ -74,6 +74,7 @@ class JerichoRules:
         self._things(out, view, store)
         self._feedback(out, view, observation, action, store)
         self._let_go(out, view, observation, action, store)
+        out.triples = _last_places(out.triples)
         out.location = self.location
         return out
 
@@ -296,6 +297,8 @@ class JerichoRules:
                 out.triples.append((name, IS, view.states[""]))
         if (view.done or self._put_told(action, observation)) and command_verb(action) in PUT_VERBS:
             self._put(out, action, store)
+        elif not (view.dropped or view.done or view.put or None in view.taken):
+            self._told(out, view, _answer(observation), action, store)
         for thing in view.put if command_verb(action) in PUT_VERBS else ():  # "put all in toolkit"
             self._put(out, action, store, thing)
         if view.inventory is not None:
@@ -319,7 +322,7 @@ class JerichoRules:
         if verb in TIE_VERBS:
             name = self._named(obj)
             carried += [obj] if name and printed(name.split()[-1], observation.lower()) else []
-        answer = next((line for line in observation.splitlines() if line.strip() and not line.startswith("(")), "")
+        answer = _answer(observation)
         answered = bool(answer.strip()) and not _REFUSED.search(answer)  # its first line: the rest may go on
         if verb in _GIVING and answered and len(view.taken) == 1 and view.taken[0]:
             obj = normalize(view.taken[0])  # "(first taking the candygram)", then given: not carried
@@ -332,6 +335,45 @@ class JerichoRules:
                 if name:
                     out.outdated += [t.as_tuple() for t in _places(store, name)
                                      if anywhere or (t.relation == IN and t.object == INVENTORY)]
+
+    def _told(self, out: Extraction, view: JerichoView, answer: str, action: str, store: TripleStore) -> None:
+        """A take, drop or put the game answers in its own words (``answer``: its first line) rather than its
+        library's: ``You pick up the light switch.`` (carried), ``You drop the pipe.`` (at the room), ``You put the
+        gear on the peg.`` (on it; under it, or a holder unknown: at least no longer carried); and a put answered
+        without a refusal that names the thing (``The battery pops into place.``, or what Inform's ``(first taking
+        the strange black disk)`` took for it): no longer carried."""
+        verb, obj = command_verb(action), command_object(action)
+        holder = _command_holder(action)
+        if verb in PUT_VERBS and holder in ("", "floor", "ground") and (told := _TOLD_DROP.match(answer)):
+            self._let_fall(out, self.resolve(told.group("thing")) or self._named(told.group("thing"))
+                           or self._named(obj) or _carried_within(obj, store), store)
+        elif verb in PUT_VERBS | _PLACING and holder and not _REFUSED.search(answer):
+            self._placed(out, view, answer, obj, store)
+
+    def _placed(self, out: Extraction, view: JerichoView, answer: str, obj: str, store: TripleStore) -> None:
+        """``put X in Y`` answered without a refusal: X in Y when the answer says so (``You put the gear on the
+        peg.``), else no longer carried when the answer names it."""
+        told = _TOLD_PUT.match(answer)
+        taken = [t for t in view.taken if t]
+        thing = normalize(taken[0]) if len(taken) == 1 else (
+            told and (self.resolve(told.group("thing")) or self._named(told.group("thing")))
+            or self._named(obj) or _carried_within(obj, store))
+        if not thing or not (told or printed(thing.split()[-1], answer.lower())):
+            return
+        out.triples = [t for t in out.triples if t != (thing, IN, INVENTORY)]
+        phrase = _POCKET.sub("", told.group("holder")) if told and (told.group("on") or told.group("in")) else ""
+        holder = self.resolve(phrase) or self._named(phrase) if phrase else None
+        if holder and holder != thing:
+            out.triples.append((thing, self.kinds.relation(holder, ON if told and told.group("on") else IN), holder))
+        else:
+            out.outdated += [t.as_tuple() for t in _places(store, thing) if t.object == INVENTORY]
+
+    def _let_fall(self, out: Extraction, name: str | None, store: TripleStore) -> None:
+        """``name``, dropped: at the believed room, or at least no longer carried (none believed)."""
+        if name and self.location and self.location != DARK_PLACE:
+            out.triples.append((name, AT, self.location))
+        elif name:
+            out.outdated += [t.as_tuple() for t in _places(store, name) if t.object == INVENTORY]
 
     def _taken_from(self, action: str, observation: str, store: TripleStore) -> str | None:
         """``take X from Y`` answered in the game's own words, without a refusal (Balances' ``The scales come
@@ -380,6 +422,25 @@ class JerichoRules:
 _COINED = re.compile(r"-|\b\w+(?:ed|ing)$")
 #: Verbs that take a thing.
 _TAKING = frozenset({"take", "get", "remove"})
+#: Verbs of picking a thing up (``pick up``: ``pick``).
+_PICKING = frozenset({"pick"})
+#: Verbs that put a thing in or on another, besides :data:`~.commands.PUT_VERBS`.
+_PLACING = frozenset({"jam", "wedge", "slide", "slip", "hang", "stuff", "push", "plug", "lay", "set"})
+#: A take the game tells in its own words (``You pick up the light switch.``, ``You take the pair of glasses and``).
+_TOLD_TAKE = re.compile(r"^(?:You|I) (?:take|pick up|get|remove) (?:the |your |a |an |some )"
+                        r"(?P<thing>[^.,;!?]+?)(?: (?:from|out of|off|away|back|up|down|with|in|into|on|onto|to|at)\b"
+                        r"[^.,;!?]*)?(?:[.,;!]| and |$)")
+#: A drop the game tells in its own words (``You drop the pipe.``, ``You toss the light switch onto the floor.``).
+_TOLD_DROP = re.compile(r"^(?:You|I) (?:drop|put down|set down|lay down|toss down|throw down|toss|throw|put)"
+                        r" (?:the |your |a |an |some )?(?P<thing>[^.,;!?]+?)"
+                        r"(?: down| on(?:to)? the (?:floor|ground))?(?:[.,;!]| and | which |$)")
+#: A put the game tells in its own words (``You put the gear on the peg.``, ``I put the pumpkin into the dustbin.``).
+_TOLD_PUT = re.compile(r"^(?:You|I) (?:put|place|slip|slide|insert|drop|set|hang|lay|drape|jam|wedge|hide|stuff"
+                       r"|plug|toss|throw) (?:the |your |a |an |some )?(?P<thing>[^.,;!?]+?) "
+                       r"(?:(?P<on>on|onto|upon|over)|(?P<in>in|into|inside)|under|underneath|beneath|behind) "
+                       r"(?:the |your |a |an )?(?P<holder>[^.,;!?]+?)(?:[.,;!]| and |$)")
+#: The part of a holder named before it (``the pocket of your trenchcoat``: the trenchcoat).
+_POCKET = re.compile(r"^(?:pocket|inside|top|bottom|back) of (?:the |your )?")
 #: Verbs whose object leaves the inventory when the game does not refuse (given away).
 _GIVING = frozenset({"give", "offer", "feed"})
 #: Verbs whose object is gone when the game does not refuse (consumed).
@@ -486,6 +547,35 @@ def _carried_within(phrase: str, store: TripleStore) -> str | None:
     words = set(phrase.split())
     within = [name for name in carried if phrase and (printed(phrase, name) or words <= set(name.split()))]
     return within[0] if len(within) == 1 else None
+
+
+def _last_places(triples: list[TripleKey]) -> list[TripleKey]:
+    """``triples`` with one place per thing, the last one read (``tin`` carried was the ``old tin``, which the same
+    text slipped into a pocket).
+
+    Example:
+        >>> _last_places([("tin", IN, INVENTORY), ("tin", ON, "coat"), ("coat", IS, "open")])
+        [('tin', 'is on', 'coat'), ('coat', 'is', 'open')]
+    """
+    last = {s: i for i, (s, r, _) in enumerate(triples) if r in sem.LOCATION_RELATIONS}
+    return [(s, r, o) for i, (s, r, o) in enumerate(triples) if r not in sem.LOCATION_RELATIONS or last[s] == i]
+
+
+def _answer(observation: str) -> str:
+    """The first line of the game's answer (after Inform's parenthesized notes: ``(first taking the lamp)``)."""
+    return next((line.strip() for line in observation.splitlines() if line.strip() and not line.startswith("(")), "")
+
+
+def _command_holder(action: str) -> str:
+    """The holder a command names after ``in``/``on``/``under`` (``put gear on post``: ``post``; ``""``: none).
+
+    Example:
+        >>> _command_holder("put the gear on the post"), _command_holder("drop pipe"), _command_holder("put lamp down")
+        ('post', '', '')
+    """
+    parts = re.split(r"\s+(?:in|into|inside|on|onto|upon|under|underneath|beneath|over)\s+", action.strip().lower(),
+                     maxsplit=1)
+    return re.sub(r"^(?:the|a|an|your)\s+", "", parts[1]).strip() if len(parts) == 2 else ""
 
 
 def _places(store: TripleStore, name: str) -> list[Triple]:
