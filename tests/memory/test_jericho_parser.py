@@ -616,3 +616,14 @@ def test_a_put_or_a_drop_the_game_answers_in_its_own_words_and_one_place_per_thi
     found = _read(rules, store, "(slipping the old tin into the pocket of your trenchcoat to get a hand free)\n"
                                 "Something metallic falls off the newspaper.", "get newspaper", 5)
     assert [t for t in found if t[0] == "old tin"] == [("old tin", "is in", "trenchcoat")]
+
+
+def test_someone_who_comes_along_is_at_the_room_and_one_who_leaves_is_nowhere():
+    # Temple's and Zenon's texts (their walkthroughs)
+    rules, store = JerichoRules(), TripleStore()
+    _read(rules, store, "Study\nA dusty room.\n\nYou can see Charles Bristow and a Janitor here.", "look", 0)
+    found = _read(rules, store, "Storage\nA minor storage chamber.\n\nCharles comes with you.", "south", 1)
+    assert ("charles bristow", "is at", "storage") in found
+    _read(rules, store, "The janitor wanders off, mopping as he goes.", "wait", 2)
+    assert sorted(t.as_tuple() for t in store.active() if t.relation == "is at") == [
+        ("charles bristow", "is at", "storage")]

@@ -74,6 +74,7 @@ class JerichoRules:
         self._things(out, view, store)
         self._feedback(out, view, observation, action, store)
         self._let_go(out, view, observation, action, store)
+        self._comings_and_goings(out, observation, store)
         out.triples = _last_places(out.triples)
         out.location = self.location
         return out
@@ -375,6 +376,29 @@ class JerichoRules:
         elif name:
             out.outdated += [t.as_tuple() for t in _places(store, name) if t.object == INVENTORY]
 
+    def _comings_and_goings(self, out: Extraction, observation: str, store: TripleStore) -> None:
+        """Someone believed somewhere whom the text has come along or in (``Charles comes with you.``, ``K9 trundles
+        in.``, ``Floyd follows you.``) is at the believed room; one the text has leave (``The janitor wanders
+        off``, ``He heads for the stairs`` is no name) is believed nowhere. Someone is named by a word of the
+        believed name (``Charles``: ``charles bristow``), when one believed thing alone has it."""
+        for match in _COMES_OR_GOES.finditer(observation):
+            who = self._somebody(match.group("who"), store)
+            if who is None:
+                continue
+            if match.group("goes") or not (match.group("follows") or _HERE_NOW.match(match.group("how"))):
+                out.outdated += [] if not match.group("goes") else [t.as_tuple() for t in _places(store, who)]
+            elif self.location and self.location != DARK_PLACE:
+                out.triples.append((who, AT, self.location))
+
+    @staticmethod
+    def _somebody(phrase: str, store: TripleStore) -> str | None:
+        """The one thing believed in a room or a holder whose name starts or ends with the last word of ``phrase``
+        (``The janitor``: ``janitor``; ``Charles``: ``charles bristow``)."""
+        word = phrase.lower().split()[-1]
+        named = {t.subject for t in store.active() if t.relation in sem.LOCATION_RELATIONS and t.object != INVENTORY
+                 and word in (t.subject.split()[0], t.subject.split()[-1])}
+        return named.pop() if len(named) == 1 else None
+
     def _taken_from(self, action: str, observation: str, store: TripleStore) -> str | None:
         """``take X from Y`` answered in the game's own words, without a refusal (Balances' ``The scales come
         into balance.``), when X is believed in or on Y: X, now carried."""
@@ -422,6 +446,18 @@ class JerichoRules:
 _COINED = re.compile(r"-|\b\w+(?:ed|ing)$")
 #: Verbs that take a thing.
 _TAKING = frozenset({"take", "get", "remove"})
+#: Someone the text has come along or in (``Charles comes walking behind you.``, ``Floyd follows you.``, ``K9 trundles
+#: in.``), or leave (``The janitor wanders off, mopping as he goes.``, ``The Dark Elf leaves.``).
+_COMES_OR_GOES = re.compile(
+    r"(?:^|(?<=[.!?] ))(?:The |the )?(?P<who>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?|(?<=he )[a-z][\w'-]*(?: [a-z][\w'-]*)?) "
+    r"(?:(?P<follows>follows you|comes with you)"
+    r"|(?:comes|walks|wanders|trundles|strolls|runs|hurries|bounds|rolls|floats|flies|steps|trails|arrives|enters)"
+    r"(?P<how>[^.!?]*)|(?P<goes>leaves|departs|disappears|wanders (?:off|away)|walks (?:off|away|out)"
+    r"|heads (?:off|away|out)|runs (?:off|away)|goes (?:off|away|out)|slips away|scurries (?:off|away)"
+    r"|flies (?:off|away)))\b", re.M)
+#: How someone comes that puts them here (``in``, ``behind you``, ``into the room``, ``up to you``).
+_HERE_NOW = re.compile(r"^(?: [a-z]+ing)?(?:$| in\b| into the room| behind you| after you| with you| along| up to you"
+                       r"| over to you| towards you)")
 #: Verbs of picking a thing up (``pick up``: ``pick``).
 _PICKING = frozenset({"pick"})
 #: Verbs that put a thing in or on another, besides :data:`~.commands.PUT_VERBS`.
