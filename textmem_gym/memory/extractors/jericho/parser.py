@@ -451,10 +451,10 @@ _TAKING = frozenset({"take", "get", "remove"})
 _COMES_OR_GOES = re.compile(
     r"(?:^|(?<=[.!?] ))(?:The |the )?(?P<who>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?|(?<=he )[a-z][\w'-]*(?: [a-z][\w'-]*)?) "
     r"(?:(?P<follows>follows you|comes with you)"
+    r"|(?P<goes>leaves|departs|wanders (?:off|away)|walks (?:off|away|out)|heads (?:off|away|out)|runs (?:off|away)"
+    r"|goes (?:off|away|out)|slips away|scurries (?:off|away)|flies (?:off|away))\b"
     r"|(?:comes|walks|wanders|trundles|strolls|runs|hurries|bounds|rolls|floats|flies|steps|trails|arrives|enters)"
-    r"(?P<how>[^.!?]*)|(?P<goes>leaves|departs|disappears|wanders (?:off|away)|walks (?:off|away|out)"
-    r"|heads (?:off|away|out)|runs (?:off|away)|goes (?:off|away|out)|slips away|scurries (?:off|away)"
-    r"|flies (?:off|away)))\b", re.M)
+    r"(?P<how>[^.!?]*))", re.M)
 #: How someone comes that puts them here (``in``, ``behind you``, ``into the room``, ``up to you``).
 _HERE_NOW = re.compile(r"^(?: [a-z]+ing)?(?:$| in\b| into the room| behind you| after you| with you| along| up to you"
                        r"| over to you| towards you)")
