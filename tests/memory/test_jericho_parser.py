@@ -627,3 +627,13 @@ def test_someone_who_comes_along_is_at_the_room_and_one_who_leaves_is_nowhere():
     _read(rules, store, "The janitor wanders off, mopping as he goes.", "wait", 2)
     assert sorted(t.as_tuple() for t in store.active() if t.relation == "is at") == [
         ("charles bristow", "is at", "storage")]
+
+
+def test_taken_names_the_one_thing_within_reach_holding_the_players_word():
+    # Karn's text (the walkthrough of TextMem/Jericho-Karn-v0)
+    rules, store = JerichoRules(), TripleStore()
+    _read(rules, store, "Console Room\nThe TARDIS console room.\n\nYou can see a toolkit here.", "look", 0)
+    _read(rules, store, "The toolkit contains:\n  a homing device", "look in toolkit", 1)
+    _read(rules, store, "Rocky Clearing\nA clearing.", "out", 2)
+    _read(rules, store, "Console Room\nThe TARDIS console room.\n\nYou can see a toolkit here.", "in", 3)
+    assert ("homing device", "is in", "inventory") in _read(rules, store, "Taken.", "get homing", 4)

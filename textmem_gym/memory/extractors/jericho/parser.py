@@ -277,7 +277,8 @@ class JerichoRules:
         obj = command_object(action)
         lit = None if self.location == DARK_PLACE else self.location
         for thing in view.taken:
-            name = normalize(thing) if thing else (self._named(obj, typed=True) if len(view.taken) == 1 else None)
+            name = normalize(thing) if thing else (self._named(obj, typed=True) or self._within_reach(obj, store)
+                                                    if len(view.taken) == 1 else None)
             if name:
                 out.triples.append((name, IN, INVENTORY))
         taken_from = None if view.taken else self._taken_from(action, observation, store)
@@ -398,6 +399,27 @@ class JerichoRules:
         named = {t.subject for t in store.active() if t.relation in sem.LOCATION_RELATIONS and t.object != INVENTORY
                  and word in (t.subject.split()[0], t.subject.split()[-1])}
         return named.pop() if len(named) == 1 else None
+
+    def _within_reach(self, phrase: str, store: TripleStore) -> str | None:
+        """The one believed thing whose name holds every word of ``phrase`` (``get homing``: ``homing device``)
+        and that is believed here: at the believed room, or in or on something there or carried."""
+        words = set(normalize(phrase).split())
+        here = {self.location, INVENTORY}
+        reach = [t.subject for t in store.active() if t.relation in sem.LOCATION_RELATIONS and words
+                 and words <= set(t.subject.split()) and self._reaches(t.object, here, store)]
+        return reach[0] if len(set(reach)) == 1 else None
+
+    @staticmethod
+    def _reaches(holder: str, here: set[str | None], store: TripleStore) -> bool:
+        """Whether ``holder`` is one of ``here`` or believed (within at most four holders) in one of them."""
+        for _ in range(5):
+            if holder in here:
+                return True
+            places = [t.object for t in _places(store, holder)]
+            if len(places) != 1:
+                return False
+            holder = places[0]
+        return False
 
     def _taken_from(self, action: str, observation: str, store: TripleStore) -> str | None:
         """``take X from Y`` answered in the game's own words, without a refusal (Balances' ``The scales come
