@@ -12,7 +12,7 @@ import pytest
 import textmem_gym  # noqa: F401
 from textmem_gym.memory import BeliefAccuracy, make_memory
 from textmem_gym.memory.adoption import parser_for
-from textmem_gym.memory.extractors.jericho import JerichoObservedTruth, JerichoRules, read_jericho
+from textmem_gym.memory.extractors.jericho import JerichoObservedTruth, JerichoRules, Vocabulary, read_jericho
 from textmem_gym.memory.extractors.rules import DARK_PLACE
 from textmem_gym.memory.semantic import TripleStore
 from textmem_gym.wrappers import MemoryGraphWrapper
@@ -581,3 +581,59 @@ def test_a_thing_implicitly_taken_for_a_give_is_not_believed_carried():
     found = _read(rules, store, "(first taking the candygram)\nEd thanks you and winks at Judy.\n\n"
                                 "\"I don't know about that,\" says Ms. Garrulous.", "give gram to ed", 0)
     assert ("candygram", "is in", "inventory") not in found
+
+
+def test_names_that_say_where_a_thing_lies_pronouns_and_a_first_adjective_name_no_thing():
+    # Karn's, Inhumane's, Anchorhead's and Theatre's texts (their walkthroughs)
+    rules, store = JerichoRules(), TripleStore()
+    rules.vocabulary = Vocabulary(["heavy", "dog-eared", "register", "bell", "sign", "shovel", "small", "metal", "box",
+                                   "wall"])
+    found = _read(rules, store, "Maintenance Shaft\nThe shaft reaches a junction here.\n\n"
+                                "There is a small metal box attached to the wall here.\n\nThere is a shovel lying here.",
+                  "nw", 0)
+    assert sorted(found) == [("shovel", "is at", "maintenance shaft"), ("small metal box", "is at", "maintenance shaft")]
+    assert _read(rules, store, "(first taking the trenchcoat)\n(first taking them off)\n\nYou've never been big on "
+                               "that \"natural\" look.", "fill trenchcoat with clothes", 1) == [
+        ("trenchcoat", "is in", "inventory")]
+    found = _read(rules, store, "Circulation Desk\nA high counter divides the library.\n\nHanging on the wall next to "
+                                "the counter is a small, printed sign. Beneath the sign sits a heavy, dog-eared "
+                                "register, and sitting next to the register is a bell.", "north", 2)
+    assert ("heavy", "is at", "circulation desk") not in found
+
+
+def test_a_put_or_a_drop_the_game_answers_in_its_own_words_and_one_place_per_thing():
+    # Deephome's, Karn's, Sherlock's and Anchorhead's texts (their walkthroughs)
+    rules, store = JerichoRules(), TripleStore()
+    _read(rules, store, "Library\nA quiet room.\n\nYou can see a peg and a post here.", "look", 0)
+    _read(rules, store, "You are carrying:\n  a gear\n  a battery\n  a pipe", "inventory", 1)
+    assert _read(rules, store, "You put the gear on the peg.", "put gear on post", 2) == [("gear", "is on", "peg")]
+    _read(rules, store, "The battery pops into place.", "put battery in panel", 3)
+    assert _read(rules, store, "You drop the pipe.", "drop pipe", 4) == [("pipe", "is at", "library")]
+    assert [t.as_tuple() for t in store.active() if t.object == "inventory"] == []
+    rules.names.add("tin")
+    rules.typed.add("tin")  # the player's word "get tin" was the old tin
+    store.add("tin", "is in", "inventory", 5)
+    found = _read(rules, store, "(slipping the old tin into the pocket of your trenchcoat to get a hand free)\n"
+                                "Something metallic falls off the newspaper.", "get newspaper", 5)
+    assert [t for t in found if t[0] == "old tin"] == [("old tin", "is in", "trenchcoat")]
+
+
+def test_someone_who_comes_along_is_at_the_room_and_one_who_leaves_is_nowhere():
+    # Temple's and Zenon's texts (their walkthroughs)
+    rules, store = JerichoRules(), TripleStore()
+    _read(rules, store, "Study\nA dusty room.\n\nYou can see Charles Bristow and a Janitor here.", "look", 0)
+    found = _read(rules, store, "Storage\nA minor storage chamber.\n\nCharles comes with you.", "south", 1)
+    assert ("charles bristow", "is at", "storage") in found
+    _read(rules, store, "The janitor wanders off, mopping as he goes.", "wait", 2)
+    assert sorted(t.as_tuple() for t in store.active() if t.relation == "is at") == [
+        ("charles bristow", "is at", "storage")]
+
+
+def test_taken_names_the_one_thing_within_reach_holding_the_players_word():
+    # Karn's text (the walkthrough of TextMem/Jericho-Karn-v0)
+    rules, store = JerichoRules(), TripleStore()
+    _read(rules, store, "Console Room\nThe TARDIS console room.\n\nYou can see a toolkit here.", "look", 0)
+    _read(rules, store, "The toolkit contains:\n  a homing device", "look in toolkit", 1)
+    _read(rules, store, "Rocky Clearing\nA clearing.", "out", 2)
+    _read(rules, store, "Console Room\nThe TARDIS console room.\n\nYou can see a toolkit here.", "in", 3)
+    assert ("homing device", "is in", "inventory") in _read(rules, store, "Taken.", "get homing", 4)

@@ -51,6 +51,34 @@ def split_things(text: str) -> list[str]:
     return [name for name in (bare(p.replace(" \x00 ", " and ")) for p in parts) if name]
 
 
+#: Words that name no thing by themselves (Inform's ``(first taking them off)``, ``You see nothing here``).
+_NO_THING = frozenset({"it", "them", "him", "her", "me", "you", "us", "yourself", "itself", "himself", "herself",
+                       "themselves", "nothing", "everything", "something", "anything", "all", "other", "others",
+                       "this", "that", "these", "those", "each", "one"})
+#: What follows a thing's name to say where or how it lies (``small metal box attached to the wall``, ``cord
+#: dangling in mid-air``, ``shovel lying``): a participle and the phrase it heads; a bracket left open.
+_PLACED_AFTER = re.compile(
+    r"\s+(?:(?:lying|sitting|standing|resting|hanging|dangling|floating|leaning|hovering|bobbing|swinging|sticking"
+    r"|protruding|jutting|lurking|waiting|sleeping|perched|propped|lodged|stuck|parked|piled|scattered|strewn)"
+    r"(?:\s.*)?|[a-z]{4,}ed\s+(?:to|on|onto|upon|in|into|inside|from|at|by|under|beneath|over|against|beside|near"
+    r"|with|across|around|through|between|above|below|behind|along|off)\b.*)$"
+    r"|\s*\([^)]*$")
+
+
+def thing_name(name: str) -> str:
+    """A printed name as the name of a thing: without what follows it to say where or how it lies, ``""`` when
+    it names no thing (a pronoun, ``nothing``).
+
+    Example:
+        >>> thing_name("small metal box attached to the wall"), thing_name("shovel lying"), thing_name("them")
+        ('small metal box', 'shovel', '')
+        >>> thing_name("large pizza box (in"), thing_name("wedding ring"), thing_name("oil painting on the wall")
+        ('large pizza box', 'wedding ring', 'oil painting on the wall')
+    """
+    name = _PLACED_AFTER.sub("", name.strip())
+    return "" if name.lower() in _NO_THING else name
+
+
 @lru_cache(maxsize=8192)
 def _name_pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-]){re.escape(name)}(?:e?s)?(?![\w-])")

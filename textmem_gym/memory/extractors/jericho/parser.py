@@ -10,7 +10,7 @@ from textmem_gym.memory import semantic as sem
 from textmem_gym.memory.extractors.base import Extraction
 from textmem_gym.memory.extractors.jericho.commands import PUT_VERBS, TIE_VERBS, Pronoun, command_object, command_verb
 from textmem_gym.memory.extractors.jericho.holders import HolderKinds
-from textmem_gym.memory.extractors.jericho.names import printed
+from textmem_gym.memory.extractors.jericho.names import printed, thing_name
 from textmem_gym.memory.extractors.jericho.reading import JerichoView, read_jericho
 from textmem_gym.memory.extractors.jericho.titles import TitleStyle
 from textmem_gym.memory.extractors.jericho.truth import JerichoObservedTruth
@@ -60,7 +60,7 @@ class JerichoRules:
             self.vocabulary = Vocabulary(info["vocabulary"], info.get("vocabulary_letters"))
         action = self.pronoun.resolve(action)
         self.title_style.learn(observation, action)
-        view = read_jericho(observation, action, self.title_style)
+        view = _things_named(read_jericho(observation, action, self.title_style))
         self.kinds.read(observation.lower())
         if view.rooms:
             self._room_text = observation.lower()
@@ -74,6 +74,8 @@ class JerichoRules:
         self._things(out, view, store)
         self._feedback(out, view, observation, action, store)
         self._let_go(out, view, observation, action, store)
+        self._comings_and_goings(out, observation, store)
+        out.triples = _last_places(out.triples)
         out.location = self.location
         return out
 
@@ -155,7 +157,7 @@ class JerichoRules:
                 return None
             self.names.add(phrase)
             return phrase
-        if relation != AT:
+        if relation != AT or _first_adjective(phrase, self._room_text, self.vocabulary):
             return None
         ends = [n for n in self.names | self.holders if n.endswith(" " + phrase)]
         return ends[0] if len(ends) == 1 else (phrase if not ends else None)
@@ -275,7 +277,8 @@ class JerichoRules:
         obj = command_object(action)
         lit = None if self.location == DARK_PLACE else self.location
         for thing in view.taken:
-            name = normalize(thing) if thing else (self._named(obj, typed=True) if len(view.taken) == 1 else None)
+            name = normalize(thing) if thing else (self._named(obj, typed=True) or self._within_reach(obj, store)
+                                                    if len(view.taken) == 1 else None)
             if name:
                 out.triples.append((name, IN, INVENTORY))
         taken_from = None if view.taken else self._taken_from(action, observation, store)
@@ -296,6 +299,8 @@ class JerichoRules:
                 out.triples.append((name, IS, view.states[""]))
         if (view.done or self._put_told(action, observation)) and command_verb(action) in PUT_VERBS:
             self._put(out, action, store)
+        elif not (view.dropped or view.done or view.put or None in view.taken):
+            self._told(out, view, _answer(observation), action, store)
         for thing in view.put if command_verb(action) in PUT_VERBS else ():  # "put all in toolkit"
             self._put(out, action, store, thing)
         if view.inventory is not None:
@@ -319,7 +324,7 @@ class JerichoRules:
         if verb in TIE_VERBS:
             name = self._named(obj)
             carried += [obj] if name and printed(name.split()[-1], observation.lower()) else []
-        answer = next((line for line in observation.splitlines() if line.strip() and not line.startswith("(")), "")
+        answer = _answer(observation)
         answered = bool(answer.strip()) and not _REFUSED.search(answer)  # its first line: the rest may go on
         if verb in _GIVING and answered and len(view.taken) == 1 and view.taken[0]:
             obj = normalize(view.taken[0])  # "(first taking the candygram)", then given: not carried
@@ -332,6 +337,89 @@ class JerichoRules:
                 if name:
                     out.outdated += [t.as_tuple() for t in _places(store, name)
                                      if anywhere or (t.relation == IN and t.object == INVENTORY)]
+
+    def _told(self, out: Extraction, view: JerichoView, answer: str, action: str, store: TripleStore) -> None:
+        """A take, drop or put the game answers in its own words (``answer``: its first line) rather than its
+        library's: ``You pick up the light switch.`` (carried), ``You drop the pipe.`` (at the room), ``You put the
+        gear on the peg.`` (on it; under it, or a holder unknown: at least no longer carried); and a put answered
+        without a refusal that names the thing (``The battery pops into place.``, or what Inform's ``(first taking
+        the strange black disk)`` took for it): no longer carried."""
+        verb, obj = command_verb(action), command_object(action)
+        holder = _command_holder(action)
+        if verb in PUT_VERBS and holder in ("", "floor", "ground") and (told := _TOLD_DROP.match(answer)):
+            self._let_fall(out, self.resolve(told.group("thing")) or self._named(told.group("thing"))
+                           or self._named(obj) or _carried_within(obj, store), store)
+        elif verb in PUT_VERBS | _PLACING and holder and not _REFUSED.search(answer):
+            self._placed(out, view, answer, obj, store)
+
+    def _placed(self, out: Extraction, view: JerichoView, answer: str, obj: str, store: TripleStore) -> None:
+        """``put X in Y`` answered without a refusal: X in Y when the answer says so (``You put the gear on the
+        peg.``), else no longer carried when the answer names it."""
+        told = _TOLD_PUT.match(answer)
+        taken = [t for t in view.taken if t]
+        thing = normalize(taken[0]) if len(taken) == 1 else (
+            told and (self.resolve(told.group("thing")) or self._named(told.group("thing")))
+            or self._named(obj) or _carried_within(obj, store))
+        if not thing or not (told or printed(thing.split()[-1], answer.lower())):
+            return
+        out.triples = [t for t in out.triples if t != (thing, IN, INVENTORY)]
+        phrase = _POCKET.sub("", told.group("holder")) if told and (told.group("on") or told.group("in")) else ""
+        holder = self.resolve(phrase) or self._named(phrase) if phrase else None
+        if holder and holder != thing:
+            out.triples.append((thing, self.kinds.relation(holder, ON if told and told.group("on") else IN), holder))
+        else:
+            out.outdated += [t.as_tuple() for t in _places(store, thing) if t.object == INVENTORY]
+
+    def _let_fall(self, out: Extraction, name: str | None, store: TripleStore) -> None:
+        """``name``, dropped: at the believed room, or at least no longer carried (none believed)."""
+        if name and self.location and self.location != DARK_PLACE:
+            out.triples.append((name, AT, self.location))
+        elif name:
+            out.outdated += [t.as_tuple() for t in _places(store, name) if t.object == INVENTORY]
+
+    def _comings_and_goings(self, out: Extraction, observation: str, store: TripleStore) -> None:
+        """Someone believed somewhere whom the text has come along or in (``Charles comes with you.``, ``K9 trundles
+        in.``, ``Floyd follows you.``) is at the believed room; one the text has leave (``The janitor wanders
+        off``, ``He heads for the stairs`` is no name) is believed nowhere. Someone is named by a word of the
+        believed name (``Charles``: ``charles bristow``), when one believed thing alone has it."""
+        for match in _COMES_OR_GOES.finditer(observation):
+            who = self._somebody(match.group("who"), store)
+            if who is None:
+                continue
+            if match.group("goes") or not (match.group("follows") or _HERE_NOW.match(match.group("how"))):
+                out.outdated += [] if not match.group("goes") else [t.as_tuple() for t in _places(store, who)]
+            elif self.location and self.location != DARK_PLACE:
+                out.triples.append((who, AT, self.location))
+
+    @staticmethod
+    def _somebody(phrase: str, store: TripleStore) -> str | None:
+        """The one thing believed in a room or a holder whose name starts or ends with the last word of ``phrase``
+        (``The janitor``: ``janitor``; ``Charles``: ``charles bristow``)."""
+        word = phrase.lower().split()[-1]
+        named = {t.subject for t in store.active() if t.relation in sem.LOCATION_RELATIONS and t.object != INVENTORY
+                 and word in (t.subject.split()[0], t.subject.split()[-1])}
+        return named.pop() if len(named) == 1 else None
+
+    def _within_reach(self, phrase: str, store: TripleStore) -> str | None:
+        """The one believed thing whose name holds every word of ``phrase`` (``get homing``: ``homing device``)
+        and that is believed here: at the believed room, or in or on something there or carried."""
+        words = set(normalize(phrase).split())
+        here = {self.location, INVENTORY}
+        reach = [t.subject for t in store.active() if t.relation in sem.LOCATION_RELATIONS and words
+                 and words <= set(t.subject.split()) and self._reaches(t.object, here, store)]
+        return reach[0] if len(set(reach)) == 1 else None
+
+    @staticmethod
+    def _reaches(holder: str, here: set[str | None], store: TripleStore) -> bool:
+        """Whether ``holder`` is one of ``here`` or believed (within at most four holders) in one of them."""
+        for _ in range(5):
+            if holder in here:
+                return True
+            places = [t.object for t in _places(store, holder)]
+            if len(places) != 1:
+                return False
+            holder = places[0]
+        return False
 
     def _taken_from(self, action: str, observation: str, store: TripleStore) -> str | None:
         """``take X from Y`` answered in the game's own words, without a refusal (Balances' ``The scales come
@@ -380,6 +468,37 @@ class JerichoRules:
 _COINED = re.compile(r"-|\b\w+(?:ed|ing)$")
 #: Verbs that take a thing.
 _TAKING = frozenset({"take", "get", "remove"})
+#: Someone the text has come along or in (``Charles comes walking behind you.``, ``Floyd follows you.``, ``K9 trundles
+#: in.``), or leave (``The janitor wanders off, mopping as he goes.``, ``The Dark Elf leaves.``).
+_COMES_OR_GOES = re.compile(
+    r"(?:^|(?<=[.!?] ))(?:The |the )?(?P<who>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?|(?<=he )[a-z][\w'-]*(?: [a-z][\w'-]*)?) "
+    r"(?:(?P<follows>follows you|comes with you)"
+    r"|(?P<goes>leaves|departs|wanders (?:off|away)|walks (?:off|away|out)|heads (?:off|away|out)|runs (?:off|away)"
+    r"|goes (?:off|away|out)|slips away|scurries (?:off|away)|flies (?:off|away))\b"
+    r"|(?:comes|walks|wanders|trundles|strolls|runs|hurries|bounds|rolls|floats|flies|steps|trails|arrives|enters)"
+    r"(?P<how>[^.!?]*))", re.M)
+#: How someone comes that puts them here (``in``, ``behind you``, ``into the room``, ``up to you``).
+_HERE_NOW = re.compile(r"^(?: [a-z]+ing)?(?:$| in\b| into the room| behind you| after you| with you| along| up to you"
+                       r"| over to you| towards you)")
+#: Verbs of picking a thing up (``pick up``: ``pick``).
+_PICKING = frozenset({"pick"})
+#: Verbs that put a thing in or on another, besides :data:`~.commands.PUT_VERBS`.
+_PLACING = frozenset({"jam", "wedge", "slide", "slip", "hang", "stuff", "push", "plug", "lay", "set"})
+#: A take the game tells in its own words (``You pick up the light switch.``, ``You take the pair of glasses and``).
+_TOLD_TAKE = re.compile(r"^(?:You|I) (?:take|pick up|get|remove) (?:the |your |a |an |some )"
+                        r"(?P<thing>[^.,;!?]+?)(?: (?:from|out of|off|away|back|up|down|with|in|into|on|onto|to|at)\b"
+                        r"[^.,;!?]*)?(?:[.,;!]| and |$)")
+#: A drop the game tells in its own words (``You drop the pipe.``, ``You toss the light switch onto the floor.``).
+_TOLD_DROP = re.compile(r"^(?:You|I) (?:drop|put down|set down|lay down|toss down|throw down|toss|throw|put)"
+                        r" (?:the |your |a |an |some )?(?P<thing>[^.,;!?]+?)"
+                        r"(?: down| on(?:to)? the (?:floor|ground))?(?:[.,;!]| and | which |$)")
+#: A put the game tells in its own words (``You put the gear on the peg.``, ``I put the pumpkin into the dustbin.``).
+_TOLD_PUT = re.compile(r"^(?:You|I) (?:put|place|slip|slide|insert|drop|set|hang|lay|drape|jam|wedge|hide|stuff"
+                       r"|plug|toss|throw) (?:the |your |a |an |some )?(?P<thing>[^.,;!?]+?) "
+                       r"(?:(?P<on>on|onto|upon|over)|(?P<in>in|into|inside)|under|underneath|beneath|behind) "
+                       r"(?:the |your |a |an )?(?P<holder>[^.,;!?]+?)(?:[.,;!]| and |$)")
+#: The part of a holder named before it (``the pocket of your trenchcoat``: the trenchcoat).
+_POCKET = re.compile(r"^(?:pocket|inside|top|bottom|back) of (?:the |your )?")
 #: Verbs whose object leaves the inventory when the game does not refuse (given away).
 _GIVING = frozenset({"give", "offer", "feed"})
 #: Verbs whose object is gone when the game does not refuse (consumed).
@@ -395,6 +514,57 @@ _REFUSED = re.compile(r"\b(?:can't|cannot|won't|isn't|aren't|don't|doesn't|haven
 _FALLS = re.compile(r"\b(?:The|the|Your|your) ([a-z][\w'-]*(?: [a-z][\w'-]*)??) (?:[\w ,'-]+? and )?(?:falls?|drops?) "
                     r"to the (?:ground|floor)\b")
 _PLACES = re.compile(r"^(?:front|middle|center|centre|corner|end|side|top|bottom|edge|back|rest|two ends)\b|\bof the\b")
+
+
+def _things_named(view: JerichoView) -> JerichoView:
+    """``view`` with its names read as names of things (:func:`~.names.thing_name`: ``small metal box attached to
+    the wall`` is the box); what names no thing (``(first taking them off)``) is dropped.
+
+    Example:
+        >>> view = _things_named(read_jericho("(first taking them off)", "fill coat with clothes"))
+        >>> view.taken
+        []
+    """
+    view.things = [(thing_name(thing), relation, thing_name(holder) if holder else holder, block, plain)
+                   for thing, relation, holder, block, plain in view.things
+                   if thing_name(thing) and (not holder or thing_name(holder))]
+    view.taken = [thing_name(t) if t else None for t in view.taken if not t or thing_name(t)]
+    view.dropped = [thing_name(t) if t else None for t in view.dropped if not t or thing_name(t)]
+    view.put = [thing_name(t) for t in view.put if thing_name(t)]
+    if view.inventory is not None:
+        view.inventory = [thing_name(t) for t in view.inventory if thing_name(t)]
+    view.states = {thing_name(t) if t else t: state for t, state in view.states.items() if not t or thing_name(t)}
+    return view
+
+
+#: A word printed before a comma and one to three more words ending a phrase (``a heavy, dog-eared register,``).
+_FIRST_OF_TWO = (r"\b(?:an?|the|some) {word}, (?P<rest>(?:[\w'-]+ ){{0,2}}[\w'-]+)"
+                 r"(?=[,.;:!?]| (?:is|are|sits|lies|stands|rests|hangs|and)\b)")
+#: Words that start a clause or an aside after a comma rather than name a thing (``a table, on which``).
+_ASIDE = frozenset({"a", "an", "the", "some", "on", "in", "at", "by", "of", "to", "with", "from", "under", "near",
+                    "which", "who", "whose", "that", "this", "its", "his", "her", "their", "and", "or", "but", "now",
+                    "still", "just", "here", "there", "all", "each"})
+
+
+def _first_adjective(word: str, text: str, vocabulary: Vocabulary) -> bool:
+    """Whether ``text`` prints ``word`` as the first of two adjectives (``a heavy, dog-eared register``): after an
+    article and before a comma and a short phrase, no aside (``a table, on which``, ``some shelves, mostly
+    vacant``), that ends with a word of the game's.
+
+    Example:
+        >>> words = Vocabulary(["heavy", "register", "shelves", "vacant", "table"])
+        >>> _first_adjective("heavy", "beneath the sign sits a heavy, dog-eared register, and a bell.", words)
+        True
+        >>> _first_adjective("shelves", "there are some shelves, mostly vacant, here.", words)
+        False
+        >>> _first_adjective("table", "there is a table, on which you see a lamp.", words)
+        False
+    """
+    for match in re.finditer(_FIRST_OF_TWO.format(word=re.escape(word)), text):
+        rest = match.group("rest").split()
+        if not any(w in _ASIDE or w.endswith("ly") for w in rest) and vocabulary.knows_word(rest[-1]):
+            return True
+    return False
 
 
 def _bare_noun(word: str, text: str) -> bool:
@@ -435,6 +605,35 @@ def _carried_within(phrase: str, store: TripleStore) -> str | None:
     words = set(phrase.split())
     within = [name for name in carried if phrase and (printed(phrase, name) or words <= set(name.split()))]
     return within[0] if len(within) == 1 else None
+
+
+def _last_places(triples: list[TripleKey]) -> list[TripleKey]:
+    """``triples`` with one place per thing, the last one read (``tin`` carried was the ``old tin``, which the same
+    text slipped into a pocket).
+
+    Example:
+        >>> _last_places([("tin", IN, INVENTORY), ("tin", ON, "coat"), ("coat", IS, "open")])
+        [('tin', 'is on', 'coat'), ('coat', 'is', 'open')]
+    """
+    last = {s: i for i, (s, r, _) in enumerate(triples) if r in sem.LOCATION_RELATIONS}
+    return [(s, r, o) for i, (s, r, o) in enumerate(triples) if r not in sem.LOCATION_RELATIONS or last[s] == i]
+
+
+def _answer(observation: str) -> str:
+    """The first line of the game's answer (after Inform's parenthesized notes: ``(first taking the lamp)``)."""
+    return next((line.strip() for line in observation.splitlines() if line.strip() and not line.startswith("(")), "")
+
+
+def _command_holder(action: str) -> str:
+    """The holder a command names after ``in``/``on``/``under`` (``put gear on post``: ``post``; ``""``: none).
+
+    Example:
+        >>> _command_holder("put the gear on the post"), _command_holder("drop pipe"), _command_holder("put lamp down")
+        ('post', '', '')
+    """
+    parts = re.split(r"\s+(?:in|into|inside|on|onto|upon|under|underneath|beneath|over)\s+", action.strip().lower(),
+                     maxsplit=1)
+    return re.sub(r"^(?:the|a|an|your)\s+", "", parts[1]).strip() if len(parts) == 2 else ""
 
 
 def _places(store: TripleStore, name: str) -> list[Triple]:
