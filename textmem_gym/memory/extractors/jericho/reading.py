@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from textmem_gym.memory.extractors.jericho.names import bare, split_things, unremarked
+from textmem_gym.memory.extractors.jericho.prose import DISTANT, LOCATIVE
 from textmem_gym.memory.extractors.jericho.titles import TitleStyle, room_titles
 from textmem_gym.memory.extractors.rules import describes_darkness
 from textmem_gym.memory.semantic import AT, IN, INVENTORY, ON
@@ -286,6 +287,18 @@ def _read_sentence(sentence: str, block: int, view: JerichoView) -> None:
             heads = [_head(p) for p in split_things(phrase)] if holder and _LISTED.search(phrase) else [_head(phrase)]
             heads += [_head(match.group("beside"))] if match.groupdict().get("beside") else []  # the willow tree too
             view.things += [(head, relation, bare(holder) if holder else None, block, False) for head in heads]
+            return
+    if not DISTANT.search(sentence):
+        _read_locative(sentence, block, view)
+
+
+def _read_locative(sentence: str, block: int, view: JerichoView) -> None:
+    """A sentence of :data:`~.prose.LOCATIVE` (``Your workbench dominates the center of the room.``)."""
+    for pattern, relation in LOCATIVE:
+        match = pattern.match(sentence)
+        if match:
+            holder = match.groupdict().get("holder")
+            view.things.append((_head(match.group("thing")), relation, bare(holder) if holder else None, block, False))
             return
 
 
