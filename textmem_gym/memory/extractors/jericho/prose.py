@@ -38,8 +38,8 @@ _THERE = rf"^There(?: is| are|'s) (?:an?|the|some) {_STATE}(?P<thing>{_NAME}?)(?
 _PLACE = r"(?:[a-z]+ )?(?:floor|ground|wall)"
 #: Verbs of a thing's rest.
 _RESTS = r"(?:is|are|lies|sits|stands|rests|hangs|leans|lie|sit|stand|rest|hang|lean|squats|looms|waits|perches)"
-#: An adverb between the verb and the place (``sits reassuringly nearby``, ``is still here``).
-_ADVERB = r"(?: (?:[a-z]+ly|still|open|closed))?"
+#: An adverb or a posture between the verb and the place (``sits reassuringly nearby``, ``is lying here``).
+_ADVERB = r"(?: (?:[a-z]+ly|still|open|closed|lying|sitting|standing|resting|hanging|leaning|parked))?"
 
 #: Prose placing a thing: ``(pattern, relation)``; groups ``thing`` and ``holder`` (none: the room).
 LOCATIVE: tuple[tuple[re.Pattern[str], str], ...] = (

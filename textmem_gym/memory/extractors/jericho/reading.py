@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from textmem_gym.memory.extractors.jericho.names import bare, split_things, unremarked
 from textmem_gym.memory.extractors.jericho.prose import DISTANT, LOCATIVE
 from textmem_gym.memory.extractors.jericho.titles import TitleStyle, room_titles
+from textmem_gym.memory.extractors.jericho.vocabulary import PLACE_NOUNS
 from textmem_gym.memory.extractors.rules import describes_darkness
 from textmem_gym.memory.semantic import AT, IN, INVENTORY, ON
 
@@ -65,8 +66,8 @@ _DESCRIBED = re.compile(r",|\b(?:which|whose|that|used|bulging|with|on the|in th
 _PROSE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^The (?P<thing>.+?) (?:is|are) here[.!]$"), AT),
     (re.compile(rf"^(?:Sitting|Lying|Resting) on (?:the|a|an) (?P<holder>.+?) is {_THING}[.!]$"), ON),
-    (re.compile(rf"^On (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies|stands|rests) {_THING}[.!]$"), ON),
-    (re.compile(rf"^In (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies|stands|rests) {_THING}[.!]$"), IN),
+    (re.compile(rf"^On (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies|stands|rests|hangs|hang) {_THING}[.!]$"), ON),
+    (re.compile(rf"^In (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies|stands|rests|hangs|hang) {_THING}[.!]$"), IN),
     (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?),? (?:lies|sits|stands|rests|hangs|lie|sit|stand|rest|hang) "
                 r"here[.!]$"), AT),
     # Wishbringer's "A gnarled tree trunk stands nearby, a lone branch its only adornment."
@@ -293,12 +294,16 @@ def _read_sentence(sentence: str, block: int, view: JerichoView) -> None:
 
 
 def _read_locative(sentence: str, block: int, view: JerichoView) -> None:
-    """A sentence of :data:`~.prose.LOCATIVE` (``Your workbench dominates the center of the room.``)."""
+    """A sentence of :data:`~.prose.LOCATIVE` (``Your workbench dominates the center of the room.``); a holder
+    that is a place about the room (``in the floor``) is the room."""
     for pattern, relation in LOCATIVE:
         match = pattern.match(sentence)
         if match:
             holder = match.groupdict().get("holder")
-            view.things.append((_head(match.group("thing")), relation, bare(holder) if holder else None, block, False))
+            holder = bare(holder) if holder else None
+            if holder and holder.split()[-1].lower() in PLACE_NOUNS:
+                holder, relation = None, AT
+            view.things.append((_head(match.group("thing")), relation, holder, block, False))
             return
 
 
