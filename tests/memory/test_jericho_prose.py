@@ -11,7 +11,9 @@ from textmem_gym.memory.semantic import AT, IN, TripleStore
 
 WORDS = {"vocabulary": ["a", "an", "the", "tardis", "workbench", "charming", "statue", "tarry", "liquid", "vat",
                         "trapdoor", "open", "golden", "cluster", "large", "floor", "huge", "boiler", "magick",
-                        "shoppe", "crudely", "drawn", "map", "wall", "tower"]}
+                        "shoppe", "crudely", "drawn", "map", "wall", "tower", "old", "broom", "corner", "hacker",
+                        "terminal", "great", "rock", "electrical", "panel", "typewritten", "notice", "front",
+                        "door"]}
 
 
 def _triples(text: str) -> list[tuple[str, str, str]]:
@@ -27,6 +29,11 @@ def _triples(text: str) -> list[tuple[str, str, str]]:
     ("A large golden cluster sits on the floor.", ("large golden cluster", AT, "workshop")),
     ("There is an open trapdoor in the floor.", ("trapdoor", AT, "workshop")),
     ("The vat contains a tarry liquid.", ("tarry liquid", IN, "vat")),
+    ("Leaning in the corner is an old broom.", ("old broom", AT, "workshop")),
+    ("Sitting at a terminal is a hacker whom you recognize.", ("hacker", AT, "workshop")),
+    ("Standing before you is a great rock.", ("great rock", AT, "workshop")),
+    ("An old electrical panel is mounted on the wall.", ("old electrical panel", AT, "workshop")),
+    ("A typewritten notice has been attached to the front door.", ("typewritten notice", AT, "workshop")),
 ])
 def test_a_sentence_placing_a_thing_outside_the_first_paragraph_is_believed(
         line: str, expected: tuple[str, str, str]) -> None:

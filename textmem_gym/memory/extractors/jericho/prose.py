@@ -41,11 +41,26 @@ _RESTS = r"(?:is|are|lies|sits|stands|rests|hangs|leans|lie|sit|stand|rest|hang|
 #: An adverb or a posture between the verb and the place (``sits reassuringly nearby``, ``is lying here``).
 _ADVERB = r"(?: (?:[a-z]+ly|still|open|closed|lying|sitting|standing|resting|hanging|leaning|parked))?"
 
+#: A posture first (``Leaning in the corner is an old broom.``, ``Sitting at a terminal is a hacker``).
+_POSTURE = r"^(?:Leaning|Lying|Sitting|Standing|Resting|Hanging|Propped|Perched)"
+#: What a sentence may say of a thing after naming it (``a hacker whom you recognize``).
+_CLAUSE = r"(?:\s*\b(?:whom|who|which|that) [^.!]*)?[.!]$"
+#: A thing fixed in place (``An old electrical panel is mounted on the wall.``, ``A signpost has been erected here.``).
+_FIXED = r"(?:is|are|has been|have been) (?:mounted|fixed|attached|bolted|nailed|pinned|tacked|propped|erected|hung)"
+#: A corner of the room (``Leaning in the corner``).
+_CORNER = r"(?:[a-z]+ )?(?:corner|floor|ground|wall)"
+
 #: Prose placing a thing: ``(pattern, relation)``; groups ``thing`` and ``holder`` (none: the room).
 LOCATIVE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"{_SUBJECT} {_RESTS}{_ADVERB} (?:here|nearby)[.!]$"), AT),  # "The TARDIS sits reassuringly nearby."
     (re.compile(rf"{_SUBJECT} dominates (?:the|this) (?:room|area|center|centre|middle)\b.*[.!]$"), AT),
     (re.compile(rf"{_SUBJECT} {_RESTS}{_ADVERB} (?:on|upon|against) (?:the|a|an) {_PLACE}[.!]$"), AT),
+    (re.compile(rf"{_POSTURE} (?:in|on|against) (?:the|a|an) {_CORNER} (?:is|are) (?:an?|the|some) "
+                rf"(?P<thing>{_NAME}?){_CLAUSE}"), AT),
+    (re.compile(rf"{_POSTURE} (?:at|by|near|beside|behind|before|next to|in front of) (?:the|a|an|you)\b[^,]*? "
+                rf"(?:is|are) (?:an?|the|some) (?P<thing>{_NAME}?){_CLAUSE}"), AT),
+    (re.compile(rf"{_SUBJECT} {_FIXED}(?: here| (?:on|against) (?:the|a|an) {_PLACE}| to (?:the|a|an) {_NAME}?)[.!]$"),
+     AT),  # "A typewritten notice has been attached to the front door."
     (re.compile(rf"{_THERE} (?:in|inside) {_HOLDER}[.!]$"), IN),  # the floor: the room's (a place about it)
     (re.compile(rf"^(?:The|Your) (?P<holder>[^,]+?) contains? {_THING}[.!]$"), IN),  # "The vat contains a liquid."
 )
