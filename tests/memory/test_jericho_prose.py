@@ -13,7 +13,8 @@ WORDS = {"vocabulary": ["a", "an", "the", "tardis", "workbench", "charming", "st
                         "trapdoor", "open", "golden", "cluster", "large", "floor", "huge", "boiler", "magick",
                         "shoppe", "crudely", "drawn", "map", "wall", "tower", "old", "broom", "corner", "hacker",
                         "terminal", "great", "rock", "electrical", "panel", "typewritten", "notice", "front",
-                        "door"]}
+                        "door", "printed", "grass", "battered", "dustbin", "side", "porch", "lying", "sand",
+                        "wooden", "packing", "crate"]}
 
 
 def _triples(text: str) -> list[tuple[str, str, str]]:
@@ -34,6 +35,9 @@ def _triples(text: str) -> list[tuple[str, str, str]]:
     ("Standing before you is a great rock.", ("great rock", AT, "workshop")),
     ("An old electrical panel is mounted on the wall.", ("old electrical panel", AT, "workshop")),
     ("A typewritten notice has been attached to the front door.", ("typewritten notice", AT, "workshop")),
+    ("A printed notice is stuck into the grass.", ("printed notice", AT, "workshop")),
+    ("A battered old dustbin sits to one side of the porch.", ("battered old dustbin", AT, "workshop")),
+    ("Lying in the sand is a wooden packing crate.", ("wooden packing crate", AT, "workshop")),
 ])
 def test_a_sentence_placing_a_thing_outside_the_first_paragraph_is_believed(
         line: str, expected: tuple[str, str, str]) -> None:

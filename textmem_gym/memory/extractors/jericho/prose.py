@@ -46,21 +46,26 @@ _POSTURE = r"^(?:Leaning|Lying|Sitting|Standing|Resting|Hanging|Propped|Perched)
 #: What a sentence may say of a thing after naming it (``a hacker whom you recognize``).
 _CLAUSE = r"(?:\s*\b(?:whom|who|which|that) [^.!]*)?[.!]$"
 #: A thing fixed in place (``An old electrical panel is mounted on the wall.``, ``A signpost has been erected here.``).
-_FIXED = r"(?:is|are|has been|have been) (?:mounted|fixed|attached|bolted|nailed|pinned|tacked|propped|erected|hung)"
+_FIXED = (r"(?:is|are|has been|have been) (?:mounted|fixed|attached|bolted|nailed|pinned|tacked|propped|erected|hung|"
+          r"stuck|planted|embedded)")
 #: A corner of the room (``Leaning in the corner``).
-_CORNER = r"(?:[a-z]+ )?(?:corner|floor|ground|wall)"
+_CORNER = r"(?:[a-z]+ )?(?:corner|floor|ground|wall|sand|grass|dirt|mud|snow|dust|rubble)"
 
 #: Prose placing a thing: ``(pattern, relation)``; groups ``thing`` and ``holder`` (none: the room).
 LOCATIVE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"{_SUBJECT} {_RESTS}{_ADVERB} (?:here|nearby)[.!]$"), AT),  # "The TARDIS sits reassuringly nearby."
     (re.compile(rf"{_SUBJECT} dominates (?:the|this) (?:room|area|center|centre|middle)\b.*[.!]$"), AT),
     (re.compile(rf"{_SUBJECT} {_RESTS}{_ADVERB} (?:on|upon|against) (?:the|a|an) {_PLACE}[.!]$"), AT),
-    (re.compile(rf"{_POSTURE} (?:in|on|against) (?:the|a|an) {_CORNER} (?:is|are) (?:an?|the|some) "
+    (re.compile(rf"{_POSTURE} (?:in|on|against|amid|amidst|among) (?:the|a|an) {_CORNER} (?:is|are) (?:an?|the|some) "
                 rf"(?P<thing>{_NAME}?){_CLAUSE}"), AT),
     (re.compile(rf"{_POSTURE} (?:at|by|near|beside|behind|before|next to|in front of) (?:the|a|an|you)\b[^,]*? "
                 rf"(?:is|are) (?:an?|the|some) (?P<thing>{_NAME}?){_CLAUSE}"), AT),
-    (re.compile(rf"{_SUBJECT} {_FIXED}(?: here| (?:on|against) (?:the|a|an) {_PLACE}| to (?:the|a|an) {_NAME}?)[.!]$"),
-     AT),  # "A typewritten notice has been attached to the front door."
+    # "A typewritten notice has been attached to the front door.", "A printed notice is stuck into the grass."
+    (re.compile(rf"{_SUBJECT} {_FIXED}(?: here| (?:on|against) (?:the|a|an) {_PLACE}| (?:in|into) (?:the|a|an) "
+                rf"{_CORNER}| to (?:the|a|an) {_NAME}?)[.!]$"), AT),
+    # "A battered old dustbin sits to one side of the porch.", "An abstract sculpture stands between the tunnels."
+    (re.compile(rf"{_SUBJECT} {_RESTS}{_ADVERB} (?:to one side|at one end|in one corner|between the)\b[^.!]*[.!]$"),
+     AT),
     (re.compile(rf"{_THERE} (?:in|inside) {_HOLDER}[.!]$"), IN),  # the floor: the room's (a place about it)
     (re.compile(rf"^(?:The|Your) (?P<holder>[^,]+?) contains? {_THING}[.!]$"), IN),  # "The vat contains a liquid."
 )
