@@ -41,6 +41,12 @@ reassuringly nearby.``, ``Your workbench dominates     ``("trapdoor", "is at", r
 the center of the room.``, ``A large golden cluster    ``("tarry liquid", "is in", "vat")``
 sits on the floor.``, ``There is an open trapdoor in
 the floor.``, ``The vat contains a tarry liquid.``
+(a posture first: ``Leaning in the corner is an old    ``("old broom", "is at", room)``,
+broom.``, ``Sitting at a terminal is a hacker whom     ``("hacker", "is at", room)``
+you recognize.``; fixed in place: ``An old electrical
+panel is mounted on the wall.``, ``A typewritten
+notice has been attached to the front door.``; ``A
+battered old dustbin sits to one side of the porch.``)
 =====================================================  ===================================================
 
 A room described again is a snapshot: believed things of the room that it no longer lists are
