@@ -2,14 +2,15 @@
 
 A thing that rests ``here`` or ``nearby`` (``The TARDIS sits reassuringly nearby.``), that ``dominates the room``,
 that rests on the floor, the ground or a wall (``A crudely drawn map hangs upon the wall.``); ``There is X in the
-Y`` (``There is an open trapdoor in the floor.``: a place about the room, or a holder); a holder's content told
-in a sentence (``The vat contains a tarry liquid.``); a posture first (``Leaning in the corner is an old broom.``,
+Y`` (``There is an open trapdoor in the floor.``: a place about the room, or a holder); a holder's content told in a
+sentence (``The vat contains a tarry liquid.``); a posture first (``Leaning in the corner is an old broom.``,
 ``Sitting at a terminal is a hacker whom you recognize.``); a thing fixed in place (``An old electrical panel is
 mounted on the wall.``, ``A typewritten notice has been attached to the front door.``, ``A signpost has been erected
 here.``); a thing to one side or between others (``A battered old dustbin sits to one side of the porch.``). A
-sentence about what lies far off (``in the distance``, ``to the north``) places nothing here (:data:`DISTANT`). Names are short (up to four words, no verb or
-preposition among them), a state word before them is no part of them (``an open trapdoor``: ``trapdoor``), and a
-subject in title case names a place, not a thing (``The Magick Shoppe stands nearby.``).
+sentence about what lies far off (``in the distance``, ``to the north``) places nothing here (:data:`DISTANT`).
+Names are short (up to four words, no verb or preposition among them), a state word before them is no part of them
+(``an open trapdoor``: ``trapdoor``), and a subject in title case names a place, not a thing (``The Magick Shoppe
+stands nearby.``).
 
 Example:
     >>> [(relation, match.group("thing")) for pattern, relation in LOCATIVE
