@@ -6,7 +6,9 @@ import re
 from dataclasses import dataclass, field
 
 from textmem_gym.memory.extractors.jericho.names import bare, split_things, unremarked
+from textmem_gym.memory.extractors.jericho.prose import DISTANT, LOCATIVE
 from textmem_gym.memory.extractors.jericho.titles import TitleStyle, room_titles
+from textmem_gym.memory.extractors.jericho.vocabulary import PLACE_NOUNS
 from textmem_gym.memory.extractors.rules import describes_darkness
 from textmem_gym.memory.semantic import AT, IN, INVENTORY, ON
 
@@ -64,8 +66,8 @@ _DESCRIBED = re.compile(r",|\b(?:which|whose|that|used|bulging|with|on the|in th
 _PROSE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^The (?P<thing>.+?) (?:is|are) here[.!]$"), AT),
     (re.compile(rf"^(?:Sitting|Lying|Resting) on (?:the|a|an) (?P<holder>.+?) is {_THING}[.!]$"), ON),
-    (re.compile(rf"^On (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies|stands|rests) {_THING}[.!]$"), ON),
-    (re.compile(rf"^In (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies|stands|rests) {_THING}[.!]$"), IN),
+    (re.compile(rf"^On (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies|stands|rests|hangs|hang) {_THING}[.!]$"), ON),
+    (re.compile(rf"^In (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies|stands|rests|hangs|hang) {_THING}[.!]$"), IN),
     (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?),? (?:lies|sits|stands|rests|hangs|lie|sit|stand|rest|hang) "
                 r"here[.!]$"), AT),
     # Wishbringer's "A gnarled tree trunk stands nearby, a lone branch its only adornment."
@@ -286,6 +288,22 @@ def _read_sentence(sentence: str, block: int, view: JerichoView) -> None:
             heads = [_head(p) for p in split_things(phrase)] if holder and _LISTED.search(phrase) else [_head(phrase)]
             heads += [_head(match.group("beside"))] if match.groupdict().get("beside") else []  # the willow tree too
             view.things += [(head, relation, bare(holder) if holder else None, block, False) for head in heads]
+            return
+    if not DISTANT.search(sentence):
+        _read_locative(sentence, block, view)
+
+
+def _read_locative(sentence: str, block: int, view: JerichoView) -> None:
+    """A sentence of :data:`~.prose.LOCATIVE` (``Your workbench dominates the center of the room.``); a holder
+    that is a place about the room (``in the floor``) is the room."""
+    for pattern, relation in LOCATIVE:
+        match = pattern.match(sentence)
+        if match:
+            holder = match.groupdict().get("holder")
+            holder = bare(holder) if holder else None
+            if holder and holder.split()[-1].lower() in PLACE_NOUNS:
+                holder, relation = None, AT
+            view.things.append((_head(match.group("thing")), relation, holder, block, False))
             return
 
 
