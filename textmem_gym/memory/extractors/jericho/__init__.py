@@ -73,7 +73,13 @@ first person (``I can also see``, ``I am carrying:``) as the second. Inform's re
 or on the listed holder, nested ones too (``a keyring (on which are two keys (a key to the house and a key to
 the cellar))``), and make it a supporter (``on which``) or a container (``in which``) for the parser and the
 truth alike. A thing dropped where no room is believed (the dark, an untitled room) is at least no longer
-carried.
+carried. A name that says where its thing lies is cut to the thing (``small metal box attached to the wall``,
+``shovel lying``) and a pronoun names nothing; a put or a drop the game answers in its own words (``You put the
+gear on the peg.``, ``The battery pops into place.``, ``You drop the pipe.``) takes the thing out of the inventory;
+``Taken.`` for a word the room did not print names the one believed thing within reach that holds it (``get
+homing``: the homing device in the toolkit); someone the text has come along or in (``Charles comes with you.``)
+is at the room, and someone who leaves (``wanders off``) is believed nowhere. Titles keep a short abbreviation
+(``N. Main Street``) and a number after a word (``Hall Near Room 7``).
 
 What it cannot see: the object tree's short name where the prose prints a longer phrase (``an elvish
 sword of great antiquity``: ``sword``; every word is the game's, so the dictionary cannot pick): it keeps
@@ -103,7 +109,8 @@ tree keeps conversation topics). Rooms the tree keeps under a named object are r
 title printed as the player enters it (Trinity's ``Halfway Up``), and a line that is the tree's name of the room is
 its title whatever its case (Goldilocks' ``In the enchanted forest``), but never an indented one (a status line);
 on a thing the text never titled (a bed, a garbage can) the player is at its room; ``it`` in a command is read as
-the parser reads it (:class:`~.commands.Pronoun`); and where the tree does not place the player at all (Party
+the parser reads it (:class:`~.commands.Pronoun`); a room whose object has no name in the tree (Theatre's Tight
+Stairway) is named by the one title printed there; and where the tree does not place the player at all (Party
 Foul's Inform 7 rooms have no short names) every belief is unverifiable.
 Containers and supporters are one relation in the tree: a holder counts as a supporter
 (``is on``) once the text printed "on the <holder>". Open/closed states are not in the tree: the
