@@ -75,3 +75,11 @@ def test_a_room_the_tree_leaves_nameless_is_named_by_its_title():
     walked = truth.step([("player", "at", "Long Corridor")], "w", "Long Corridor\nA corridor.")
     assert ("long corridor", "is west of", "tight stairway") in walked
     assert ("tight stairway", "is west of", "cramped hallway") in walked
+
+
+def test_the_holder_a_title_puts_the_player_in_is_shown_at_the_room():
+    # Sorcerer's "Your Quarters, in the bed": the title itself says the bed is there
+    truth = JerichoObservedTruth()
+    seen = truth.step([("player", "at", "bed"), ("bed", "in", "Your Quarters")], "",
+                      "Your Quarters, in the bed\nThis is your room in the Guild Hall.")
+    assert ("bed", "is at", "your quarters") in seen

@@ -339,11 +339,11 @@ class JerichoRules:
                                      if anywhere or (t.relation == IN and t.object == INVENTORY)]
 
     def _told(self, out: Extraction, view: JerichoView, answer: str, action: str, store: TripleStore) -> None:
-        """A take, drop or put the game answers in its own words (``answer``: its first line) rather than its
-        library's: ``You pick up the light switch.`` (carried), ``You drop the pipe.`` (at the room), ``You put the
-        gear on the peg.`` (on it; under it, or a holder unknown: at least no longer carried); and a put answered
-        without a refusal that names the thing (``The battery pops into place.``, or what Inform's ``(first taking
-        the strange black disk)`` took for it): no longer carried."""
+        """A drop or put the game answers in its own words (``answer``: its first line) rather than its library's:
+        ``You drop the pipe.`` (at the room), ``You put the gear on the peg.`` (on it; under it, or a holder
+        unknown: at least no longer carried); and a put answered without a refusal that names the thing (``The
+        battery pops into place.``, or what Inform's ``(first taking the strange black disk)`` took for it): no
+        longer carried."""
         verb, obj = command_verb(action), command_object(action)
         holder = _command_holder(action)
         if verb in PUT_VERBS and holder in ("", "floor", "ground") and (told := _TOLD_DROP.match(answer)):
@@ -386,8 +386,10 @@ class JerichoRules:
             who = self._somebody(match.group("who"), store)
             if who is None:
                 continue
-            if match.group("goes") or not (match.group("follows") or _HERE_NOW.match(match.group("how"))):
-                out.outdated += [] if not match.group("goes") else [t.as_tuple() for t in _places(store, who)]
+            if match.group("goes"):
+                out.outdated += [t.as_tuple() for t in _places(store, who)]
+            elif not (match.group("follows") or _HERE_NOW.match(match.group("how"))):
+                continue
             elif self.location and self.location != DARK_PLACE:
                 out.triples.append((who, AT, self.location))
 
@@ -480,14 +482,8 @@ _COMES_OR_GOES = re.compile(
 #: How someone comes that puts them here (``in``, ``behind you``, ``into the room``, ``up to you``).
 _HERE_NOW = re.compile(r"^(?: [a-z]+ing)?(?:$| in\b| into the room| behind you| after you| with you| along| up to you"
                        r"| over to you| towards you)")
-#: Verbs of picking a thing up (``pick up``: ``pick``).
-_PICKING = frozenset({"pick"})
 #: Verbs that put a thing in or on another, besides :data:`~.commands.PUT_VERBS`.
 _PLACING = frozenset({"jam", "wedge", "slide", "slip", "hang", "stuff", "push", "plug", "lay", "set"})
-#: A take the game tells in its own words (``You pick up the light switch.``, ``You take the pair of glasses and``).
-_TOLD_TAKE = re.compile(r"^(?:You|I) (?:take|pick up|get|remove) (?:the |your |a |an |some )"
-                        r"(?P<thing>[^.,;!?]+?)(?: (?:from|out of|off|away|back|up|down|with|in|into|on|onto|to|at)\b"
-                        r"[^.,;!?]*)?(?:[.,;!]| and |$)")
 #: A drop the game tells in its own words (``You drop the pipe.``, ``You toss the light switch onto the floor.``).
 _TOLD_DROP = re.compile(r"^(?:You|I) (?:drop|put down|set down|lay down|toss down|throw down|toss|throw|put)"
                         r" (?:the |your |a |an |some )?(?P<thing>[^.,;!?]+?)"

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from textmem_gym.memory.extractors.jericho.names import bare, split_things, unremarked
 from textmem_gym.memory.extractors.jericho.prose import DISTANT, LOCATIVE
-from textmem_gym.memory.extractors.jericho.titles import TitleStyle, room_titles
+from textmem_gym.memory.extractors.jericho.titles import TitleStyle, room_titles, title_holder
 from textmem_gym.memory.extractors.jericho.vocabulary import PLACE_NOUNS
 from textmem_gym.memory.extractors.rules import describes_darkness
 from textmem_gym.memory.semantic import AT, IN, INVENTORY, ON
@@ -50,8 +50,6 @@ class JerichoView:
 
 
 _HERE = r"(?:here|nearby)"
-#: The holder a title's posture names (``Your Quarters, in the bed``, ``Bedroom (on the bed)``).
-_POSTURE = re.compile(r"(?:, (?:in|on)|\((?:in|on|sitting on|lying on|standing on)) (?P<holder>the [a-z][\w' -]*?)\)?$")
 _THING = r"(?:an?|the|some|two|three|four|five|\d+)\s+(?P<thing>.+?)"
 #: Standard listings: the game prints its own short names.
 _PLAIN: tuple[re.Pattern[str], ...] = (
@@ -109,9 +107,10 @@ _TAKEN = re.compile(r"^(?:(?P<thing>[^:]+?): )?(?:Taken|Removed|Picked up|You ta
 #: Inform's implicit take: ``(first taking the trenchcoat)``.
 _FIRST_TAKING = re.compile(r"^\(first taking (?P<thing>.+?)(?: off)?\)$")
 #: Inform's room made in a carried holder: ``(putting the book into the sack to make room)``, Anchorhead's
-#: ``(slipping the keyring into the pocket of your trenchcoat to get a hand free)``.
-_MAKING_ROOM = re.compile(r"^\((?:putting|slipping) (?P<thing>.+?) into (?:the pocket of )?(?P<holder>.+?) to "
-                          r"(?:make room|get a hand free)\)$")
+#: ``(slipping the keyring into the pocket of your trenchcoat to get a hand free)``, after the name of what a ``get A
+#: and B`` took (``strange metal flute: (slipping ...)``).
+_MAKING_ROOM = re.compile(r"^(?:[^:()]+: )?\((?:putting|slipping) (?P<thing>.+?) into (?:the pocket of )?"
+                          r"(?P<holder>.+?) to (?:make room|get a hand free)\)$")
 #: ``Dropped.``; Adventure's ``Safely deposited.`` (a treasure dropped in the building).
 _DROPPED = re.compile(r"^(?:(?P<thing>[^:]+?): )?(?:Dropped|You drop it|Safely deposited)\.$")
 _TERSE_STATE = {"opened.": "open", "closed.": "closed"}
@@ -178,9 +177,9 @@ def read_jericho(text: str, action: str = "", style: TitleStyle | None = None) -
         if i in titles:
             view.rooms.append(titles[i])
             block = len(view.rooms) - 1
-            posture = _POSTURE.search(line)
-            if posture:  # "Your Quarters, in the bed": the bed is the room's
-                view.postures.append((bare(posture.group("holder")), block))
+            holder = title_holder(line)
+            if holder:  # "Your Quarters, in the bed": the bed is the room's
+                view.postures.append((holder, block))
             i += 1
             continue
         if not line:

@@ -55,6 +55,22 @@ def _title(line: str, bracketed: bool, sentence_case: bool = False) -> str | Non
     return title
 
 
+#: The holder a title's posture names (``Your Quarters, in the bed``, ``Bedroom (on the bed)``).
+_TITLE_HOLDER = re.compile(r"(?:, (?:in|on)|\((?:in|on|sitting on|lying on|standing on)) the "
+                           r"(?P<holder>[a-z][\w' -]*?)\)?$")
+
+
+def title_holder(title: str) -> str | None:
+    """The holder a title puts the player in or on, as printed (``None``: the title names none).
+
+    Example:
+        >>> title_holder("Your Quarters, in the bed"), title_holder("Bedroom (on the bed)"), title_holder("Attic")
+        ('bed', 'bed', None)
+    """
+    match = _TITLE_HOLDER.search(title.strip())
+    return match.group("holder") if match else None
+
+
 def room_name(title: str) -> str:
     """The room a title names, in the memory's vocabulary (its posture dropped, normalized).
 

@@ -10,7 +10,7 @@ from textmem_gym.memory.belief_metrics import head_phrase_alignment
 from textmem_gym.memory.extractors.jericho.commands import PUT_VERBS, Pronoun, command_verb
 from textmem_gym.memory.extractors.jericho.holders import HolderKinds
 from textmem_gym.memory.extractors.jericho.names import printed
-from textmem_gym.memory.extractors.jericho.titles import CENTRED, READING_VERBS, room_name, room_titles
+from textmem_gym.memory.extractors.jericho.titles import CENTRED, READING_VERBS, room_name, room_titles, title_holder
 from textmem_gym.memory.extractors.rules import move_direction
 from textmem_gym.memory.ground_truth import map_jericho_facts
 from textmem_gym.memory.semantic import (
@@ -131,7 +131,8 @@ class JerichoObservedTruth:
         parents = _holders(truth, LOCATION_RELATIONS)
         nested = self._through_unnamed(truth, parents)
         truth |= nested
-        titles = [room_name(t) for _, t in _titles(observation or "", action, room)]
+        title_lines = _titles(observation or "", action, room)
+        titles = [room_name(t) for _, t in title_lines]
         if room is not None and (room, AT, parents.get(room)) in truth and room not in self._titled | set(titles):
             room = parents[room]  # on a thing never titled (a bed, a garbage can): its room; not Anchor's library
         block = self._room_block(observation or "", action, room)
@@ -143,6 +144,9 @@ class JerichoObservedTruth:
             self._see(truth - nested, parents, room, text, action, block, lit)
             here = [line for line in (block or "").splitlines() if re.search(r"\bhere\b", line)]
             self.seen |= {t for t in nested if t[2] == room and any(printed(t[0], line) for line in here)}
+            lines = (observation or "").splitlines()
+            held = {normalize(holder) for i, _ in title_lines if (holder := title_holder(lines[i]))}
+            self.seen |= {t for t in truth if t[0] in held and t[1:] == (AT, room)}  # "Your Quarters, in the bed"
             end = titles[0] if titles else room  # a move, then something carries the player on (Zork II's wizard)
             if room != self._room and lit and self._lit and self._room and end:
                 self._walk(self._room, end, action)
