@@ -1,4 +1,5 @@
-"""Sentences of a room's prose that place a thing (:data:`LOCATIVE`), as games across authors word them.
+"""Sentences of a game's prose that place a thing: :data:`PLACED` (names the text also printed plainly: ``The X is
+here``, ``On the Y is a X``), and :data:`LOCATIVE`, below, as games across authors word a room's prose.
 
 A thing that rests ``here`` or ``nearby`` (``The TARDIS sits reassuringly nearby.``), that ``dominates the room``,
 that rests on the floor, the ground or a wall (``A crudely drawn map hangs upon the wall.``); ``There is X in the
@@ -24,9 +25,10 @@ from __future__ import annotations
 
 import re
 
-from textmem_gym.memory.semantic import AT, IN
+from textmem_gym.memory.semantic import AT, IN, ON
 
-_THING = r"(?:an?|the|some|two|three|four|five|\d+)\s+(?P<thing>.+?)"
+#: A thing after its article or count (``a brass lantern``, ``two gold coins``).
+THING = r"(?:an?|the|some|two|three|four|five|\d+)\s+(?P<thing>.+?)"
 #: A short name: up to four words, none a verb, preposition or conjunction (``pile of refuse``, not ``piece of rope
 #: is dangling down from the cliff``).
 _NAME = r"(?:(?!(?:is|are|and|or|in|on|at|from|above|below|with|to|by|near|behind|leading|through)\b)[\w'-]+ ?){1,4}"
@@ -55,6 +57,30 @@ _FIXED = (r"(?:is|are|has been|have been) (?:mounted|fixed|attached|bolted|naile
 #: A corner of the room (``Leaning in the corner``).
 _CORNER = r"(?:[a-z]+ )?(?:corner|floor|ground|wall|sand|grass|dirt|mud|snow|dust|rubble)"
 
+#: Prose about a thing here, on or in a holder (names resolved against plainly printed ones): ``(pattern,
+#: relation)``; groups ``thing`` and ``holder`` or ``beside`` (none: the room).
+PLACED: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^The (?P<thing>.+?) (?:is|are) here[.!]$"), AT),
+    (re.compile(rf"^(?:Sitting|Lying|Resting) on (?:the|a|an) (?P<holder>.+?) is {THING}[.!]$"), ON),
+    (re.compile(rf"^On (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies|stands|rests|hangs|hang) {THING}[.!]$"), ON),
+    (re.compile(rf"^In (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies|stands|rests|hangs|hang) {THING}[.!]$"), IN),
+    (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?),? (?:lies|sits|stands|rests|hangs|lie|sit|stand|rest|hang) "
+                r"here[.!]$"), AT),
+    # Wishbringer's "A gnarled tree trunk stands nearby, a lone branch its only adornment."
+    (re.compile(r"^(?:An?|The|Some) (?P<thing>[^,]+?) (?:lies|sits|stands|rests|hangs|lie|sit|stand|rest|hang) "
+                r"(?:here|nearby), .+[.!]$"), AT),
+    (re.compile(rf"^(?:Directly (?=[a-z]))?(?i:beside|near|next to|behind|below|beneath|under|above|at) "
+                rf"(?:the|a|an|you)\b.*? "
+                rf"(?:is|are|lies|sits|stands|rests|hangs) {THING}[.!]$"), AT),
+    (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?) (?:is|are) (?:sitting |lying |resting )?on (?:the|a|an) "
+                r"(?P<holder>.+?)[.!]$"), ON),
+    (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?) (?:is|are) (?:sitting |lying )?(?:in|inside) (?:the|a|an) "
+                r"(?P<holder>.+?)[.!]$"), IN),
+    # "An old gravedigger is resting under a willow tree.": both here
+    (re.compile(r"^(?:An?|The|Some) (?P<thing>[^,]+?),? (?:is|are|stands|sits|lies|rests|hangs|leans|waits)"
+                r"(?: [a-z]+ing)? (?:in the middle of|in front of|under|beneath|beside|near|next to|behind|against"
+                r"|by) (?:the|a|an|your) (?P<beside>.+)[.!]$"), AT),
+)
 #: Prose placing a thing: ``(pattern, relation)``; groups ``thing`` and ``holder`` (none: the room).
 LOCATIVE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"{_SUBJECT} {_RESTS}{_ADVERB} (?:here|nearby)[.!]$"), AT),  # "The TARDIS sits reassuringly nearby."
@@ -71,7 +97,7 @@ LOCATIVE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"{_SUBJECT} {_RESTS}{_ADVERB} (?:to one side|at one end|in one corner|between the)\b[^.!]*[.!]$"),
      AT),
     (re.compile(rf"{_THERE} (?:in|inside) {_HOLDER}[.!]$"), IN),  # the floor: the room's (a place about it)
-    (re.compile(rf"^(?:The|Your) (?P<holder>[^,]+?) contains? {_THING}[.!]$"), IN),  # "The vat contains a liquid."
+    (re.compile(rf"^(?:The|Your) (?P<holder>[^,]+?) contains? {THING}[.!]$"), IN),  # "The vat contains a liquid."
 )
 #: A sentence about something far off or out of reach: it places nothing in the room.
 DISTANT = re.compile(r"\b(?:distance|distant|far (?:away|off|below|above)|beyond|horizon|skyline|overhead|"

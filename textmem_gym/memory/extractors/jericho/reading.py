@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from textmem_gym.memory.extractors.jericho.names import bare, split_things, unremarked
-from textmem_gym.memory.extractors.jericho.prose import DISTANT, LOCATIVE
+from textmem_gym.memory.extractors.jericho.prose import DISTANT, LOCATIVE, PLACED, THING
 from textmem_gym.memory.extractors.jericho.titles import TitleStyle, room_titles, title_holder
 from textmem_gym.memory.extractors.jericho.vocabulary import PLACE_NOUNS
 from textmem_gym.memory.extractors.rules import describes_darkness
@@ -50,42 +50,18 @@ class JerichoView:
 
 
 _HERE = r"(?:here|nearby)"
-_THING = r"(?:an?|the|some|two|three|four|five|\d+)\s+(?P<thing>.+?)"
 #: Standard listings: the game prints its own short names.
 _PLAIN: tuple[re.Pattern[str], ...] = (
-    re.compile(rf"^There(?: is| are|'s) {_THING}(?: [a-z]{{4,}}ed)? {_HERE}\b.*$"),  # "a cage discarded nearby"
+    re.compile(rf"^There(?: is| are|'s) {THING}(?: [a-z]{{4,}}ed)? {_HERE}\b.*$"),  # "a cage discarded nearby"
     re.compile(rf"^There are (?P<thing>[a-z][\w' -]+?) {_HERE}[.!]$"),  # Adventure's "There are bars of silver here!"
     re.compile(rf"^(?:An?|Some) (?P<thing>.+?) (?:is|are) {_HERE}\.?$"),
     re.compile(rf"^(?:You|I) (?:can )?(?:also )?see (?P<thing>.+?) {_HERE}\.?$"),  # Gold's first person: "I can see"
 )
 #: A listed phrase that describes rather than names (``silver chalice, intricately engraved``).
 _DESCRIBED = re.compile(r",|\b(?:which|whose|that|used|bulging|with|on the|in the)\b")
-#: Prose about a thing here, on or in a holder (names resolved against plainly printed ones).
-_PROSE: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"^The (?P<thing>.+?) (?:is|are) here[.!]$"), AT),
-    (re.compile(rf"^(?:Sitting|Lying|Resting) on (?:the|a|an) (?P<holder>.+?) is {_THING}[.!]$"), ON),
-    (re.compile(rf"^On (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies|stands|rests|hangs|hang) {_THING}[.!]$"), ON),
-    (re.compile(rf"^In (?:the|a|an) (?P<holder>.+?) (?:is|are|sits|lies|stands|rests|hangs|hang) {_THING}[.!]$"), IN),
-    (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?),? (?:lies|sits|stands|rests|hangs|lie|sit|stand|rest|hang) "
-                r"here[.!]$"), AT),
-    # Wishbringer's "A gnarled tree trunk stands nearby, a lone branch its only adornment."
-    (re.compile(r"^(?:An?|The|Some) (?P<thing>[^,]+?) (?:lies|sits|stands|rests|hangs|lie|sit|stand|rest|hang) "
-                r"(?:here|nearby), .+[.!]$"), AT),
-    (re.compile(rf"^(?:Directly (?=[a-z]))?(?i:beside|near|next to|behind|below|beneath|under|above|at) "
-                rf"(?:the|a|an|you)\b.*? "
-                rf"(?:is|are|lies|sits|stands|rests|hangs) {_THING}[.!]$"), AT),
-    (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?) (?:is|are) (?:sitting |lying |resting )?on (?:the|a|an) "
-                r"(?P<holder>.+?)[.!]$"), ON),
-    (re.compile(r"^(?:An?|The|Some) (?P<thing>.+?) (?:is|are) (?:sitting |lying )?(?:in|inside) (?:the|a|an) "
-                r"(?P<holder>.+?)[.!]$"), IN),
-    # "An old gravedigger is resting under a willow tree.": both here
-    (re.compile(r"^(?:An?|The|Some) (?P<thing>[^,]+?),? (?:is|are|stands|sits|lies|rests|hangs|leans|waits)"
-                r"(?: [a-z]+ing)? (?:in the middle of|in front of|under|beneath|beside|near|next to|behind|against"
-                r"|by) (?:the|a|an|your) (?P<beside>.+)[.!]$"), AT),
-)
 #: A clause of a listed sentence naming another thing here (``There is a control panel here, on which a
 #: large metal bolt is mounted.``).
-_CLAUSE = re.compile(rf", on which {_THING} (?:is|are) [a-z]+ed\b")
+_CLAUSE = re.compile(rf", on which {THING} (?:is|are) [a-z]+ed\b")
 #: Prose naming several things (``a bronze coin, two gold coins and a crumpled scroll``).
 _LISTED = re.compile(r"^[^,]+(?:, (?:and )?(?:an?|the|some|two|three|four|five|\d+) [^,]+)+$| and (?:an?|the|some) ")
 _LIST_HEAD: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -279,7 +255,7 @@ def _read_sentence(sentence: str, block: int, view: JerichoView) -> None:
             view.things += [(name, AT, None, block, True) for name in split_things(thing)]
             view.things += within
             return
-    for pattern, relation in _PROSE:
+    for pattern, relation in PLACED:
         match = pattern.match(sentence)
         if match:
             holder = match.groupdict().get("holder")
