@@ -275,7 +275,6 @@ class JerichoRules:
     def _feedback(self, out: Extraction, view: JerichoView, observation: str, action: str,
                   store: TripleStore) -> None:
         obj = command_object(action)
-        lit = None if self.location == DARK_PLACE else self.location
         for thing in view.taken:
             name = normalize(thing) if thing else (self._named(obj, typed=True) or self._within_reach(obj, store)
                                                     if len(view.taken) == 1 else None)
@@ -289,10 +288,7 @@ class JerichoRules:
                 (self._named(obj) or _carried_within(obj, store) if len(view.dropped) == 1 else None)
             if name:  # "(first taking the old gas mask off)", then "Dropped.": not carried
                 out.triples = [t for t in out.triples if t != (name, IN, INVENTORY)]
-            if name and lit:
-                out.triples.append((name, AT, lit))
-            elif name:  # dropped where no room is believed: at least no longer carried
-                out.outdated += [t.as_tuple() for t in _places(store, name) if t.object == INVENTORY]
+            self._let_fall(out, name, store)
         if "" in view.states and command_verb(action) in ("open", "close", "shut"):
             name = self._named(obj)
             if name:
@@ -368,14 +364,14 @@ class JerichoRules:
         if holder and holder != thing:
             out.triples.append((thing, self.kinds.relation(holder, ON if told and told.group("on") else IN), holder))
         else:
-            out.outdated += [t.as_tuple() for t in _places(store, thing) if t.object == INVENTORY]
+            out.outdated += _carried(store, thing)
 
     def _let_fall(self, out: Extraction, name: str | None, store: TripleStore) -> None:
         """``name``, dropped: at the believed room, or at least no longer carried (none believed)."""
         if name and self.location and self.location != DARK_PLACE:
             out.triples.append((name, AT, self.location))
         elif name:
-            out.outdated += [t.as_tuple() for t in _places(store, name) if t.object == INVENTORY]
+            out.outdated += _carried(store, name)
 
     def _comings_and_goings(self, out: Extraction, observation: str, store: TripleStore) -> None:
         """Someone believed somewhere whom the text has come along or in (``Charles comes with you.``, ``K9 trundles
@@ -521,16 +517,23 @@ def _things_named(view: JerichoView) -> JerichoView:
         >>> view.taken
         []
     """
-    view.things = [(thing_name(thing), relation, thing_name(holder) if holder else holder, block, plain)
-                   for thing, relation, holder, block, plain in view.things
-                   if thing_name(thing) and (not holder or thing_name(holder))]
-    view.taken = [thing_name(t) if t else None for t in view.taken if not t or thing_name(t)]
-    view.dropped = [thing_name(t) if t else None for t in view.dropped if not t or thing_name(t)]
-    view.put = [thing_name(t) for t in view.put if thing_name(t)]
+    things = []
+    for thing, relation, holder, block, plain in view.things:
+        name, held = thing_name(thing), thing_name(holder) if holder else holder
+        if name and (held or not holder):
+            things.append((name, relation, held, block, plain))
+    view.things = things
+    view.taken, view.dropped = _named_or_bare(view.taken), _named_or_bare(view.dropped)
+    view.put = [put for t in view.put if (put := thing_name(t))]
     if view.inventory is not None:
-        view.inventory = [thing_name(t) for t in view.inventory if thing_name(t)]
+        view.inventory = [carried for t in view.inventory if (carried := thing_name(t))]
     view.states = {thing_name(t) if t else t: state for t, state in view.states.items() if not t or thing_name(t)}
     return view
+
+
+def _named_or_bare(names: list[str | None]) -> list[str | None]:
+    """``names`` as names of things (``None``, a bare ``Taken.``, kept), those that name no thing dropped."""
+    return [name for t in names if (name := thing_name(t) if t else None) != ""]
 
 
 #: A word printed before a comma and one to three more words ending a phrase (``a heavy, dog-eared register,``).
@@ -630,6 +633,11 @@ def _command_holder(action: str) -> str:
     parts = re.split(r"\s+(?:in|into|inside|on|onto|upon|under|underneath|beneath|over)\s+", action.strip().lower(),
                      maxsplit=1)
     return re.sub(r"^(?:the|a|an|your)\s+", "", parts[1]).strip() if len(parts) == 2 else ""
+
+
+def _carried(store: TripleStore, name: str) -> list[TripleKey]:
+    """The believed triples that ``name`` is carried (to outdate: no longer carried)."""
+    return [t.as_tuple() for t in _places(store, name) if t.object == INVENTORY]
 
 
 def _places(store: TripleStore, name: str) -> list[Triple]:

@@ -27,8 +27,10 @@ import re
 
 from textmem_gym.memory.semantic import AT, IN, ON
 
+#: An article or a count before a thing's name (``a``, ``two``).
+ARTICLE = r"(?:an?|the|some|two|three|four|five|\d+)"
 #: A thing after its article or count (``a brass lantern``, ``two gold coins``).
-THING = r"(?:an?|the|some|two|three|four|five|\d+)\s+(?P<thing>.+?)"
+THING = rf"{ARTICLE}\s+(?P<thing>.+?)"
 #: A short name: up to four words, none a verb, preposition or conjunction (``pile of refuse``, not ``piece of rope
 #: is dangling down from the cliff``).
 _NAME = r"(?:(?!(?:is|are|and|or|in|on|at|from|above|below|with|to|by|near|behind|leading|through)\b)[\w'-]+ ?){1,4}"

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from textmem_gym.memory.extractors.jericho.names import bare, split_things, unremarked
-from textmem_gym.memory.extractors.jericho.prose import DISTANT, LOCATIVE, PLACED, THING
+from textmem_gym.memory.extractors.jericho.prose import ARTICLE, DISTANT, LOCATIVE, PLACED, THING
 from textmem_gym.memory.extractors.jericho.titles import TitleStyle, room_titles, title_holder
 from textmem_gym.memory.extractors.jericho.vocabulary import PLACE_NOUNS
 from textmem_gym.memory.extractors.rules import describes_darkness
@@ -63,7 +63,7 @@ _DESCRIBED = re.compile(r",|\b(?:which|whose|that|used|bulging|with|on the|in th
 #: large metal bolt is mounted.``).
 _CLAUSE = re.compile(rf", on which {THING} (?:is|are) [a-z]+ed\b")
 #: Prose naming several things (``a bronze coin, two gold coins and a crumpled scroll``).
-_LISTED = re.compile(r"^[^,]+(?:, (?:and )?(?:an?|the|some|two|three|four|five|\d+) [^,]+)+$| and (?:an?|the|some) ")
+_LISTED = re.compile(rf"^[^,]+(?:, (?:and )?{ARTICLE} [^,]+)+$| and (?:an?|the|some) ")
 _LIST_HEAD: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?:The|Your) (?P<holder>.+?) contains?:$"), IN),
     (re.compile(r"^Your collection of (?P<holder>)treasures consists of:$"), IN),  # Zork's case: names, no holder
@@ -282,7 +282,7 @@ def _read_locative(sentence: str, block: int, view: JerichoView) -> None:
             return
 
 
-_ARTICLE = r"(?:an?|the|some|two|three|four|five|\d+) "
+_ARTICLE = rf"{ARTICLE} "
 #: Inform's remark on a listed holder's content: ``a wicker cage (which is closed) (in which is a little bird)``.
 _WITHIN = re.compile(rf"(?:^|, |,? and )(?:{_ARTICLE})?((?:(?! and )[^,()])+?) (?:\((?!in which|on which)[^)]*\) )*"
                      r"\((in|on) which (?:is|are) ([^,()]+?(?: \([^()]+\))?)\)")

@@ -11,9 +11,10 @@ from textmem_gym.memory.semantic import normalize
 
 #: Inform's bracketed titles (``<< Closet >>``).
 _BRACKETED = re.compile(r"^\s*<<\s*(.+?)\s*>>\s*$")
-#: A title's trailing position (``Bedroom (on the bed)``, Zork's ``Sandy Beach, in the magic boat``).
-TITLE_POSTURE = re.compile(r"\s*\((?:on|in|sitting on|lying on|standing on)\b[^)]*\)\s*$"
-                      r"|,\s+(?:in|on) the [a-z][\w' -]*$")
+#: A title's trailing position (``Bedroom (on the bed)``, Zork's ``Sandy Beach, in the magic boat``); ``held`` or
+#: ``aboard``: the holder it names after ``the`` (:func:`title_holder`).
+TITLE_POSTURE = re.compile(r"\s*\((?:on|in|sitting on|lying on|standing on)\b(?: the (?P<held>[a-z][\w' -]*)(?=\)))?"
+                           r"[^)]*\)\s*$|,\s+(?:in|on) the (?P<aboard>[a-z][\w' -]*)$")
 #: A title with a comma (``Street, by Pizza Parlor``): title-case parts.
 _COMMA_TITLE = re.compile(r"^[A-Z][\w'-]*(?: [A-Z][\w'-]*)*, (?:(?:by|near|in|on|at|of|the) )*[A-Z][\w'-]*"
                           r"(?: (?:[A-Z][\w'-]*|of|the|and|in|on|at|a|an|to|by))*$")
@@ -27,9 +28,11 @@ _NOT_ROOMS = frozenset({"taken", "dropped", "ok", "okay", "done", "opened", "clo
 READING_VERBS = frozenset({"read", "examine", "x", "look at", "consult", "answer", "say", "ask", "tell"})
 #: A house number or a street's ordinal before a title (``19th Street``, ``221-B Baker Street``).
 _NUMBERED = re.compile(r"^\d[\w-]*\s+(?=[A-Z])")
-#: A title in sentence case (Goldilocks is a FOX!'s ``In the enchanted forest``): letters only, no stop.
+#: A number after a capitalized word of a title (Enterprise's ``Hall Near Room 7``), not a status line's (``Score 10``).
 _NUMBER_AFTER = re.compile(r"\b((?!(?:Score|Moves|Turns?|Time)\b)[A-Z][\w'-]*) \d+[A-Za-z]?\b")
+#: A short abbreviation inside a title (Deephome's ``N. Main Street``).
 _ABBREVIATION = re.compile(r"\b([A-Z][a-z]?)\. (?=[A-Z])")
+#: A title in sentence case (Goldilocks is a FOX!'s ``In the enchanted forest``): letters only, no stop.
 _SENTENCE_CASE = re.compile(r"^[A-Z][a-z'-]*(?: [A-Za-z][a-z'-]*){1,6}$")
 _LOOKS = frozenset({"look", "l"})
 #: A line set far right or centred (Hunter, in Darkness's fall: "                    Pain"): no room's title.
@@ -44,20 +47,14 @@ def _title(line: str, bracketed: bool, sentence_case: bool = False) -> str | Non
         return None
     title = TITLE_POSTURE.sub("", line.strip())
     # "Maintanence Stairwell (Top)": the room's own name keeps its part; Adventure's "Low N/S Passage", 'At "Y2"'
-    # Deephome's "N. Main Street": a short abbreviation inside a title keeps it one
-    plain = _ABBREVIATION.sub(r"\1 ", _NUMBERED.sub("", _PART.sub("", title).replace("/", " ").replace('"', "")))
-    plain = _NUMBER_AFTER.sub(r"\1", plain)  # Enterprise's "Hall Near Room 7"
+    plain = _NUMBERED.sub("", _PART.sub("", title).replace("/", " ").replace('"', ""))
+    plain = _NUMBER_AFTER.sub(r"\1", _ABBREVIATION.sub(r"\1 ", plain))
     shaped = IF_TITLE.match(plain) or _COMMA_TITLE.match(plain) or (sentence_case and _SENTENCE_CASE.match(plain))
     if not (2 < len(title) <= 40 and shaped) or title.lower() in _NOT_ROOMS:
         return None
     if len(title) > 3 and title.upper() == title:  # a banner (ZORK, ENCHANTER), not a room
         return None
     return title
-
-
-#: The holder a title's posture names (``Your Quarters, in the bed``, ``Bedroom (on the bed)``).
-_TITLE_HOLDER = re.compile(r"(?:, (?:in|on)|\((?:in|on|sitting on|lying on|standing on)) the "
-                           r"(?P<holder>[a-z][\w' -]*?)\)?$")
 
 
 def title_holder(title: str) -> str | None:
@@ -67,8 +64,9 @@ def title_holder(title: str) -> str | None:
         >>> title_holder("Your Quarters, in the bed"), title_holder("Bedroom (on the bed)"), title_holder("Attic")
         ('bed', 'bed', None)
     """
-    match = _TITLE_HOLDER.search(title.strip())
-    return match.group("holder") if match else None
+    match = TITLE_POSTURE.search(title.strip())
+    holder = match and (match.group("held") or match.group("aboard"))
+    return holder.strip() if holder else None
 
 
 def room_name(title: str) -> str:

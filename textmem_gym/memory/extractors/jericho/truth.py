@@ -121,8 +121,10 @@ class JerichoObservedTruth:
         """Feeds the facts after ``action`` and the text seen; returns the observed truth now (``it`` in
         ``action`` read as the game's parser reads it: :class:`~.commands.Pronoun`)."""
         action = self._pronoun.resolve(action)
-        tree, room = self._as_titled(*self.map_facts(facts), observation, action)
-        placed, room = room is not None, self._unnamed_room(room, observation, action)
+        found = room_titles(observation or "", action)
+        printed_titles = [room_name(t) for _, t in found]
+        tree, room = self._as_titled(*self.map_facts(facts), printed_titles)
+        placed, room = room is not None, self._unnamed_room(room, printed_titles)
         self._heads = {_head_word(name) for s, _, o in tree for name in (s, o)}
         text = (observation or "").lower()
         self._text += "\n" + text
@@ -131,11 +133,11 @@ class JerichoObservedTruth:
         parents = _holders(truth, LOCATION_RELATIONS)
         nested = self._through_unnamed(truth, parents)
         truth |= nested
-        title_lines = _titles(observation or "", action, room)
+        title_lines = _titles(observation or "", action, room, found)
         titles = [room_name(t) for _, t in title_lines]
         if room is not None and (room, AT, parents.get(room)) in truth and room not in self._titled | set(titles):
             room = parents[room]  # on a thing never titled (a bed, a garbage can): its room; not Anchor's library
-        block = self._room_block(observation or "", action, room)
+        block = self._room_block(observation or "", action, room, found)
         lit = block is not None or (self._lit and room == self._room)
         if observation is None:
             self.seen |= truth
@@ -144,7 +146,7 @@ class JerichoObservedTruth:
             self._see(truth - nested, parents, room, text, action, block, lit)
             here = [line for line in (block or "").splitlines() if re.search(r"\bhere\b", line)]
             self.seen |= {t for t in nested if t[2] == room and any(printed(t[0], line) for line in here)}
-            lines = (observation or "").splitlines()
+            lines = observation.splitlines()
             held = {normalize(holder) for i, _ in title_lines if (holder := title_holder(lines[i]))}
             self.seen |= {t for t in truth if t[0] in held and t[1:] == (AT, room)}  # "Your Quarters, in the bed"
             end = titles[0] if titles else room  # a move, then something carries the player on (Zork II's wizard)
@@ -155,28 +157,27 @@ class JerichoObservedTruth:
         self._placed = self._placed or placed
         return (truth | self._spatial()) & self.seen
 
-    def _unnamed_room(self, room: str | None, observation: str | None, action: str) -> str | None:
+    def _unnamed_room(self, room: str | None, titles: list[str]) -> str | None:
         """``room``, or where the tree puts the player in an object with no name (Theatre's Tight Stairway) in an
-        episode it placed the player before: the one title printed there names it, until the player leaves."""
+        episode it placed the player before: the one title printed there (of ``titles``) names it, until the
+        player leaves."""
         if room is not None or not self._placed:
             self._nameless = None
             return room
-        titles = [room_name(t) for _, t in room_titles(observation or "", action)]
         if len(titles) == 1:
             self._nameless = titles[0]
         elif titles:
             self._nameless = None
         return self._nameless
 
-    def _as_titled(self, tree: set[TripleKey], room: str | None, observation: str | None,
-                   action: str) -> tuple[set[TripleKey], str | None]:
-        """The tree's rooms by the titles the text prints for them (Trinity's ``Halfway`` is titled ``Halfway
-        Up``): entering a room, the one title printed names it, unless that title is a name of the tree's
-        (a vehicle's room: ``Sandy Beach, in the magic boat``) or names another room already."""
+    def _as_titled(self, tree: set[TripleKey], room: str | None,
+                   titles: list[str]) -> tuple[set[TripleKey], str | None]:
+        """The tree's rooms by the titles the text prints for them (``titles``; Trinity's ``Halfway`` is titled
+        ``Halfway Up``): entering a room, the one title printed names it, unless that title is a name of the
+        tree's (a vehicle's room: ``Sandy Beach, in the magic boat``) or names another room already."""
         entered = room is not None and room != self._tree_room and room not in self._titled_as
         self._tree_room = room
-        if entered and observation:
-            titles = [room_name(t) for _, t in room_titles(observation, action)]
+        if entered and titles:
             names = {name for s, _, o in tree for name in (s, o)}
             if len(titles) == 1 and titles[0] not in names and titles[0] not in self._titled_as.values():
                 self._titled_as[str(room)] = titles[0]
@@ -238,12 +239,14 @@ class JerichoObservedTruth:
                 added.add((thing, AT, rooms[step]))
         return added
 
-    def _room_block(self, observation: str, action: str, room: str | None) -> str | None:
+    def _room_block(self, observation: str, action: str, room: str | None,
+                    found: list[tuple[int, str]]) -> str | None:
         """The lines under the title of ``room`` in ``observation`` (lower case) without the room's own
         description (the first paragraph on a first visit or a ``look``: scenery named there in
-        passing is not listed), ``None`` when the text does not title the room."""
+        passing is not listed), ``None`` when the text does not title the room (``found``: its
+        :func:`~.titles.room_titles`)."""
         lines = observation.splitlines()
-        titles = _titles(observation, action, room)
+        titles = _titles(observation, action, room, found)
         starts = [i for i, title in titles if room_name(title) == room]
         if room is None or not starts:
             return None
@@ -293,15 +296,17 @@ class JerichoObservedTruth:
         return triples
 
 
-def _titles(observation: str, action: str, room: str | None) -> list[tuple[int, str]]:
-    """The room titles of ``observation``, and a line that is the tree's name of the player's room in any
-    case (Goldilocks is a FOX!'s ``In the enchanted forest``, ``19th Street``): the truth knows the room.
+def _titles(observation: str, action: str, room: str | None,
+            titles: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The room titles of ``observation`` (``titles``: its :func:`~.titles.room_titles`), and a line that is the
+    tree's name of the player's room in any case (Goldilocks is a FOX!'s ``In the enchanted forest``, ``19th
+    Street``): the truth knows the room.
 
     Example:
-        >>> _titles("In the enchanted forest\\nA large wooden sign.", "look", "in the enchanted forest")
+        >>> text = "In the enchanted forest\\nA large wooden sign."
+        >>> _titles(text, "look", "in the enchanted forest", room_titles(text, "look"))
         [(0, 'In the enchanted forest')]
     """
-    titles = room_titles(observation, action)
     if room is None or command_verb(action) in READING_VERBS:
         return titles
     lines = observation.splitlines()
